@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "reencode",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "reencode", targets: ["reencode"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
+        .library(name: "Recipe", targets: ["Recipe"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
+        ),
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        // The recipe model, time and settings values: no FFmpeg here.
+        .target(name: "Recipe", dependencies: ["CYAML"]),
+        .target(name: "Pipeline", dependencies: ["CFFmpeg", "Recipe"]),
+        .executableTarget(name: "reencode", dependencies: ["Pipeline", "Recipe"]),
+        .testTarget(name: "RecipeTests", dependencies: ["Recipe"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Recipe"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

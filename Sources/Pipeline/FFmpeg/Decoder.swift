@@ -1,0 +1,45 @@
+import CFFmpeg
+
+/// A decoder for one input stream. Owns its AVCodecContext (freed once, in deinit).
+// SAFETY: a decoder belongs to one lane and is only called from that lane's queue.
+final class Decoder: @unchecked Sendable {
+    let context: UnsafeMutablePointer<AVCodecContext>
+
+    /// `threads` 0 lets FFmpeg choose.
+    init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0) throws(MediaError) {
+        let par = stream.pointee.codecpar!
+        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            throw MediaError(.unsupported, "no decoder for codec '\(name)' in this FFmpeg build")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else { fatalError("avcodec_alloc_context3: out of memory") }
+        context = ctx
+        try FFmpeg.check(avcodec_parameters_to_context(ctx, par), "decoder parameters")
+        ctx.pointee.pkt_timebase = stream.pointee.time_base
+        ctx.pointee.thread_count = threads
+        try FFmpeg.check(avcodec_open2(ctx, codec, nil), "cannot open the \(String(cString: codec.pointee.name)) decoder")
+    }
+
+    deinit {
+        var c: UnsafeMutablePointer<AVCodecContext>? = context
+        avcodec_free_context(&c)
+    }
+
+    /// Sends a packet, or nil to start draining. EAGAIN is reported as false (receive first).
+    func send(_ packet: Packet?) throws(MediaError) -> Bool {
+        let rc = avcodec_send_packet(context, packet?.pointer)
+        if rc == FFmpeg.eagain { return false }
+        if rc == FFmpeg.eof { return true }
+        try FFmpeg.check(rc, "cannot decode")
+        return true
+    }
+
+    /// The next decoded frame, or nil when the decoder needs input (or is drained).
+    func receive() throws(MediaError) -> Frame? {
+        let frame = Frame()
+        let rc = avcodec_receive_frame(context, frame.pointer)
+        if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
+        try FFmpeg.check(rc, "cannot decode")
+        return frame
+    }
+}

@@ -1,0 +1,70 @@
+import CFFmpeg
+import Foundation
+import Recipe
+
+/// The one choke point for FFmpeg return codes: every call whose result can fail goes through
+/// `check`, which turns a negative code into a `MediaError` with FFmpeg's message and log line.
+enum FFmpeg {
+    static let eagain = rx_averror_eagain()
+    static let eof = rx_averror_eof()
+    static let noPTS = rx_nopts()
+
+    /// Returns `rc` when it is not negative; else throws.
+    @discardableResult
+    static func check(_ rc: Int32, _ what: @autoclosure () -> String,
+                      kind: MediaError.Kind? = nil) throws(MediaError) -> Int32 {
+        if rc >= 0 { return rc }
+        throw error(rc, what(), kind: kind)
+    }
+
+    static func error(_ rc: Int32, _ what: String, kind: MediaError.Kind? = nil) -> MediaError {
+        let k = kind ?? classify(rc)
+        return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine())
+    }
+
+    static func classify(_ rc: Int32) -> MediaError.Kind {
+        switch -rc {
+        case ENOSPC, EIO, EDQUOT, EFBIG, EROFS: return .io
+        case ENOENT, EACCES, EISDIR: return .inputMissing
+        default: return .processing
+        }
+    }
+
+    static func describe(_ rc: Int32) -> String {
+        var buf = [CChar](repeating: 0, count: 256)
+        if av_strerror(rc, &buf, buf.count) < 0 { return "error \(rc)" }
+        return String(cChars: buf)
+    }
+
+    /// FFmpeg's last warning or error line since the last call, if any.
+    static func takeLastLogLine() -> String? { FFmpegLog.takeLast() }
+
+    static func clearLog() { _ = FFmpegLog.takeLast() }
+
+    static var installLog: Void { FFmpegLog.install }
+}
+
+extension AVRational {
+    var time: MediaTime { MediaTime(value: Int64(num), timescale: den) }
+    var isUsable: Bool { num > 0 && den > 0 }
+}
+
+extension MediaTime {
+    /// A timestamp in an FFmpeg time base (`AV_NOPTS_VALUE` → invalid).
+    init(ts: Int64, timeBase tb: AVRational) {
+        if ts == FFmpeg.noPTS || tb.den <= 0 || tb.num <= 0 {
+            self = .invalid
+        } else if tb.num == 1 {
+            self = MediaTime(value: ts, timescale: tb.den)
+        } else {
+            self = MediaTime(value: ts * Int64(tb.num), timescale: tb.den)
+        }
+    }
+
+    /// This time as a timestamp in an FFmpeg time base, rounded to nearest (`.invalid` → NOPTS).
+    func ts(in tb: AVRational, rounding: Rounding = .nearest) -> Int64 {
+        guard isNumeric else { return FFmpeg.noPTS }
+        // value/timescale seconds in units of num/den: value*den / (timescale*num)
+        return WideArithmetic.mulDiv(value, Int64(tb.den), Int64(timescale) * Int64(tb.num), rounding: rounding)
+    }
+}

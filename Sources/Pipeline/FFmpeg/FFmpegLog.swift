@@ -1,0 +1,52 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Captures FFmpeg's log so that its last warning or error line can travel with our errors.
+/// One process-wide slot: codec worker threads log too, so a per-thread slot would miss lines.
+enum FFmpegLog {
+    private static let last = Mutex<String?>(nil)
+
+    /// `REENCODE_FFMPEG_LOG=debug|verbose|info|warning|error` echoes FFmpeg's log to stderr.
+    nonisolated(unsafe) private static var echoLevel: Int32 = AV_LOG_QUIET
+
+    static let install: Void = {
+        switch ProcessInfo.processInfo.environment["REENCODE_FFMPEG_LOG"] {
+        case "debug": echoLevel = AV_LOG_DEBUG
+        case "verbose": echoLevel = AV_LOG_VERBOSE
+        case "info": echoLevel = AV_LOG_INFO
+        case "warning": echoLevel = AV_LOG_WARNING
+        case "error": echoLevel = AV_LOG_ERROR
+        default: echoLevel = AV_LOG_QUIET
+        }
+        av_log_set_callback { avcl, level, fmt, args in FFmpegLog.handle(avcl, level, fmt, args) }
+    }()
+
+    static func takeLast() -> String? {
+        _ = install
+        return last.withLock { s in
+            defer { s = nil }
+            return s
+        }
+    }
+
+    private static func handle(_ avcl: UnsafeMutableRawPointer?, _ level: Int32, _ fmt: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
+        // echoLevel is written once, before the callback is installed; reads need no lock.
+        guard level <= AV_LOG_WARNING || level <= echoLevel, let fmt, let args else { return }
+        var buf = [CChar](repeating: 0, count: 512)
+        var prefix: Int32 = 1
+        av_log_format_line2(avcl, level, fmt, args, &buf, Int32(buf.count), &prefix)
+        var line = String(cChars: buf)
+        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        if level <= echoLevel { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        if level <= AV_LOG_WARNING, !line.isEmpty { last.withLock { $0 = line } }
+    }
+}
+
+extension String {
+    /// From a NUL-terminated C buffer.
+    init(cChars buf: [CChar]) {
+        let bytes = buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+}

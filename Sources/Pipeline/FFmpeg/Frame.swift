@@ -1,0 +1,67 @@
+import CFFmpeg
+
+/// A decoded picture or block of audio samples. Owns its AVFrame (freed once, in deinit).
+// SAFETY: like Packet, a Frame belongs to one lane's queue at a time.
+final class Frame: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    init() {
+        guard let p = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+        pointer = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&p)
+    }
+
+    /// A picture with its own buffers.
+    static func video(width: Int32, height: Int32, format: AVPixelFormat) throws(MediaError) -> Frame {
+        let f = Frame()
+        f.pointer.pointee.width = width
+        f.pointer.pointee.height = height
+        f.pointer.pointee.format = format.rawValue
+        try FFmpeg.check(av_frame_get_buffer(f.pointer, 0), "cannot allocate a \(width)x\(height) frame")
+        return f
+    }
+
+    /// A block of `samples` audio samples with its own buffers.
+    static func audio(samples: Int32, format: AVSampleFormat, layout: UnsafePointer<AVChannelLayout>,
+                      sampleRate: Int32) throws(MediaError) -> Frame {
+        let f = Frame()
+        f.pointer.pointee.nb_samples = samples
+        f.pointer.pointee.format = format.rawValue
+        f.pointer.pointee.sample_rate = sampleRate
+        try FFmpeg.check(av_channel_layout_copy(&f.pointer.pointee.ch_layout, layout), "channel layout")
+        try FFmpeg.check(av_frame_get_buffer(f.pointer, 0), "cannot allocate an audio frame")
+        return f
+    }
+
+    /// A new reference to the same buffers (cheap: no pixel copy).
+    func reference() throws(MediaError) -> Frame {
+        let f = Frame()
+        try FFmpeg.check(av_frame_ref(f.pointer, pointer), "av_frame_ref")
+        return f
+    }
+
+    var pts: Int64 {
+        get { pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue }
+    }
+    /// The decoder's best guess at the presentation time (covers streams with no pts).
+    var bestEffortTimestamp: Int64 { pointer.pointee.best_effort_timestamp }
+    var duration: Int64 { rx_frame_duration(pointer) }
+    var width: Int32 { pointer.pointee.width }
+    var height: Int32 { pointer.pointee.height }
+    var samples: Int32 { pointer.pointee.nb_samples }
+    var sampleRate: Int32 { pointer.pointee.sample_rate }
+    var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+    var sampleFormat: AVSampleFormat { AVSampleFormat(rawValue: pointer.pointee.format) }
+    var channels: Int32 { pointer.pointee.ch_layout.nb_channels }
+
+    func plane(_ i: Int32) -> UnsafeMutablePointer<UInt8>? { rx_frame_plane(pointer, i) }
+    func lineSize(_ i: Int32) -> Int { Int(rx_frame_linesize(pointer, i)) }
+    func makeWritable() throws(MediaError) {
+        try FFmpeg.check(av_frame_make_writable(pointer), "av_frame_make_writable")
+    }
+}

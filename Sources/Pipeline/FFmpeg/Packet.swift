@@ -1,0 +1,47 @@
+import CFFmpeg
+
+/// A compressed sample. Owns its AVPacket (freed once, in deinit).
+// SAFETY: a Packet is handed from queue to queue (reader → lane → writer) and touched by one
+// queue at a time; the hand-off goes through a lock (BoundedBuffer / the writer's lock).
+final class Packet: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    init() {
+        guard let p = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+        pointer = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&p)
+    }
+
+    var streamIndex: Int32 {
+        get { pointer.pointee.stream_index }
+        set { pointer.pointee.stream_index = newValue }
+    }
+    var pts: Int64 {
+        get { pointer.pointee.pts }
+        set { pointer.pointee.pts = newValue }
+    }
+    var dts: Int64 {
+        get { pointer.pointee.dts }
+        set { pointer.pointee.dts = newValue }
+    }
+    var duration: Int64 {
+        get { pointer.pointee.duration }
+        set { pointer.pointee.duration = newValue }
+    }
+    var size: Int { Int(pointer.pointee.size) }
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    var isDisposable: Bool { pointer.pointee.flags & AV_PKT_FLAG_DISPOSABLE != 0 }
+    var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+
+    var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))
+    }
+
+    func rescale(from: AVRational, to: AVRational) {
+        av_packet_rescale_ts(pointer, from, to)
+    }
+}

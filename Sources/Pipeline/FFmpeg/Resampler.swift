@@ -1,0 +1,90 @@
+import CFFmpeg
+
+/// Sample-rate, sample-format and channel-layout conversion (downmix included).
+/// Owns its SwrContext (freed once, in deinit).
+// SAFETY: a resampler belongs to one lane's queue.
+final class Resampler: @unchecked Sendable {
+    private var context: OpaquePointer?
+    let outRate: Int32, outFormat: AVSampleFormat
+    private var outLayout = AVChannelLayout()
+
+    init(inRate: Int32, inFormat: AVSampleFormat, inLayout: UnsafePointer<AVChannelLayout>,
+         outRate: Int32, outFormat: AVSampleFormat, outChannels: Int32) throws(MediaError) {
+        self.outRate = outRate
+        self.outFormat = outFormat
+        av_channel_layout_default(&outLayout, outChannels)
+        var inCopy = AVChannelLayout()
+        defer { av_channel_layout_uninit(&inCopy) }
+        try FFmpeg.check(av_channel_layout_copy(&inCopy, inLayout), "channel layout")
+        if inCopy.order == AV_CHANNEL_ORDER_UNSPEC {
+            // An unlabelled layout: assume the default order for its channel count.
+            let n = inCopy.nb_channels
+            av_channel_layout_uninit(&inCopy)
+            av_channel_layout_default(&inCopy, n)
+        }
+        var ctx: OpaquePointer? = nil
+        try FFmpeg.check(swr_alloc_set_opts2(&ctx, &outLayout, outFormat, outRate, &inCopy, inFormat, inRate, 0, nil), "resampler")
+        context = ctx
+        try FFmpeg.check(swr_init(ctx), "cannot set up audio conversion")
+    }
+
+    deinit {
+        swr_free(&context)
+        av_channel_layout_uninit(&outLayout)
+    }
+
+    var layout: AVChannelLayout { outLayout }
+
+    /// Converts `input` (nil drains what the resampler holds). Returns nil when nothing came out.
+    func convert(_ input: Frame?) throws(MediaError) -> Frame? {
+        let inSamples = input?.samples ?? 0
+        let capacity = Int32(swr_get_out_samples(context, inSamples)) + 32
+        if capacity <= 0 { return nil }
+        let out = try withUnsafePointer(to: &outLayout) { (p) throws(MediaError) -> Frame in
+            try Frame.audio(samples: capacity, format: outFormat, layout: p, sampleRate: outRate)
+        }
+        let got = try withFrameData(out, input) { (o, i, n) throws(MediaError) -> Int32 in
+            try FFmpeg.check(swr_convert(context, o, capacity, i, n), "cannot convert audio")
+        }
+        if got <= 0 { return nil }
+        out.pointer.pointee.nb_samples = got
+        return out
+    }
+
+    private func withFrameData<R>(_ out: Frame, _ input: Frame?,
+                                  _ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, Int32) throws(MediaError) -> R) throws(MediaError) -> R {
+        let o = out.pointer.pointee.extended_data!
+        if let input {
+            let i = UnsafeMutableRawPointer(input.pointer.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+            return try body(o, i, input.samples)
+        }
+        return try body(o, nil, 0)
+    }
+}
+
+/// A queue of audio samples, so the encoder gets the frame size it asks for.
+/// Owns its AVAudioFifo (freed once, in deinit).
+// SAFETY: a FIFO belongs to one lane's queue.
+final class AudioFIFO: @unchecked Sendable {
+    private let fifo: OpaquePointer
+
+    init(format: AVSampleFormat, channels: Int32) {
+        guard let f = av_audio_fifo_alloc(format, channels, 4096) else { fatalError("av_audio_fifo_alloc: out of memory") }
+        fifo = f
+    }
+
+    deinit { av_audio_fifo_free(fifo) }
+
+    var count: Int32 { av_audio_fifo_size(fifo) }
+
+    func write(_ frame: Frame) throws(MediaError) {
+        try FFmpeg.check(rx_fifo_write_frame(fifo, frame.pointer), "audio queue")
+    }
+
+    func read(into frame: Frame, samples: Int32) throws(MediaError) -> Int32 {
+        try FFmpeg.check(rx_fifo_read_frame(fifo, frame.pointer, samples), "audio queue")
+    }
+
+    /// Drops `samples` from the front (trim).
+    func drain(_ samples: Int32) { av_audio_fifo_drain(fifo, samples) }
+}

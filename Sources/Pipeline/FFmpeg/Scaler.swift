@@ -1,0 +1,37 @@
+import CFFmpeg
+
+/// Picture size and pixel-format conversion. Owns its SwsContext (freed once, in deinit).
+// SAFETY: a scaler belongs to one lane's queue.
+final class Scaler: @unchecked Sendable {
+    private let context: OpaquePointer
+    let width: Int32, height: Int32, format: AVPixelFormat
+    let sourceWidth: Int32, sourceHeight: Int32, sourceFormat: AVPixelFormat
+
+    init(from src: (Int32, Int32, AVPixelFormat), to dst: (Int32, Int32, AVPixelFormat)) throws(MediaError) {
+        (sourceWidth, sourceHeight, sourceFormat) = src
+        (width, height, format) = dst
+        let flags = (src.0 == dst.0 && src.1 == dst.1) ? SWS_POINT : SWS_BICUBIC
+        guard let c = sws_getContext(src.0, src.1, src.2, dst.0, dst.1, dst.2, Int32(flags), nil, nil, nil) else {
+            throw MediaError(.unsupported, "cannot convert \(src.0)x\(src.1) \(pixelFormatName(src.2)) to \(dst.0)x\(dst.1) \(pixelFormatName(dst.2))")
+        }
+        context = c
+    }
+
+    deinit { sws_freeContext(context) }
+
+    func matches(_ f: Frame) -> Bool {
+        f.width == sourceWidth && f.height == sourceHeight && f.pixelFormat == sourceFormat
+    }
+
+    func scale(_ src: Frame) throws(MediaError) -> Frame {
+        let dst = try Frame.video(width: width, height: height, format: format)
+        try FFmpeg.check(rx_sws_scale_frame(context, src.pointer, dst.pointer), "cannot scale")
+        try FFmpeg.check(av_frame_copy_props(dst.pointer, src.pointer), "frame properties")
+        return dst
+    }
+}
+
+func pixelFormatName(_ f: AVPixelFormat) -> String {
+    guard let n = av_get_pix_fmt_name(f) else { return "none" }
+    return String(cString: n)
+}

@@ -1,0 +1,76 @@
+import Recipe
+
+/// An error a conversion can end with. It names the file, and where they apply the track and the
+/// media time, and carries FFmpeg's own last log line. `exitCode` follows DESIGN §4 (sysexits).
+public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The input does not exist or cannot be opened for reading (66).
+        case inputMissing
+        /// The input exists but is not media we can read (66).
+        case notMedia
+        /// The output exists and overwriting was not asked for (73).
+        case outputExists
+        /// The output cannot be created (73).
+        case cannotCreateOutput
+        /// Reading or writing failed at the OS level: disk full, I/O error (74).
+        case io
+        /// Decoding, encoding or muxing failed (1).
+        case processing
+        /// Nothing we can do with this input under these settings (1).
+        case unsupported
+        /// The settings cannot be satisfied (65 when they come from a recipe).
+        case invalidSettings
+        /// Stopped on request (130).
+        case cancelled
+    }
+
+    public var kind: Kind
+    public var message: String
+    public var file: String?
+    /// The source stream index the error concerns.
+    public var track: Int?
+    public var time: MediaTime?
+    /// FFmpeg's last warning or error line when the error came from FFmpeg.
+    public var detail: String?
+
+    public init(_ kind: Kind, _ message: String, file: String? = nil, track: Int? = nil,
+                time: MediaTime? = nil, detail: String? = nil) {
+        self.kind = kind; self.message = message; self.file = file
+        self.track = track; self.time = time; self.detail = detail
+    }
+
+    public static func cancelled(file: String? = nil) -> MediaError {
+        MediaError(.cancelled, "cancelled", file: file)
+    }
+
+    /// The same error, placed: fields already set are kept.
+    public func at(file: String? = nil, track: Int? = nil, time: MediaTime? = nil) -> MediaError {
+        var e = self
+        e.file = e.file ?? file
+        e.track = e.track ?? track
+        if e.time == nil, let time, time.isNumeric { e.time = time }
+        return e
+    }
+
+    public var exitCode: Int32 {
+        switch kind {
+        case .inputMissing, .notMedia: return 66
+        case .outputExists, .cannotCreateOutput: return 73
+        case .io: return 74
+        case .processing, .unsupported: return 1
+        case .invalidSettings: return 65
+        case .cancelled: return 130
+        }
+    }
+
+    /// `FILE: track N at 12.345s: message (ffmpeg: detail)`.
+    public var description: String {
+        var s = ""
+        if let file { s += "\(file): " }
+        if let track { s += "track \(track)" + (time != nil ? " " : ": ") }
+        if let time { s += "at \(time.secondsDescription): " }
+        s += message
+        if let detail, !detail.isEmpty, !message.contains(detail) { s += " (ffmpeg: \(detail))" }
+        return s
+    }
+}
