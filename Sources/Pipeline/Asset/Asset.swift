@@ -1,0 +1,146 @@
+import CFFmpeg
+import Recipe
+
+/// A media file, probed: its duration, tracks and metadata. Loading is explicit and fails with a
+/// typed error (AVURLAsset with its keys loaded). The file is closed again after probing.
+public struct Asset: Sendable {
+    public let path: String
+    /// FFmpeg's demuxer name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, …).
+    public let formatName: String
+    public let formatLongName: String
+    public let startTime: MediaTime
+    public let duration: MediaTime
+    public let bitRate: Int?
+    public let tracks: [Track]
+    public let metadata: [String: String]
+
+    public static func load(_ path: String) throws(MediaError) -> Asset {
+        let input = try InputContainer(path: path)
+        return Asset(input)
+    }
+
+    init(_ input: InputContainer) {
+        let ctx = input.context.pointee
+        path = input.path
+        formatName = String(cString: ctx.iformat.pointee.name)
+        formatLongName = ctx.iformat.pointee.long_name.map { String(cString: $0) } ?? formatName
+        let avTimeBase = AVRational(num: 1, den: AV_TIME_BASE)
+        startTime = ctx.start_time == FFmpeg.noPTS ? .zero : MediaTime(ts: ctx.start_time, timeBase: avTimeBase)
+        bitRate = ctx.bit_rate > 0 ? Int(ctx.bit_rate) : nil
+        metadata = dictionary(ctx.metadata)
+        var ordinals: [MediaType: Int] = [:]
+        var tracks: [Track] = []
+        for i in 0..<input.streamCount {
+            let st = input.stream(i)
+            let format = describe(st)
+            let ordinal = ordinals[format.mediaType, default: 0]
+            ordinals[format.mediaType] = ordinal + 1
+            let tb = st.pointee.time_base
+            let start = st.pointee.start_time == FFmpeg.noPTS ? .zero : MediaTime(ts: st.pointee.start_time, timeBase: tb)
+            var dur = st.pointee.duration == FFmpeg.noPTS ? MediaTime.invalid : MediaTime(ts: st.pointee.duration, timeBase: tb)
+            if !dur.isNumeric, ctx.duration != FFmpeg.noPTS {
+                dur = MediaTime(ts: ctx.duration, timeBase: avTimeBase)
+            }
+            let meta = dictionary(st.pointee.metadata)
+            tracks.append(Track(index: i, ordinal: ordinal, format: format, timeBase: tb.time,
+                                startTime: start, duration: dur, language: meta["language"].flatMap { $0 == "und" ? nil : $0 },
+                                metadata: meta, isAttachedPicture: st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0))
+        }
+        self.tracks = tracks
+        if ctx.duration != FFmpeg.noPTS && ctx.duration > 0 {
+            duration = MediaTime(ts: ctx.duration, timeBase: avTimeBase)
+        } else {
+            duration = tracks.map(\.duration).filter(\.isNumeric).max() ?? .invalid
+        }
+    }
+
+    /// The track a recipe means by `video`, `audio:1` or `#3`.
+    public func track(_ type: MediaType, ordinal: Int = 0) -> Track? {
+        tracks.first { $0.mediaType == type && $0.ordinal == ordinal && !$0.isAttachedPicture }
+    }
+
+    public func track(index: Int) -> Track? { tracks.first { $0.index == index } }
+
+    /// Video tracks, without cover art.
+    public var videoTracks: [Track] { tracks.filter { $0.mediaType == .video && !$0.isAttachedPicture } }
+    public var audioTracks: [Track] { tracks.filter { $0.mediaType == .audio } }
+}
+
+private func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription {
+    let par = st.pointee.codecpar.pointee
+    let type: MediaType
+    switch par.codec_type {
+    case AVMEDIA_TYPE_VIDEO: type = .video
+    case AVMEDIA_TYPE_AUDIO: type = .audio
+    case AVMEDIA_TYPE_SUBTITLE: type = .subtitle
+    case AVMEDIA_TYPE_DATA: type = .data
+    case AVMEDIA_TYPE_ATTACHMENT: type = .attachment
+    default: type = .unknown
+    }
+    var f = FormatDescription(mediaType: type, codec: String(cString: avcodec_get_name(par.codec_id)))
+    if let p = avcodec_profile_name(par.codec_id, par.profile) { f.profile = String(cString: p) }
+    f.bitRate = par.bit_rate > 0 ? Int(par.bit_rate) : nil
+    switch type {
+    case .video:
+        f.width = Int(par.width)
+        f.height = Int(par.height)
+        let sar = par.sample_aspect_ratio.num > 0 ? par.sample_aspect_ratio : st.pointee.sample_aspect_ratio
+        if sar.num > 0 && sar.den > 0 {
+            let g = Int(av_gcd(Int64(sar.num), Int64(sar.den)))
+            f.pixelAspect = Ratio(Int(sar.num) / g, Int(sar.den) / g)
+        }
+        if let m = rx_stream_display_matrix(st) {
+            let ccw = av_display_rotation_get(m)
+            if ccw.isFinite {
+                // FFmpeg reports counter-clockwise degrees; people (and players) speak clockwise.
+                let cw = Int((-ccw).rounded())
+                f.rotation = ((cw % 360) + 360) % 360
+            }
+        }
+        let pix = AVPixelFormat(rawValue: par.format)
+        if pix != AV_PIX_FMT_NONE, let desc = av_pix_fmt_desc_get(pix) {
+            f.pixelFormat = pixelFormatName(pix)
+            f.bitDepth = Int(desc.pointee.comp.0.depth)
+        }
+        f.colorPrimaries = colorName(av_color_primaries_name(par.color_primaries), unspecified: par.color_primaries == AVCOL_PRI_UNSPECIFIED)
+        f.colorTransfer = colorName(av_color_transfer_name(par.color_trc), unspecified: par.color_trc == AVCOL_TRC_UNSPECIFIED)
+        f.colorMatrix = colorName(av_color_space_name(par.color_space), unspecified: par.color_space == AVCOL_SPC_UNSPECIFIED)
+        f.colorRange = colorName(av_color_range_name(par.color_range), unspecified: par.color_range == AVCOL_RANGE_UNSPECIFIED)
+        let avg = st.pointee.avg_frame_rate
+        if avg.num > 0 && avg.den > 0 && avg.num <= Int32.max && avg.den <= Int32.max {
+            f.averageFrameRate = FrameRate(frames: avg.num, seconds: avg.den)
+        }
+        let r = st.pointee.r_frame_rate
+        if r.num > 0 && r.den > 0 { f.minFrameDuration = MediaTime(value: Int64(r.den), timescale: r.num) }
+        if st.pointee.nb_frames > 0 { f.frameCount = Int(st.pointee.nb_frames) }
+    case .audio:
+        f.sampleRate = Int(par.sample_rate)
+        f.channels = Int(par.ch_layout.nb_channels)
+        var layout = par.ch_layout
+        if layout.order != AV_CHANNEL_ORDER_UNSPEC {
+            var buf = [CChar](repeating: 0, count: 64)
+            if rx_channel_layout_describe(&layout, &buf, Int32(buf.count)) > 0 { f.channelLayout = String(cChars: buf) }
+        }
+        let sf = AVSampleFormat(rawValue: par.format)
+        if let n = av_get_sample_fmt_name(sf) { f.sampleFormat = String(cString: n) }
+        if st.pointee.nb_frames > 0 { f.frameCount = Int(st.pointee.nb_frames) }
+    default:
+        break
+    }
+    return f
+}
+
+private func colorName(_ p: UnsafePointer<CChar>?, unspecified: Bool) -> String? {
+    guard !unspecified, let p else { return nil }
+    return String(cString: p)
+}
+
+func dictionary(_ d: OpaquePointer?) -> [String: String] {
+    var out: [String: String] = [:]
+    var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+    while let e = av_dict_get(d, "", entry, AV_DICT_IGNORE_SUFFIX) {
+        out[String(cString: e.pointee.key)] = String(cString: e.pointee.value)
+        entry = e
+    }
+    return out
+}

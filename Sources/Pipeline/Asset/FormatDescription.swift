@@ -1,0 +1,86 @@
+import Recipe
+
+public enum MediaType: String, Sendable, Hashable {
+    case video, audio, subtitle, data, attachment, unknown
+}
+
+/// A ratio of two whole numbers (pixel aspect ratio).
+public struct Ratio: Sendable, Hashable, CustomStringConvertible {
+    public let num: Int
+    public let den: Int
+    public init(_ num: Int, _ den: Int) { self.num = num; self.den = den }
+    public static let square = Ratio(1, 1)
+    public var isSquare: Bool { num == den }
+    public var description: String { "\(num):\(den)" }
+}
+
+/// What the samples of one track are (CMFormatDescription in our words): a plain value, so the
+/// settings assistant can be tested on tables of made-up sources.
+public struct FormatDescription: Sendable, Hashable {
+    public var mediaType: MediaType
+    /// FFmpeg's short codec name: h264, hevc, aac, …
+    public var codec: String
+    public var profile: String?
+    public var bitRate: Int?
+
+    // Video
+    public var width: Int = 0
+    public var height: Int = 0
+    public var pixelAspect: Ratio = .square
+    /// Degrees the picture is turned clockwise for display (0, 90, 180, 270), from the display matrix.
+    public var rotation: Int = 0
+    public var pixelFormat: String?
+    public var bitDepth: Int?
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorMatrix: String?
+    public var colorRange: String?
+    public var averageFrameRate: FrameRate?
+    /// The shortest frame duration (1 / the highest rate timestamps need).
+    public var minFrameDuration: MediaTime?
+    public var frameCount: Int?
+
+    // Audio
+    public var sampleRate: Int = 0
+    public var channels: Int = 0
+    public var channelLayout: String?
+    public var sampleFormat: String?
+
+    public init(mediaType: MediaType, codec: String) {
+        self.mediaType = mediaType
+        self.codec = codec
+    }
+
+    public var averageFrameDuration: MediaTime? { averageFrameRate?.frameDuration }
+
+    /// The size people see: pixel aspect applied, then rotation.
+    public var displaySize: (width: Int, height: Int) {
+        var w = width
+        if !pixelAspect.isSquare && pixelAspect.den > 0 && pixelAspect.num > 0 {
+            w = Int((Int64(width) * Int64(pixelAspect.num) + Int64(pixelAspect.den) / 2) / Int64(pixelAspect.den))
+        }
+        return rotation % 180 == 90 ? (height, w) : (w, height)
+    }
+
+    /// "10-bit" matters for HEVC archives.
+    public var isHighBitDepth: Bool { (bitDepth ?? 8) > 8 }
+}
+
+/// One track of an asset.
+public struct Track: Sendable, Hashable {
+    /// The stream index in the file (`#3` in recipes).
+    public let index: Int
+    /// The position among tracks of the same media type (`video:1`).
+    public let ordinal: Int
+    public let format: FormatDescription
+    public let timeBase: MediaTime
+    public let startTime: MediaTime
+    public let duration: MediaTime
+    public let language: String?
+    public let metadata: [String: String]
+    /// Attached pictures (cover art) are video streams that are not video tracks to convert.
+    public let isAttachedPicture: Bool
+
+    public var mediaType: MediaType { format.mediaType }
+    public var timeRange: TimeRange { TimeRange(start: startTime, duration: duration) }
+}

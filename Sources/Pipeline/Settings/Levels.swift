@@ -1,0 +1,33 @@
+import Recipe
+
+/// H.264 (Annex A) and HEVC (Annex A) levels from picture size and frame rate.
+enum Levels {
+    // (name, max macroblocks per second, max frame size in macroblocks)
+    private static let h264Table: [(String, Int64, Int64)] = [
+        ("1", 1485, 99), ("1.1", 3000, 396), ("1.2", 6000, 396), ("1.3", 11880, 396),
+        ("2", 11880, 396), ("2.1", 19800, 792), ("2.2", 20250, 1620), ("3", 40500, 1620),
+        ("3.1", 108000, 3600), ("3.2", 216000, 5120), ("4", 245760, 8192), ("4.1", 245760, 8192),
+        ("4.2", 522240, 8704), ("5", 589824, 22080), ("5.1", 983040, 36864), ("5.2", 2073600, 36864),
+        ("6", 4177920, 139264), ("6.1", 8355840, 139264), ("6.2", 16711680, 139264),
+    ]
+    // (name, max luma picture size, max luma samples per second)
+    private static let hevcTable: [(String, Int64, Int64)] = [
+        ("1", 36864, 552960), ("2", 122880, 3686400), ("2.1", 245760, 7372800),
+        ("3", 552960, 16588800), ("3.1", 983040, 33177600), ("4", 2228224, 66846720),
+        ("4.1", 2228224, 133693440), ("5", 8912896, 267386880), ("5.1", 8912896, 534773760),
+        ("5.2", 8912896, 1069547520), ("6", 35651584, 1069547520), ("6.1", 35651584, 2139095040),
+        ("6.2", 35651584, 4278190080),
+    ]
+
+    static func h264(width: Int, height: Int, rate: FrameRate) -> String? {
+        let mbs = Int64((width + 15) / 16) * Int64((height + 15) / 16)
+        let perSecond = (mbs * Int64(rate.frames) + Int64(rate.seconds) - 1) / Int64(rate.seconds)
+        return h264Table.first { perSecond <= $0.1 && mbs <= $0.2 }?.0
+    }
+
+    static func hevc(width: Int, height: Int, rate: FrameRate) -> String? {
+        let ps = Int64(width) * Int64(height)
+        let perSecond = (ps * Int64(rate.frames) + Int64(rate.seconds) - 1) / Int64(rate.seconds)
+        return hevcTable.first { ps <= $0.1 && perSecond <= $0.2 }?.0
+    }
+}

@@ -1,0 +1,273 @@
+import Recipe
+
+/// Fills every value a recipe leaves open from the source format, and records why
+/// (AVOutputSettingsAssistant in our words). Pure: no FFmpeg calls, so its rules are table-tested.
+public struct SettingsAssistant: Sendable {
+    public var capabilities: @Sendable (String) -> EncoderCapabilities?
+
+    public init(capabilities: @escaping @Sendable (String) -> EncoderCapabilities?) {
+        self.capabilities = capabilities
+    }
+
+    static let defaultMaxChannels = 2
+    static let gopSeconds: Int64 = 2
+
+    // MARK: Video
+
+    public func video(source: FormatDescription, settings s: VideoSettings) throws(MediaError) -> ResolvedVideoSettings {
+        var decisions: [Decision] = []
+        func decide(_ setting: String, _ value: String, _ rule: String, _ reason: String) {
+            decisions.append(Decision(setting: setting, value: value, rule: rule, reason: reason))
+        }
+        let codec = s.codec ?? .h264
+        if s.codec == nil { decide("codec", "h264", "codec.default", "no codec asked for: H.264 plays everywhere") }
+        else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
+        guard codec != .copy else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
+        let encoder = codec == .h264 ? "libx264" : "libx265"
+
+        // Size.
+        let (dw, dh) = source.displaySize
+        guard dw > 0, dh > 0 else { throw MediaError(.unsupported, "the video track has no picture size") }
+        var (ow, oh) = (dw, dh)
+        if s.width != nil || s.height != nil {
+            var bw = s.width, bh = s.height
+            // A box is orientation-free: a portrait source fits a landscape box turned upright.
+            if let w = bw, let h = bh, (dh > dw) != (h > w), w != h { (bw, bh) = (h, w) }
+            let fits = dw <= (bw ?? .max) && dh <= (bh ?? .max)
+            if fits {
+                decide("size", "\(even(dw))x\(even(dh))", "size.no-upscale",
+                       "the source (\(dw)x\(dh) as displayed) already fits inside \(boxText(s)); never upscaled")
+            } else {
+                // Limited by width when the box is relatively narrower than the picture.
+                let widthLimited: Bool
+                switch (bw, bh) {
+                case let (w?, h?): widthLimited = Int64(dw) * Int64(h) >= Int64(dh) * Int64(w)
+                case (_?, nil): widthLimited = true
+                default: widthLimited = false
+                }
+                if widthLimited, let w = bw {
+                    ow = w
+                    oh = Int((Int64(dh) * Int64(w) + Int64(dw) / 2) / Int64(dw))
+                } else if let h = bh {
+                    oh = h
+                    ow = Int((Int64(dw) * Int64(h) + Int64(dh) / 2) / Int64(dh))
+                }
+                decide("size", "\(even(ow))x\(even(oh))", "size.fit-box",
+                       "the source (\(dw)x\(dh) as displayed) fitted inside \(boxText(s)), display aspect kept")
+            }
+        } else {
+            decide("size", "\(even(dw))x\(even(dh))", "size.source",
+                   source.pixelAspect.isSquare ? "the source's size" : "the source's display size in square pixels (pixel aspect \(source.pixelAspect))")
+        }
+        ow = even(ow); oh = even(oh)
+        // Pixels are encoded upright-as-stored; the rotation stays a display matrix.
+        let (cw, ch) = source.rotation % 180 == 90 ? (oh, ow) : (ow, oh)
+        if source.rotation != 0 {
+            decide("rotation", "\(source.rotation)", "rotation.kept", "kept as the display matrix; pixels are not turned")
+        }
+
+        // Pixel format.
+        let caps = capabilities(encoder)
+        let pixelFormat: String
+        if let asked = s.pixelFormat {
+            if let caps, !caps.pixelFormats.isEmpty, !caps.pixelFormats.contains(asked) {
+                throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder) (it takes \(caps.pixelFormats.joined(separator: ", ")))")
+            }
+            pixelFormat = asked
+            decide("pixel-format", asked, Origin.settings, "as asked")
+        } else if codec == .hevc && source.isHighBitDepth {
+            pixelFormat = "yuv420p10le"
+            decide("pixel-format", pixelFormat, "pixel-format.keep-10-bit", "the source is \(source.bitDepth ?? 10)-bit and HEVC Main 10 keeps it")
+        } else {
+            pixelFormat = "yuv420p"
+            if source.isHighBitDepth {
+                decide("pixel-format", pixelFormat, "pixel-format.h264-8-bit", "H.264 players expect 8-bit 4:2:0; the \(source.bitDepth ?? 10)-bit source is reduced")
+            } else {
+                decide("pixel-format", pixelFormat, "pixel-format.8-bit-420", "8-bit 4:2:0 plays everywhere")
+            }
+        }
+
+        // Frame rate.
+        let rate = try frameRate(source: source, settings: s, decide: decide)
+
+        // Rate control.
+        var quality: Double? = nil
+        if let b = s.bitrate {
+            decide("bitrate", "\(b)", Origin.settings, "as asked" + (s.maxBitrate.map { ", peaks up to \($0)" } ?? ""))
+        } else if let q = s.quality {
+            quality = q
+            decide("quality", formatNumber(q), Origin.settings, "constant quality as asked")
+        } else {
+            quality = codec == .h264 ? 23 : 28
+            decide("quality", formatNumber(quality!), "quality.default", "\(encoder)'s default constant quality (CRF)")
+        }
+
+        // GOP.
+        let gopRate = rate ?? source.averageFrameRate ?? FrameRate(frames: 30)
+        let gop: Int
+        switch s.gop {
+        case .frames(let n)?:
+            gop = n
+            decide("gop", "\(n)", Origin.settings, "as asked")
+        case .duration(let d)?:
+            gop = max(1, Int(WideArithmetic.mulDiv(d.value, Int64(gopRate.frames), Int64(d.timescale) * Int64(gopRate.seconds))))
+            decide("gop", "\(gop)", Origin.settings, "\(d.secondsDescription) at \(gopRate.decimalDescription) fps")
+        case nil:
+            gop = max(1, Int(WideArithmetic.mulDiv(Self.gopSeconds, Int64(gopRate.frames), Int64(gopRate.seconds))))
+            decide("gop", "\(gop)", "gop.two-seconds", "a keyframe about every 2 s at \(gopRate.decimalDescription) fps: quick seeking, small cost")
+        }
+
+        // Profile and level.
+        let profile: String
+        if let p = s.profile {
+            profile = p
+            decide("profile", p, Origin.settings, "as asked")
+        } else {
+            switch (codec, pixelFormat) {
+            case (.hevc, let f) where f.contains("10"): profile = "main10"
+            case (.hevc, _): profile = "main"
+            case (_, let f) where f.contains("10"): profile = "high10"
+            case (_, let f) where f.contains("444"): profile = "high444"
+            case (_, let f) where f.contains("422"): profile = "high422"
+            default: profile = "high"
+            }
+            decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")
+        }
+        var level = s.level
+        if let l = level {
+            decide("level", l, Origin.settings, "as asked")
+        } else {
+            level = codec == .h264 ? Levels.h264(width: cw, height: ch, rate: gopRate) : Levels.hevc(width: cw, height: ch, rate: gopRate)
+            if let l = level {
+                decide("level", l, "level.from-size-and-rate", "the lowest level that allows \(cw)x\(ch) at \(gopRate.decimalDescription) fps")
+            }
+        }
+
+        return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelFormat: pixelFormat,
+                                     frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
+                                     gopFrames: gop, profile: profile, level: level, codecOptions: s.codecOptions,
+                                     decisions: decisions)
+    }
+
+    /// nil keeps the source's timing.
+    private func frameRate(source: FormatDescription, settings s: VideoSettings,
+                           decide: (String, String, String, String) -> Void) throws(MediaError) -> FrameRate? {
+        guard case .rate(let target)? = s.frameRate else {
+            decide("frame-rate", "source", s.frameRate == nil ? "frame-rate.default-source" : Origin.settings,
+                   "the source's own timing is kept" + (source.averageFrameRate.map { " (about \($0.decimalDescription) fps)" } ?? ""))
+            return nil
+        }
+        let policy = s.frameRatePolicy ?? .cap
+        guard let src = source.averageFrameRate else {
+            decide("frame-rate", target.description, "frame-rate.unknown-source", "the source's rate is unknown: the target is used")
+            return target
+        }
+        switch policy {
+        case .exact:
+            decide("frame-rate", target.description, "frame-rate.exact",
+                   src == target ? "the source is already \(target.decimalDescription) fps" : "always \(target.decimalDescription) fps (\(src.decimalDescription) fps source: frames are \(src < target ? "repeated" : "dropped"))")
+            return target
+        case .cap:
+            if src <= target {
+                decide("frame-rate", src.description, "frame-rate.cap-keep", "the source's \(src.decimalDescription) fps is at or below the \(target.decimalDescription) fps cap")
+                return src
+            }
+            if src.isNTSC && target.seconds == 1 {
+                let ntsc = FrameRate(frames: target.frames * 1000, seconds: 1001)
+                decide("frame-rate", ntsc.description, "frame-rate.cap-ntsc", "the \(src.decimalDescription) fps source is capped to the 1001-family rate \(ntsc.decimalDescription)")
+                return ntsc
+            }
+            decide("frame-rate", target.description, "frame-rate.cap", "the \(src.decimalDescription) fps source is capped to \(target.decimalDescription) fps")
+            return target
+        case .divisor:
+            // n = ceil(src / target), exactly.
+            let num = Int64(src.frames) * Int64(target.seconds)
+            let den = Int64(src.seconds) * Int64(target.frames)
+            let n = max(1, (num + den - 1) / den)
+            let rate = FrameRate(frames: src.frames, seconds: Int32(Int64(src.seconds) * n))
+            decide("frame-rate", rate.description, "frame-rate.divisor",
+                   n == 1 ? "the source's \(src.decimalDescription) fps is at or below \(target.decimalDescription)" : "every \(n)th frame of the \(src.decimalDescription) fps source: \(rate.decimalDescription) fps")
+            return rate
+        }
+    }
+
+    // MARK: Audio
+
+    public func audio(source: FormatDescription, settings s: AudioSettings) throws(MediaError) -> ResolvedAudioSettings {
+        var decisions: [Decision] = []
+        func decide(_ setting: String, _ value: String, _ rule: String, _ reason: String) {
+            decisions.append(Decision(setting: setting, value: value, rule: rule, reason: reason))
+        }
+        let codec = s.codec ?? .aac
+        if s.codec == nil { decide("codec", "aac", "audio-codec.default", "AAC plays everywhere MP4 does") }
+        else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
+        guard codec != .copy else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
+        let encoder = "aac"
+
+        let caps = capabilities(encoder)
+        let rate: Int
+        if let r = s.sampleRate {
+            if let caps, !caps.sampleRates.isEmpty, !caps.sampleRates.contains(r) {
+                throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder")
+            }
+            rate = r
+            decide("sample-rate", "\(r)", Origin.settings, "as asked")
+        } else if source.sampleRate == 44100 || source.sampleRate == 48000 {
+            rate = source.sampleRate
+            decide("sample-rate", "\(rate)", "sample-rate.kept", "the source's rate is a standard one")
+        } else {
+            rate = 48000
+            decide("sample-rate", "48000", "sample-rate.48k", source.sampleRate > 0 ? "the source's \(source.sampleRate) Hz is resampled to 48 kHz" : "the source's rate is unknown")
+        }
+
+        let maxChannels = s.channels ?? Self.defaultMaxChannels
+        let srcChannels = max(1, source.channels)
+        let channels: Int
+        if srcChannels <= maxChannels {
+            channels = srcChannels
+            decide("channels", "\(channels)", "channels.kept", "the source's \(srcChannels) channel\(srcChannels == 1 ? "" : "s") fit\(srcChannels == 1 ? "s" : "") within \(maxChannels)")
+        } else {
+            channels = maxChannels
+            decide("channels", "\(channels)", "channels.downmix", "the source's \(srcChannels) channels are downmixed to \(maxChannels)")
+        }
+        let layout = s.channelLayout ?? Self.defaultLayoutName(channels)
+        decide("channel-layout", layout, s.channelLayout == nil ? "channel-layout.default" : Origin.settings,
+               s.channelLayout == nil ? "the standard layout for \(channels) channel\(channels == 1 ? "" : "s")" : "as asked")
+
+        let bitrate: Int
+        if let b = s.bitrate {
+            bitrate = b
+            decide("bitrate", "\(b)", Origin.settings, "as asked")
+        } else {
+            bitrate = min(320_000, 64_000 * channels)
+            decide("bitrate", "\(bitrate)", "audio-bitrate.per-channel", "64 kb/s per channel")
+        }
+        return ResolvedAudioSettings(codec: codec, encoderName: encoder, sampleRate: rate, channels: channels,
+                                     channelLayout: layout, bitrate: bitrate, codecOptions: s.codecOptions,
+                                     decisions: decisions)
+    }
+
+    static func defaultLayoutName(_ channels: Int) -> String {
+        switch channels {
+        case 1: return "mono"
+        case 2: return "stereo"
+        case 3: return "2.1"
+        case 4: return "quad"
+        case 5: return "5.0"
+        case 6: return "5.1"
+        case 8: return "7.1"
+        default: return "\(channels) channels"
+        }
+    }
+}
+
+/// Even, not above `x` (4:2:0 needs even sizes), at least 2.
+func even(_ x: Int) -> Int { max(2, x & ~1) }
+
+private func boxText(_ s: VideoSettings) -> String {
+    "the \(s.width.map(String.init) ?? "any")x\(s.height.map(String.init) ?? "any") box"
+}
+
+func formatNumber(_ d: Double) -> String {
+    d == d.rounded() ? String(Int(d)) : String(d)
+}
