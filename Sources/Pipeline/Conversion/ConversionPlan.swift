@@ -1,0 +1,196 @@
+import CFFmpeg
+import Foundation
+import Recipe
+
+/// Which source track a reader output takes: `video`, `audio:1`, `#3`.
+public enum TrackSelector: Sendable, Hashable, CustomStringConvertible {
+    case type(MediaType, Int)
+    case index(Int)
+
+    public var description: String {
+        switch self {
+        case .type(let t, 0): return t.rawValue
+        case .type(let t, let n): return "\(t.rawValue):\(n)"
+        case .index(let i): return "#\(i)"
+        }
+    }
+}
+
+/// What to do with one source track.
+public enum TrackMode: Sendable, Hashable {
+    case video(VideoSettings)
+    case audio(AudioSettings)
+    /// Compressed samples copied as they are.
+    case passthrough
+}
+
+public struct TrackRequest: Sendable, Hashable {
+    public var selector: TrackSelector
+    public var mode: TrackMode
+    /// An absent optional track is left out instead of failing the conversion.
+    public var optional: Bool
+
+    public init(_ selector: TrackSelector, _ mode: TrackMode, optional: Bool = false) {
+        self.selector = selector; self.mode = mode; self.optional = optional
+    }
+}
+
+/// A conversion as the engine takes it: what a recipe compiles to.
+public struct ConversionRequest: Sendable {
+    public var source: String
+    public var output: String
+    /// nil: from the output's extension.
+    public var format: ContainerFormat?
+    /// The index before the media data (moov first), for progressive playback.
+    public var optimizeForNetwork = true
+    public var overwrite = false
+    /// On the source's timeline, where 0 is the asset's start; nil: the whole asset.
+    public var timeRange: TimeRange?
+    /// Output tracks, in output order.
+    public var tracks: [TrackRequest]
+    /// Never decode pictures the frame-rate converter will not show (DESIGN §3). Output is the same
+    /// either way; this only exists to prove it and to measure the gain.
+    public var selectiveDecode = true
+    /// Extra container metadata (wins over the source's).
+    public var metadata: [String: String] = [:]
+
+    public init(source: String, output: String, tracks: [TrackRequest]) {
+        self.source = source; self.output = output; self.tracks = tracks
+    }
+}
+
+/// One output track, every setting resolved.
+public struct LanePlan: Sendable {
+    public enum Kind: Sendable {
+        case video(ResolvedVideoSettings)
+        case audio(ResolvedAudioSettings)
+        case passthrough
+    }
+    public let track: Track
+    public let kind: Kind
+}
+
+/// A conversion compiled against its real source: nothing is left open, and everything that can
+/// be checked before decoding has been checked.
+public struct ConversionPlan: Sendable {
+    public let source: Asset
+    public let outputPath: String
+    public let format: ContainerFormat
+    public let optimizeForNetwork: Bool
+    public let overwrite: Bool
+    /// Absolute, on the file's own timeline.
+    public let timeRange: TimeRange
+    public let lanes: [LanePlan]
+    public let selectiveDecode: Bool
+    public let metadata: [String: String]
+
+    /// The output's expected length.
+    public var duration: MediaTime { timeRange.duration }
+}
+
+public enum Planner {
+    public static func plan(_ request: ConversionRequest, asset preloaded: Asset? = nil,
+                            assistant: SettingsAssistant = .system) throws(MediaError) -> ConversionPlan {
+        let asset: Asset
+        if let preloaded { asset = preloaded } else { asset = try Asset.load(request.source) }
+        let src = request.source
+        let out = request.output
+
+        // Output file and format.
+        let ext = (out as NSString).pathExtension
+        guard let format = request.format ?? ContainerFormat(pathExtension: ext) else {
+            throw MediaError(.invalidSettings, "cannot tell the container from the extension '.\(ext)': use mp4, mov, m4a or mkv, or name the format", file: out)
+        }
+        if URL(fileURLWithPath: src).standardizedFileURL.path == URL(fileURLWithPath: out).standardizedFileURL.path {
+            throw MediaError(.cannotCreateOutput, "the output would replace the source", file: out)
+        }
+        try checkOutputLocation(out, overwrite: request.overwrite)
+
+        // Time range.
+        let whole = TimeRange(start: asset.startTime, duration: asset.duration.isNumeric ? asset.duration : .positiveInfinity)
+        var range = whole
+        if let r = request.timeRange {
+            guard r.isValid, r.start >= .zero else {
+                throw MediaError(.invalidSettings, "time range \(r) is not valid", file: src)
+            }
+            let wanted = TimeRange(start: asset.startTime + r.start, duration: r.duration)
+            if asset.duration.isNumeric && r.start >= asset.duration {
+                throw MediaError(.invalidSettings, "the time range starts at \(r.start.secondsDescription), at or after the end of the source (\(asset.duration.secondsDescription))", file: src)
+            }
+            range = wanted.intersection(whole)
+        }
+
+        // Tracks.
+        var lanes: [LanePlan] = []
+        var used: Set<Int> = []
+        for t in request.tracks {
+            let track: Track?
+            switch t.selector {
+            case .type(let type, let n): track = asset.tracks.filter { $0.mediaType == type && !$0.isAttachedPicture }.dropFirst(n).first
+            case .index(let i): track = asset.track(index: i)
+            }
+            guard let track else {
+                if t.optional { continue }
+                throw MediaError(.unsupported, "has no \(t.selector) track", file: src)
+            }
+            guard used.insert(track.index).inserted else {
+                throw MediaError(.invalidSettings, "track \(track.index) (\(t.selector)) is used twice", file: src)
+            }
+            switch (t.mode, track.mediaType) {
+            case _ where isCopy(t.mode):
+                try checkPassthrough(track, format: format, source: src)
+                lanes.append(LanePlan(track: track, kind: .passthrough))
+            case (.video(let s), .video):
+                if format == .m4a { throw MediaError(.invalidSettings, "an m4a file holds audio only; track \(track.index) is video", file: out) }
+                do throws(MediaError) {
+                    lanes.append(LanePlan(track: track, kind: .video(try assistant.video(source: track.format, settings: s))))
+                } catch { throw error.at(file: src, track: track.index) }
+            case (.audio(let s), .audio):
+                do throws(MediaError) {
+                    lanes.append(LanePlan(track: track, kind: .audio(try assistant.audio(source: track.format, settings: s))))
+                } catch { throw error.at(file: src, track: track.index) }
+            case (.video, let type), (.audio, let type), (.passthrough, let type):
+                throw MediaError(.invalidSettings, "track \(track.index) (\(t.selector)) is \(type.rawValue), not what its settings are for", file: src)
+            }
+        }
+        guard !lanes.isEmpty else { throw MediaError(.unsupported, "none of the requested tracks exist", file: src) }
+
+        var metadata = asset.metadata.filter { !["major_brand", "minor_version", "compatible_brands", "encoder"].contains($0.key) }
+        metadata.merge(request.metadata) { _, new in new }
+        return ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
+                              overwrite: request.overwrite, timeRange: range, lanes: lanes,
+                              selectiveDecode: request.selectiveDecode, metadata: metadata)
+    }
+
+    private static func isCopy(_ m: TrackMode) -> Bool {
+        switch m {
+        case .passthrough: return true
+        case .video(let s): return s.codec == .copy
+        case .audio(let s): return s.codec == .copy
+        }
+    }
+
+    static func checkOutputLocation(_ out: String, overwrite: Bool) throws(MediaError) {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: out, isDirectory: &isDir) {
+            if isDir.boolValue { throw MediaError(.cannotCreateOutput, "is a directory", file: out) }
+            if !overwrite { throw MediaError(.outputExists, "already exists (use --overwrite to replace it)", file: out) }
+        }
+        let dir = (out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent
+        guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw MediaError(.cannotCreateOutput, "the folder \(dir) does not exist", file: out)
+        }
+        guard fm.isWritableFile(atPath: dir) else {
+            throw MediaError(.cannotCreateOutput, "the folder \(dir) is not writable", file: out)
+        }
+    }
+
+    private static func checkPassthrough(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) {
+        guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return }
+        let id = avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE
+        if avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) != 1 {
+            throw MediaError(.unsupported, "track \(track.index) (\(track.format.codec)) cannot be copied into \(format.rawValue) as it is: reencode it instead", file: source, track: track.index)
+        }
+    }
+}

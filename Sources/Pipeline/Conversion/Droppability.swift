@@ -1,0 +1,93 @@
+/// Reads a compressed picture's NAL unit headers to tell whether any other picture can reference
+/// it (H.264 nal_ref_idc = 0; HEVC sub-layer non-reference types in the highest temporal layer).
+/// Anything it does not understand counts as referenced: a wrong "droppable" would corrupt output.
+struct Droppability: Sendable {
+    enum Codec: Sendable { case h264, hevc }
+
+    let codec: Codec
+    /// Bytes of the NAL length prefix (avcC/hvcC), or nil for Annex B start codes.
+    let lengthSize: Int?
+    /// HEVC: the highest TemporalId in the stream, when the configuration record says.
+    let maxTemporalID: Int?
+
+    /// nil when the codec has no such notion here.
+    init?(codecName: String, extradata: [UInt8]) {
+        switch codecName {
+        case "h264":
+            codec = .h264
+            if extradata.count >= 7 && extradata[0] == 1 {
+                lengthSize = Int(extradata[4] & 3) + 1
+            } else {
+                lengthSize = nil
+            }
+            maxTemporalID = nil
+        case "hevc":
+            codec = .hevc
+            if extradata.count >= 23 && extradata[0] == 1 {
+                lengthSize = Int(extradata[21] & 3) + 1
+                let layers = Int(extradata[21] >> 3) & 7
+                maxTemporalID = layers > 0 ? layers - 1 : nil
+            } else {
+                lengthSize = nil
+                maxTemporalID = nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    func isDroppable(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
+        var sawPicture = false
+        var ok = true
+        forEachNAL(data) { nal in
+            guard ok, !nal.isEmpty else { return }
+            switch codec {
+            case .h264:
+                let type = nal[nal.startIndex] & 0x1f
+                let refIdc = (nal[nal.startIndex] >> 5) & 3
+                switch type {
+                case 1: if refIdc == 0 { sawPicture = true } else { ok = false }
+                case 6, 9, 12: break  // SEI, access unit delimiter, filler
+                default: ok = false
+                }
+            case .hevc:
+                guard nal.count >= 2 else { ok = false; return }
+                let type = Int(nal[nal.startIndex] >> 1) & 0x3f
+                let tid = Int(nal[nal.startIndex + 1] & 7) - 1
+                switch type {
+                case 0...14 where type % 2 == 0:
+                    if let maxTID = maxTemporalID, tid == maxTID { sawPicture = true } else { ok = false }
+                case 35, 38, 39, 40: break  // AUD, filler, SEI
+                default: ok = false
+                }
+            }
+        }
+        return ok && sawPicture
+    }
+
+    private func forEachNAL(_ data: UnsafeBufferPointer<UInt8>, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void) {
+        if let n = lengthSize {
+            var i = 0
+            while i + n <= data.count {
+                var len = 0
+                for j in 0..<n { len = (len << 8) | Int(data[i + j]) }
+                i += n
+                guard len > 0, i + len <= data.count else { body(data[0..<0]); return }
+                body(data[i..<(i + len)])
+                i += len
+            }
+        } else {
+            // Annex B: units between 00 00 01 start codes.
+            var starts: [Int] = []
+            var i = 0
+            while i + 2 < data.count {
+                if data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1 { starts.append(i + 3); i += 3 } else { i += 1 }
+            }
+            for (idx, s) in starts.enumerated() {
+                var e = idx + 1 < starts.count ? starts[idx + 1] - 3 : data.count
+                while e > s && data[e - 1] == 0 { e -= 1 }
+                body(data[s..<e])
+            }
+        }
+    }
+}

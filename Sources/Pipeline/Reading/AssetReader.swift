@@ -1,0 +1,107 @@
+import CFFmpeg
+import Foundation
+import Recipe
+
+/// Reads one file once and hands each selected stream's packets to the output that asked for it
+/// (AVAssetReader with its track outputs). There is no demux thread: whichever lane pulls when
+/// its buffer is empty reads the file for everyone, under the lock. Buffers are bounded, so a
+/// lane that runs ahead waits for the others and memory does not grow with the file's length.
+// SAFETY: every mutable field is guarded by `condition`; the container is only touched by the
+// one puller that set `demuxing`.
+final class AssetReader: @unchecked Sendable {
+    let input: InputContainer
+    private let condition = NSCondition()
+    private var buffers: [[Packet]]
+    private var routing: [Int32: Int] = [:]
+    private var detached: [Bool]
+    private var demuxing = false
+    private var atEnd = false
+    private var stopped = false
+    private var failure: MediaError?
+    /// Packets per output buffer before the reader waits for that output to catch up.
+    let capacity: Int
+    private(set) var packetsRead = 0
+
+    var path: String { input.path }
+
+    /// `streams[i]` is the stream index output i reads.
+    init(path: String, streams: [Int], capacity: Int = 96) throws(MediaError) {
+        input = try InputContainer(path: path)
+        self.capacity = capacity
+        buffers = Array(repeating: [], count: streams.count)
+        detached = Array(repeating: false, count: streams.count)
+        for (i, s) in streams.enumerated() { routing[Int32(s)] = i }
+        // Streams nobody reads are not even handed to us by the demuxer where it can skip them.
+        for i in 0..<input.streamCount where routing[Int32(i)] == nil {
+            input.stream(i).pointee.discard = AVDISCARD_ALL
+        }
+    }
+
+    func stream(forOutput i: Int) -> UnsafeMutablePointer<AVStream> {
+        input.stream(Int(routing.first { $0.value == i }!.key))
+    }
+
+    /// Positions the file at the sync sample at or before `time` (seconds on the file's timeline).
+    func seek(to time: MediaTime) throws(MediaError) {
+        let tb = AVRational(num: 1, den: AV_TIME_BASE)
+        try input.seek(to: time.ts(in: tb, rounding: .down), stream: -1, timeBase: tb)
+    }
+
+    /// The next packet for output `i`, or nil at the end of the file. Throws the read error, or
+    /// `.cancelled` once `stop()` was called.
+    func next(_ i: Int) throws(MediaError) -> Packet? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if stopped { throw failure ?? .cancelled(file: input.path) }
+            if !buffers[i].isEmpty {
+                let p = buffers[i].removeFirst()
+                condition.broadcast()
+                return p
+            }
+            if atEnd { return nil }
+            if let failure { throw failure }
+            // Someone else is reading, or another output's buffer is full: wait for them.
+            let blocked = buffers.indices.contains { $0 != i && !detached[$0] && buffers[$0].count >= capacity }
+            if demuxing || blocked {
+                condition.wait()
+                continue
+            }
+            demuxing = true
+            condition.unlock()
+            let packet = Packet()
+            let result: Result<Bool, MediaError>
+            do throws(MediaError) { result = .success(try input.read(into: packet)) } catch { result = .failure(error) }
+            condition.lock()
+            demuxing = false
+            condition.broadcast()
+            switch result {
+            case .failure(let e):
+                failure = e.at(file: input.path)
+            case .success(false):
+                atEnd = true
+            case .success(true):
+                packetsRead += 1
+                if let o = routing[packet.streamIndex], !detached[o] { buffers[o].append(packet) }
+            }
+        }
+    }
+
+    /// Output `i` wants no more packets (its lane is done): drop what it would get.
+    func detach(_ i: Int) {
+        condition.lock()
+        detached[i] = true
+        buffers[i].removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Wakes every waiting lane; `next` throws from now on.
+    func stop(_ error: MediaError? = nil) {
+        condition.lock()
+        stopped = true
+        if failure == nil { failure = error }
+        condition.broadcast()
+        condition.unlock()
+    }
+}
