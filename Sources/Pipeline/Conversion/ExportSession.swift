@@ -1,0 +1,116 @@
+import CFFmpeg
+import Dispatch
+import Foundation
+import Recipe
+import Synchronization
+
+/// What a finished conversion produced.
+public struct ConversionResult: Sendable {
+    public let outputPath: String
+    public let duration: MediaTime
+    public let bytes: Int
+    /// Wall-clock seconds.
+    public let elapsed: Double
+    public let lanes: [LaneStatistics]
+
+    /// Output media seconds per wall-clock second.
+    public var speed: Double { elapsed > 0 ? duration.seconds / elapsed : 0 }
+}
+
+/// Runs one plan: one lane per output track on its own serial queue, joined by a dispatch group;
+/// the output is written to a temp file beside the target and renamed into place only when every
+/// lane drained and the trailer is written. A failed or cancelled run leaves no file behind.
+public final class ExportSession: Sendable {
+    public let plan: ConversionPlan
+    private let cancellation = Cancellation()
+    private let activeReader = Mutex<AssetReader?>(nil)
+
+    public init(plan: ConversionPlan) {
+        self.plan = plan
+    }
+
+    /// Stops a running conversion from any thread: every lane stops within a sample or two,
+    /// `run` throws `.cancelled` and removes the temp file.
+    public func cancel() {
+        cancellation.cancel()
+        activeReader.withLock { $0?.stop(.cancelled(file: plan.source.path)) }
+    }
+
+    public var isCancelled: Bool { cancellation.isCancelled }
+
+    /// Converts, blocking the calling thread. Progress arrives on a serial reporting queue.
+    @discardableResult
+    public func run(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> ConversionResult {
+        let started = DispatchTime.now().uptimeNanoseconds
+        try Planner.checkOutputLocation(plan.outputPath, overwrite: plan.overwrite)
+        let temp = TempFile.path(for: plan.outputPath)
+        do throws(MediaError) {
+            let lanes = try runLanes(temp: temp, progress: progress)
+            try TempFile.commit(temp, to: plan.outputPath, overwrite: plan.overwrite)
+            var info = stat()
+            let bytes = stat(plan.outputPath, &info) == 0 ? Int(info.st_size) : 0
+            return ConversionResult(outputPath: plan.outputPath, duration: plan.duration, bytes: bytes,
+                                    elapsed: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, lanes: lanes)
+        } catch {
+            TempFile.remove(temp)
+            throw error
+        }
+    }
+
+    private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
+        let reader = try AssetReader(path: plan.source.path, streams: plan.lanes.map(\.track.index))
+        if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start) }
+        let writer = try AssetWriter(path: temp, format: plan.format)
+        let tracker = ProgressTracker(
+            lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
+            duration: plan.duration, handler: progress)
+        let env = LaneEnvironment(reader: reader, writer: writer, range: plan.timeRange, progress: tracker,
+                                  cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
+
+        // Negotiate: every decoder and encoder opens, and the header is written, before data flows.
+        var lanes: [Lane] = []
+        for (i, lp) in plan.lanes.enumerated() {
+            let work: any LaneWork
+            switch lp.kind {
+            case .video(let s): work = try VideoLane(env: env, output: i, track: lp.track, settings: s)
+            case .audio(let s): work = try AudioLane(env: env, output: i, track: lp.track, settings: s)
+            case .passthrough: work = try PassthroughLane(env: env, output: i, track: lp.track)
+            }
+            lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: work))
+        }
+        do throws(MediaError) {
+            try writer.start(metadata: plan.metadata, optimizeForNetwork: plan.optimizeForNetwork)
+        } catch { throw error.at(file: plan.outputPath) }
+
+        activeReader.withLock { $0 = reader }
+        defer { activeReader.withLock { $0 = nil } }
+        if cancellation.isCancelled { reader.stop(.cancelled(file: plan.source.path)) }
+
+        let failure = Mutex<MediaError?>(nil)
+        let group = DispatchGroup()
+        for lane in lanes {
+            lane.start(in: group) { error in
+                // The first error wins; it stops every other lane through the reader.
+                let first = failure.withLock { f -> Bool in
+                    if f == nil || f?.kind == .cancelled && error.kind != .cancelled { f = error; return true }
+                    return false
+                }
+                if first { reader.stop(error) }
+            }
+        }
+        let finished = DispatchSemaphore(value: 0)
+        group.notify(queue: DispatchQueue(label: "reencode.finish")) {
+            if failure.withLock({ $0 }) == nil && !self.cancellation.isCancelled {
+                do throws(MediaError) { try writer.finish() } catch {
+                    failure.withLock { $0 = error.at(file: self.plan.outputPath) }
+                }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
+        if let error = failure.withLock({ $0 }) { throw error }
+        tracker.finish()
+        return lanes.map(\.statistics)
+    }
+}

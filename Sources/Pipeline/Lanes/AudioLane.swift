@@ -1,0 +1,148 @@
+import CFFmpeg
+import Recipe
+
+/// Decode → trim to the session (sample-accurate) → resample / downmix → frame for the encoder → encode.
+final class AudioLane: LaneWork {
+    private let env: LaneEnvironment
+    private let output: Int
+    private let writerInput: Int
+    private let track: Track
+    private let settings: ResolvedAudioSettings
+    private let decoder: Decoder
+    private let encoder: Encoder
+    private let sourceTimeBase: AVRational
+    private var resampler: Resampler?
+    private let fifo: AudioFIFO
+    /// Output pts (1/sampleRate) of the next sample the encoder gets; set by the first kept sample.
+    private var nextPTS: Int64?
+    /// Where the decoder's next frame would start when it carries no timestamp.
+    private var expectedStart: MediaTime = .invalid
+    private var lastTime: MediaTime = .invalid
+    private var done = false
+    private(set) var statistics: LaneStatistics
+
+    init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedAudioSettings) throws(MediaError) {
+        self.env = env
+        self.output = output
+        self.track = track
+        self.settings = settings
+        statistics = LaneStatistics(track: track.index)
+        let stream = env.reader.stream(forOutput: output)
+        sourceTimeBase = stream.pointee.time_base
+        decoder = try Decoder(stream: stream)
+        var c = EncoderConfiguration(codecName: settings.encoderName,
+                                     timeBase: AVRational(num: 1, den: Int32(settings.sampleRate)))
+        c.sampleRate = Int32(settings.sampleRate)
+        c.sampleFormat = AV_SAMPLE_FMT_FLTP
+        c.channels = Int32(settings.channels)
+        c.bitRate = Int64(settings.bitrate)
+        c.globalHeader = env.writer.needsGlobalHeader
+        c.options = settings.codecOptions.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        encoder = try Encoder(c)
+        fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: VideoLane.trackMetadata(track))
+    }
+
+    func run() throws(MediaError) {
+        do throws(MediaError) {
+            while !done, let packet = try env.reader.next(output) {
+                try env.checkCancelled()
+                statistics.packetsRead += 1
+                let pts = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
+                if pts.isNumeric { lastTime = pts }
+                statistics.packetsDecoded += 1
+                while try !decoder.send(packet) { try receiveFrames() }
+                try receiveFrames()
+            }
+            env.reader.detach(output)
+            _ = try decoder.send(nil)
+            try receiveFrames()
+            if let r = resampler, let tail = try r.convert(nil) { try queue(tail) }
+            try encodeQueued(flush: true)
+            try encoder.send(nil)
+            try receivePackets()
+        } catch {
+            throw error.at(file: env.file, track: track.index, time: lastTime)
+        }
+    }
+
+    private func receiveFrames() throws(MediaError) {
+        while let frame = try decoder.receive() {
+            statistics.framesDecoded += 1
+            if done || frame.samples <= 0 || frame.sampleRate <= 0 { continue }
+            let ts = frame.bestEffortTimestamp != FFmpeg.noPTS ? frame.bestEffortTimestamp : frame.pts
+            var start = MediaTime(ts: ts, timeBase: sourceTimeBase)
+            if !start.isNumeric { start = expectedStart.isNumeric ? expectedStart : env.range.start }
+            let rate = Int64(frame.sampleRate)
+            expectedStart = start + MediaTime(value: Int64(frame.samples), timescale: frame.sampleRate)
+            lastTime = start
+            try trimAndQueue(frame, start: start, rate: rate)
+        }
+    }
+
+    /// Keeps the samples whose time lies in the session range.
+    private func trimAndQueue(_ frame: Frame, start: MediaTime, rate: Int64) throws(MediaError) {
+        let range = env.range
+        if start >= range.end { done = true; return }
+        let n = Int64(frame.samples)
+        // Sample i is at start + i/rate; keep range.start ≤ t < range.end.
+        let from = max(0, samplesBetween(start, range.start, rate: rate, rounding: .up))
+        let to = range.end.isNumeric ? min(n, samplesBetween(start, range.end, rate: rate, rounding: .up)) : n
+        guard to > from else { return }
+        if nextPTS == nil {
+            let firstKept = start + MediaTime(value: from, timescale: Int32(rate))
+            nextPTS = (firstKept - range.start).converted(to: Int32(settings.sampleRate)).value
+        }
+        var kept = frame
+        if from > 0 || to < n {
+            kept = try Frame.audio(samples: Int32(to - from), format: frame.sampleFormat,
+                                   layout: &frame.pointer.pointee.ch_layout, sampleRate: frame.sampleRate)
+            try FFmpeg.check(av_samples_copy(kept.pointer.pointee.extended_data, frame.pointer.pointee.extended_data,
+                                             0, Int32(from), Int32(to - from), frame.channels, frame.sampleFormat),
+                             "audio trim")
+        }
+        if resampler == nil {
+            resampler = try Resampler(inRate: frame.sampleRate, inFormat: frame.sampleFormat, inLayout: &frame.pointer.pointee.ch_layout,
+                                      outRate: Int32(settings.sampleRate), outFormat: AV_SAMPLE_FMT_FLTP,
+                                      outChannels: Int32(settings.channels))
+        }
+        if let converted = try resampler!.convert(kept) { try queue(converted) }
+        try encodeQueued(flush: false)
+    }
+
+    /// Whole samples from `a` to `b` at `rate`, rounded as asked.
+    private func samplesBetween(_ a: MediaTime, _ b: MediaTime, rate: Int64, rounding: MediaTime.Rounding) -> Int64 {
+        guard b.isNumeric else { return b.isPositiveInfinity ? .max : 0 }
+        let d = b - a
+        return WideArithmetic.mulDiv(d.value, rate, Int64(d.timescale), rounding: rounding)
+    }
+
+    private func queue(_ frame: Frame) throws(MediaError) {
+        try fifo.write(frame)
+    }
+
+    private func encodeQueued(flush: Bool) throws(MediaError) {
+        let size = encoder.frameSize > 0 ? encoder.frameSize : 1024
+        while fifo.count >= size || (flush && fifo.count > 0) {
+            let n = min(size, fifo.count)
+            var layout = resampler!.layout
+            let frame = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &layout,
+                                        sampleRate: Int32(settings.sampleRate))
+            _ = try fifo.read(into: frame, samples: n)
+            frame.pts = nextPTS ?? 0
+            nextPTS = (nextPTS ?? 0) + Int64(n)
+            statistics.unitsOut += Int(n)
+            try encoder.send(frame)
+            try receivePackets()
+        }
+    }
+
+    private func receivePackets() throws(MediaError) {
+        while let packet = try encoder.receive() {
+            let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: encoder.timeBase)
+            statistics.packetsWritten += 1
+            try env.writer.append(packet, to: writerInput)
+            env.progress.update(lane: output, outputTime: end, frames: statistics.packetsWritten)
+        }
+    }
+}

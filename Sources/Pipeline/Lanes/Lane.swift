@@ -1,0 +1,75 @@
+import CFFmpeg
+import Dispatch
+import Recipe
+
+/// What every lane of one conversion shares.
+final class LaneEnvironment: Sendable {
+    let reader: AssetReader
+    let writer: AssetWriter
+    /// Absolute session range on the source's timeline.
+    let range: TimeRange
+    let progress: ProgressTracker
+    let cancellation: Cancellation
+    let selectiveDecode: Bool
+
+    init(reader: AssetReader, writer: AssetWriter, range: TimeRange, progress: ProgressTracker,
+         cancellation: Cancellation, selectiveDecode: Bool) {
+        self.reader = reader; self.writer = writer; self.range = range
+        self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
+    }
+
+    var file: String { reader.path }
+
+    func checkCancelled() throws(MediaError) {
+        if cancellation.isCancelled { throw MediaError.cancelled(file: file) }
+    }
+}
+
+/// Counters a lane keeps, for results and tests.
+public struct LaneStatistics: Sendable, Hashable {
+    public var track: Int
+    public var packetsRead = 0
+    /// Packets the decoder was given (selective decode skips the rest).
+    public var packetsDecoded = 0
+    public var packetsSkipped = 0
+    public var framesDecoded = 0
+    /// Frames (video) or samples (audio) handed to the encoder, or packets passed through.
+    public var unitsOut = 0
+    public var packetsWritten = 0
+}
+
+/// The work of one output track: pull source packets, turn them into output packets, drain.
+protocol LaneWork: AnyObject {
+    var statistics: LaneStatistics { get }
+    func run() throws(MediaError)
+}
+
+/// One output track's serial queue and its work.
+final class Lane: Sendable {
+    let queue: DispatchQueue
+    private let work: QueueBound<any LaneWork>
+    private let statisticsBox: QueueBound<LaneStatistics>
+
+    init(name: String, work: any LaneWork) {
+        queue = DispatchQueue(label: "reencode.lane.\(name)")
+        self.work = QueueBound(work, queue: queue)
+        self.statisticsBox = QueueBound(work.statistics, queue: queue)
+    }
+
+    /// Enters `group` now and leaves it when the lane has drained or failed.
+    func start(in group: DispatchGroup, onError: @escaping @Sendable (MediaError) -> Void) {
+        group.enter()
+        queue.async {
+            defer { group.leave() }
+            do throws(MediaError) {
+                try self.work.value.run()
+            } catch {
+                onError(error)
+            }
+            self.statisticsBox.value = self.work.value.statistics
+        }
+    }
+
+    /// After the group completed.
+    var statistics: LaneStatistics { queue.sync { statisticsBox.value } }
+}

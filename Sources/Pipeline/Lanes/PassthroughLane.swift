@@ -1,0 +1,61 @@
+import CFFmpeg
+import Recipe
+
+/// Copies compressed samples as they are. A trim starts at the sync sample at or before the
+/// range start (nothing is decoded, so it cannot start between sync samples); timestamps are
+/// shifted so that the range start is 0, and the container's edit list hides the lead-in.
+final class PassthroughLane: LaneWork {
+    private let env: LaneEnvironment
+    private let output: Int
+    private let writerInput: Int
+    private let track: Track
+    private let timeBase: AVRational
+    private let shift: Int64
+    private var started = false
+    private var lastTime: MediaTime = .invalid
+    private(set) var statistics: LaneStatistics
+
+    init(env: LaneEnvironment, output: Int, track: Track) throws(MediaError) {
+        self.env = env
+        self.output = output
+        self.track = track
+        statistics = LaneStatistics(track: track.index)
+        let stream = env.reader.stream(forOutput: output)
+        timeBase = stream.pointee.time_base
+        shift = env.range.start.ts(in: timeBase, rounding: .down)
+        writerInput = try env.writer.addPassthroughInput(from: stream, rotation: track.format.rotation,
+                                                         metadata: VideoLane.trackMetadata(track))
+    }
+
+    func run() throws(MediaError) {
+        do throws(MediaError) {
+            while let packet = try env.reader.next(output) {
+                try env.checkCancelled()
+                statistics.packetsRead += 1
+                let dts = MediaTime(ts: packet.dts != FFmpeg.noPTS ? packet.dts : packet.pts, timeBase: timeBase)
+                let pts = MediaTime(ts: packet.pts, timeBase: timeBase)
+                if pts.isNumeric { lastTime = pts }
+                if dts.isNumeric && dts >= env.range.end { break }
+                if !started {
+                    if track.mediaType == .video {
+                        guard packet.isKeyframe else { continue }
+                    } else if pts.isNumeric {
+                        let end = pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase)
+                        guard end > env.range.start else { continue }
+                    }
+                    started = true
+                }
+                if packet.pts != FFmpeg.noPTS { packet.pts -= shift }
+                if packet.dts != FFmpeg.noPTS { packet.dts -= shift }
+                let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: timeBase)
+                statistics.unitsOut += 1
+                statistics.packetsWritten += 1
+                try env.writer.append(packet, to: writerInput)
+                env.progress.update(lane: output, outputTime: end, frames: statistics.unitsOut)
+            }
+            env.reader.detach(output)
+        } catch {
+            throw error.at(file: env.file, track: track.index, time: lastTime)
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import CFFmpeg
+import Recipe
+
+/// Decode → (skip what will not be shown) → constant-rate retime or trim → scale → encode.
+final class VideoLane: LaneWork {
+    private let env: LaneEnvironment
+    private let output: Int
+    private let writerInput: Int
+    private let track: Track
+    private let settings: ResolvedVideoSettings
+    private let decoder: Decoder
+    private let encoder: Encoder
+    private let sourceTimeBase: AVRational
+    private let targetFormat: AVPixelFormat
+    private let grid: FrameGrid?
+    private var retimer: ConstantRateRetimer<Frame>?
+    private var selector: SelectiveDecode<Packet>?
+    private let droppability: Droppability?
+    private var scaler: Scaler?
+    /// The last picture sent and its scaled copy: repeated slots reuse it.
+    private var lastScaled: (source: Frame, scaled: Frame)?
+    private var maxPTS: MediaTime = .invalid
+    private var lastFrameDuration: MediaTime = .invalid
+    private var lastOutputPTS: Int64 = .min
+    private var lastTime: MediaTime = .invalid
+    private var done = false
+    private(set) var statistics: LaneStatistics
+
+    /// Opens the decoder and the encoder: formats are settled here, before any data flows.
+    init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings) throws(MediaError) {
+        self.env = env
+        self.output = output
+        self.track = track
+        self.settings = settings
+        statistics = LaneStatistics(track: track.index)
+        let stream = env.reader.stream(forOutput: output)
+        sourceTimeBase = stream.pointee.time_base
+        decoder = try Decoder(stream: stream)
+        targetFormat = av_get_pix_fmt(settings.pixelFormat)
+        guard targetFormat != AV_PIX_FMT_NONE else {
+            throw MediaError(.invalidSettings, "unknown pixel format '\(settings.pixelFormat)'")
+        }
+
+        var c = EncoderConfiguration(codecName: settings.encoderName, timeBase: sourceTimeBase)
+        if let rate = settings.frameRate {
+            grid = FrameGrid(start: env.range.start, end: env.range.end, frameDuration: rate.frameDuration)
+            c.timeBase = AVRational(num: rate.seconds, den: rate.frames)
+            c.frameRate = AVRational(num: rate.frames, den: rate.seconds)
+        } else {
+            grid = nil
+            c.frameRate = stream.pointee.avg_frame_rate
+        }
+        c.width = Int32(settings.width)
+        c.height = Int32(settings.height)
+        c.pixelFormat = targetFormat
+        c.gopSize = Int32(settings.gopFrames)
+        let par = stream.pointee.codecpar.pointee
+        c.colorPrimaries = par.color_primaries
+        c.colorTransfer = par.color_trc
+        c.colorSpace = par.color_space
+        c.colorRange = par.color_range
+        c.globalHeader = env.writer.needsGlobalHeader
+        c.profile = settings.profile
+        if let b = settings.bitrate { c.bitRate = Int64(b) }
+        if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
+        c.options = Self.encoderOptions(settings)
+        encoder = try Encoder(c)
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: track.format.rotation,
+                                              metadata: Self.trackMetadata(track))
+
+        if let grid {
+            retimer = ConstantRateRetimer(grid: grid)
+            if env.selectiveDecode {
+                let extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
+                droppability = Droppability(codecName: track.format.codec, extradata: extradata)
+                selector = SelectiveDecode(grid: grid)
+            } else {
+                droppability = nil
+            }
+        } else {
+            droppability = nil
+        }
+    }
+
+    static func encoderOptions(_ s: ResolvedVideoSettings) -> [(String, String)] {
+        var opts = s.codecOptions
+        if let q = s.quality, opts["crf"] == nil { opts["crf"] = formatNumber(q) }
+        if s.encoderName == "libx265" {
+            // x265 prints its own banner on stderr unless told; keep the terminal for our progress.
+            var params = opts["x265-params"].map { [$0] } ?? []
+            if !(opts["x265-params"] ?? "").contains("log-level") { params.append("log-level=error") }
+            if let l = s.level { params.append("level-idc=\(l)") }
+            opts["x265-params"] = params.joined(separator: ":")
+        } else if let l = s.level, opts["level"] == nil {
+            opts["level"] = l
+        }
+        return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    static func trackMetadata(_ t: Track) -> [String: String] {
+        var m: [String: String] = [:]
+        for key in ["language", "title", "creation_time"] { if let v = t.metadata[key] { m[key] = v } }
+        return m
+    }
+
+    func run() throws(MediaError) {
+        do throws(MediaError) {
+            while !done, let packet = try env.reader.next(output) {
+                try env.checkCancelled()
+                statistics.packetsRead += 1
+                let pts = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
+                if pts.isNumeric { lastTime = pts }
+                if var sel = selector {
+                    let droppable = !packet.isKeyframe && (packet.isDisposable || droppability?.isDroppable(packet.bytes) == true)
+                    let ready = sel.push(packet, pts: pts, dts: MediaTime(ts: packet.dts, timeBase: sourceTimeBase), droppable: droppable)
+                    statistics.packetsSkipped = sel.skipped
+                    selector = sel
+                    for p in ready where !done { try decode(p) }
+                } else {
+                    try decode(packet)
+                }
+            }
+            env.reader.detach(output)
+            if !done, var sel = selector {
+                let rest = sel.finish()
+                statistics.packetsSkipped = sel.skipped
+                selector = sel
+                for p in rest { try decode(p) }
+            }
+            try drainDecoder()
+            try finishTiming()
+            try drainEncoder()
+        } catch {
+            throw error.at(file: env.file, track: track.index, time: lastTime)
+        }
+    }
+
+    private func decode(_ packet: Packet) throws(MediaError) {
+        statistics.packetsDecoded += 1
+        while try !decoder.send(packet) {
+            try receiveFrames()
+        }
+        try receiveFrames()
+    }
+
+    private func drainDecoder() throws(MediaError) {
+        _ = try decoder.send(nil)
+        try receiveFrames()
+    }
+
+    private func receiveFrames() throws(MediaError) {
+        while let frame = try decoder.receive() {
+            statistics.framesDecoded += 1
+            if done { continue }
+            let ts = frame.bestEffortTimestamp != FFmpeg.noPTS ? frame.bestEffortTimestamp : frame.pts
+            let pts = MediaTime(ts: ts, timeBase: sourceTimeBase)
+            guard pts.isNumeric else { continue }
+            lastTime = pts
+            if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
+            if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
+            try handle(frame, pts: pts)
+        }
+    }
+
+    private func handle(_ frame: Frame, pts: MediaTime) throws(MediaError) {
+        if var r = retimer {
+            let slots = r.push(frame, pts: pts)
+            retimer = r
+            for (picture, k) in slots { try emit(picture, pts: k) }
+            if let grid, !grid.inSession(r.nextSlot) { done = true }
+            return
+        }
+        // Source timing, trimmed to the session: a frame is kept while it is on screen in range.
+        let range = env.range
+        if pts >= range.end { done = true; return }
+        let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .zero
+        guard pts + duration > range.start || pts >= range.start else { return }
+        let out = MediaTime.max(pts - range.start, .zero).ts(in: sourceTimeBase)
+        guard out > lastOutputPTS else { return }
+        try emit(frame, pts: out)
+    }
+
+    /// The end of the last picture, for the slots after the last frame.
+    private func finishTiming() throws(MediaError) {
+        guard var r = retimer, !done || r.grid.inSession(r.nextSlot) else { return }
+        var frameDuration = lastFrameDuration
+        if !frameDuration.isNumeric, let avg = track.format.averageFrameDuration { frameDuration = avg }
+        if !frameDuration.isNumeric { frameDuration = r.grid.frameDuration }
+        let end = maxPTS.isNumeric ? maxPTS + frameDuration : .negativeInfinity
+        let slots = r.finish(sourceEnd: end)
+        retimer = r
+        for (picture, k) in slots { try emit(picture, pts: k) }
+    }
+
+    /// Sends one picture to the encoder at `pts` (encoder time base).
+    private func emit(_ source: Frame, pts: Int64) throws(MediaError) {
+        let scaled: Frame
+        if let last = lastScaled, last.source === source {
+            scaled = last.scaled
+        } else {
+            scaled = try convert(source)
+            lastScaled = (source, scaled)
+        }
+        let frame = try scaled.reference()
+        frame.pts = pts
+        // Decoded pictures carry their old I/P/B types; the encoder must choose its own.
+        frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        lastOutputPTS = pts
+        statistics.unitsOut += 1
+        try encoder.send(frame)
+        try receivePackets()
+    }
+
+    private func convert(_ frame: Frame) throws(MediaError) -> Frame {
+        if frame.width == Int32(settings.width) && frame.height == Int32(settings.height) && frame.pixelFormat == targetFormat {
+            return frame
+        }
+        if scaler == nil || !scaler!.matches(frame) {
+            scaler = try Scaler(from: (frame.width, frame.height, frame.pixelFormat),
+                                to: (Int32(settings.width), Int32(settings.height), targetFormat))
+        }
+        return try scaler!.scale(frame)
+    }
+
+    private func drainEncoder() throws(MediaError) {
+        try encoder.send(nil)
+        try receivePackets()
+    }
+
+    private func receivePackets() throws(MediaError) {
+        while let packet = try encoder.receive() {
+            let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: encoder.timeBase)
+            statistics.packetsWritten += 1
+            try env.writer.append(packet, to: writerInput)
+            env.progress.update(lane: output, outputTime: end, frames: statistics.unitsOut)
+        }
+    }
+}
