@@ -1,0 +1,181 @@
+import CFFmpeg
+import Foundation
+import Recipe
+
+/// The video track a FrameSource writes.
+public struct GeneratedVideoFormat: Sendable {
+    public var codec: VideoCodec = .h264
+    public var width: Int
+    public var height: Int
+    /// The nominal rate (written as the stream's frame rate).
+    public var frameRate: FrameRate
+    /// Timestamps are stored in 1/timescale units; nil: one unit per frame at `frameRate`.
+    public var timescale: Int32?
+    public var pixelFormat = "yuv420p"
+    public var quality: Double = 20
+    public var gop: Int?
+    /// The encoder's own options (`bframes`, `b-pyramid`, `x265-params` …).
+    public var codecOptions: [String: String] = [:]
+    /// Degrees clockwise, kept as the display matrix.
+    public var rotation = 0
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorMatrix: String?
+    public var metadata: [String: String] = [:]
+
+    public init(width: Int, height: Int, frameRate: FrameRate) {
+        self.width = width; self.height = height; self.frameRate = frameRate
+    }
+
+    /// H.264 whose non-sync pictures between P frames nothing references (B frames without
+    /// pyramid), like the droppable frames high-frame-rate cameras write.
+    public static func droppableH264(width: Int, height: Int, frameRate: FrameRate) -> GeneratedVideoFormat {
+        var f = GeneratedVideoFormat(width: width, height: height, frameRate: frameRate)
+        // A GOP of a whole number of 4-frame groups keeps the pattern I B B B P B B B P … intact.
+        f.gop = Int(frameRate.frames / frameRate.seconds) / 4 * 4
+        f.codecOptions = ["preset": "ultrafast", "bf": "3", "b-pyramid": "none", "x264-params": "b-adapt=0:scenecut=0"]
+        return f
+    }
+}
+
+public struct GeneratedAudioFormat: Sendable {
+    public var sampleRate = 48000
+    public var channels = 2
+    public var bitrate = 128_000
+    public var metadata: [String: String] = [:]
+    public init(sampleRate: Int = 48000, channels: Int = 2) {
+        self.sampleRate = sampleRate; self.channels = channels
+    }
+}
+
+/// Appends generated pictures and audio samples to a new file through the project's own encoders
+/// and writer (AVAssetWriterInputPixelBufferAdaptor in our words). Tests and samples make their
+/// media with it. Used from one thread.
+public final class FrameSource {
+    private let writer: AssetWriter
+    private let path: String
+    private let temp: String
+    private var video: (encoder: Encoder, input: Int, format: GeneratedVideoFormat, pixelFormat: AVPixelFormat, bitDepth: Int)?
+    private var audio: (encoder: Encoder, input: Int, format: GeneratedAudioFormat, fifo: AudioFIFO, layout: AVChannelLayout)?
+    private var audioSamplesWritten: Int64 = 0
+    private var finished = false
+
+    public init(path: String, format: ContainerFormat? = nil, video v: GeneratedVideoFormat?, audio a: GeneratedAudioFormat?,
+                metadata: [String: String] = [:]) throws(MediaError) {
+        self.path = path
+        temp = TempFile.path(for: path)
+        let fmt = format ?? ContainerFormat(pathExtension: (path as NSString).pathExtension) ?? .mp4
+        writer = try AssetWriter(path: temp, format: fmt)
+        if let v {
+            let pix = av_get_pix_fmt(v.pixelFormat)
+            guard pix != AV_PIX_FMT_NONE, let desc = av_pix_fmt_desc_get(pix) else {
+                throw MediaError(.invalidSettings, "unknown pixel format '\(v.pixelFormat)'")
+            }
+            let tb = v.timescale.map { AVRational(num: 1, den: $0) } ?? AVRational(num: v.frameRate.seconds, den: v.frameRate.frames)
+            var c = EncoderConfiguration(codecName: v.codec == .hevc ? "libx265" : "libx264", timeBase: tb)
+            c.width = Int32(v.width)
+            c.height = Int32(v.height)
+            c.pixelFormat = pix
+            c.frameRate = AVRational(num: v.frameRate.frames, den: v.frameRate.seconds)
+            c.gopSize = Int32(v.gop ?? 0)
+            if let n = v.colorPrimaries { c.colorPrimaries = AVColorPrimaries(rawValue: UInt32(bitPattern: av_color_primaries_from_name(n))) }
+            if let n = v.colorTransfer { c.colorTransfer = AVColorTransferCharacteristic(rawValue: UInt32(bitPattern: av_color_transfer_from_name(n))) }
+            if let n = v.colorMatrix { c.colorSpace = AVColorSpace(rawValue: UInt32(bitPattern: av_color_space_from_name(n))) }
+            c.colorRange = AVCOL_RANGE_MPEG
+            c.globalHeader = writer.needsGlobalHeader
+            var opts = v.codecOptions
+            opts["crf"] = opts["crf"] ?? formatNumber(v.quality)
+            if v.codec == .hevc {
+                opts["x265-params"] = (opts["x265-params"].map { $0 + ":" } ?? "") + "log-level=error"
+            }
+            c.options = opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let enc = try Encoder(c)
+            let input = try writer.addInput(encoder: enc, rotation: v.rotation, metadata: v.metadata)
+            video = (enc, input, v, pix, Int(desc.pointee.comp.0.depth))
+        }
+        if let a {
+            var c = EncoderConfiguration(codecName: "aac", timeBase: AVRational(num: 1, den: Int32(a.sampleRate)))
+            c.sampleRate = Int32(a.sampleRate)
+            c.sampleFormat = AV_SAMPLE_FMT_FLTP
+            c.channels = Int32(a.channels)
+            c.bitRate = Int64(a.bitrate)
+            c.globalHeader = writer.needsGlobalHeader
+            let enc = try Encoder(c)
+            let input = try writer.addInput(encoder: enc, rotation: 0, metadata: a.metadata)
+            var layout = AVChannelLayout()
+            av_channel_layout_default(&layout, Int32(a.channels))
+            audio = (enc, input, a, AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(a.channels)), layout)
+        }
+        try writer.start(metadata: metadata, optimizeForNetwork: true)
+    }
+
+    deinit {
+        if !finished { TempFile.remove(temp) }
+    }
+
+    /// Appends one picture shown from `time`; `draw` fills it.
+    public func appendPicture(at time: MediaTime, draw: (borrowing PictureBuffer) -> Void) throws(MediaError) {
+        guard let v = video else { throw MediaError(.invalidSettings, "this FrameSource has no video track") }
+        let frame = try Frame.video(width: Int32(v.format.width), height: Int32(v.format.height), format: v.pixelFormat)
+        let picture = PictureBuffer(frame: frame, width: v.format.width, height: v.format.height, bitDepth: v.bitDepth)
+        draw(picture)
+        frame.pts = time.ts(in: v.encoder.timeBase)
+        try v.encoder.send(frame)
+        try drain(v.encoder, input: v.input)
+    }
+
+    /// Appends `count` samples following the ones already appended; `sample(channel, n)` gives
+    /// sample n (counted from the start of the track) of a channel, in -1…1.
+    public func appendAudio(count: Int, sample: (Int, Int64) -> Float) throws(MediaError) {
+        guard var a = audio else { throw MediaError(.invalidSettings, "this FrameSource has no audio track") }
+        let frame = try Frame.audio(samples: Int32(count), format: AV_SAMPLE_FMT_FLTP, layout: &a.layout,
+                                    sampleRate: Int32(a.format.sampleRate))
+        for ch in 0..<a.format.channels {
+            let p = UnsafeMutableRawPointer(frame.plane(Int32(ch))!).assumingMemoryBound(to: Float.self)
+            for i in 0..<count { p[i] = sample(ch, audioSamplesQueued + Int64(i)) }
+        }
+        audioSamplesQueued += Int64(count)
+        try a.fifo.write(frame)
+        try encodeAudio(flush: false)
+        audio = a
+    }
+
+    private var audioSamplesQueued: Int64 = 0
+
+    private func encodeAudio(flush: Bool) throws(MediaError) {
+        guard var a = audio else { return }
+        let size = a.encoder.frameSize > 0 ? a.encoder.frameSize : 1024
+        while a.fifo.count >= size || (flush && a.fifo.count > 0) {
+            let n = min(size, a.fifo.count)
+            let frame = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &a.layout, sampleRate: Int32(a.format.sampleRate))
+            _ = try a.fifo.read(into: frame, samples: n)
+            frame.pts = audioSamplesWritten
+            audioSamplesWritten += Int64(n)
+            try a.encoder.send(frame)
+            try drain(a.encoder, input: a.input)
+        }
+        audio = a
+    }
+
+    private func drain(_ encoder: Encoder, input: Int) throws(MediaError) {
+        while let packet = try encoder.receive() {
+            try writer.append(packet, to: input)
+        }
+    }
+
+    /// Drains the encoders, writes the trailer and moves the file into place.
+    public func finish() throws(MediaError) {
+        if let v = video {
+            try v.encoder.send(nil)
+            try drain(v.encoder, input: v.input)
+        }
+        if let a = audio {
+            try encodeAudio(flush: true)
+            try a.encoder.send(nil)
+            try drain(a.encoder, input: a.input)
+        }
+        try writer.finish()
+        try TempFile.commit(temp, to: path, overwrite: true)
+        finished = true
+    }
+}
