@@ -1,1 +1,55 @@
-print("reencode")
+import Foundation
+
+/// `reencode`: subcommands in the style of swift-argument-parser.
+let version = "0.1.0"
+let commands: [any Command.Type] = [InspectCommand.self]
+
+let overview = """
+    OVERVIEW: Batch media reencoding from YAML recipes, on FFmpeg's libraries.
+
+    USAGE: reencode <subcommand>
+
+    OPTIONS:
+      --version       Show the version.
+      -h, --help      Show help information.
+
+    SUBCOMMANDS:
+    \(commands.map { "  \($0.name.padding(toLength: 14, withPad: " ", startingAt: 0))  \($0.abstract)" }.joined(separator: "\n"))
+
+      See 'reencode help <subcommand>' for detailed help.
+    """
+
+@MainActor func main(_ args: [String]) -> Int32 {
+    guard let first = args.first else {
+        printError(overview)
+        return ExitCode.usage
+    }
+    switch first {
+    case "-h", "--help":
+        print(overview); return ExitCode.ok
+    case "--version":
+        print(version); return ExitCode.ok
+    case "help":
+        guard let name = args.dropFirst().first else { print(overview); return ExitCode.ok }
+        guard let c = commands.first(where: { $0.name == name }) else {
+            printError("Error: unknown subcommand '\(name)'\n\n\(overview)"); return ExitCode.usage
+        }
+        print(c.help); return ExitCode.ok
+    default:
+        break
+    }
+    guard let c = commands.first(where: { $0.name == first }) else {
+        printError("Error: unknown subcommand '\(first)'\n\nUSAGE: reencode <subcommand>\nSee 'reencode --help'.")
+        return ExitCode.usage
+    }
+    let rest = Array(args.dropFirst())
+    if rest.contains("-h") || rest.contains("--help") { print(c.help); return ExitCode.ok }
+    do throws(UsageError) {
+        return try c.init(arguments: rest).run()
+    } catch {
+        printError("Error: \(error.message)\nUsage: \(error.usage)\n  See 'reencode help \(c.name)'.")
+        return ExitCode.usage
+    }
+}
+
+exit(main(Array(CommandLine.arguments.dropFirst())))

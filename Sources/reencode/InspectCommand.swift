@@ -1,0 +1,157 @@
+import Foundation
+import Pipeline
+import Recipe
+
+struct InspectCommand: Command {
+    static let name = "inspect"
+    static let abstract = "Show a media file's tracks and formats."
+    static let usage = "reencode inspect [--json] FILE..."
+    static let help = """
+        OVERVIEW: \(abstract)
+
+        USAGE: \(usage)
+
+        ARGUMENTS:
+          FILE            A media file (mp4, mov, m4a, mkv, …).
+
+        OPTIONS:
+          --json          Print a JSON object per file (an array for several); see docs/inspect-json.md.
+          -h, --help      Show help information.
+
+        EXIT STATUS: 0 ok, 66 a file is missing or not media.
+        """
+
+    let files: [String]
+    let json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let a = try ArgumentScanner(arguments, flags: ["--json"], options: [], usage: Self.usage)
+        guard !a.positionals.isEmpty else { throw UsageError(message: "missing FILE", usage: Self.usage) }
+        files = a.positionals
+        json = a.flag("--json")
+    }
+
+    func run() -> Int32 {
+        var objects: [[String: Any]] = []
+        var status = ExitCode.ok
+        for file in files {
+            do throws(MediaError) {
+                let asset = try Asset.load(file)
+                if json { objects.append(AssetJSON.object(asset)) } else { print(AssetText.describe(asset)) }
+            } catch {
+                status = report(error)
+            }
+        }
+        if json && !objects.isEmpty { print(jsonString(files.count == 1 ? objects[0] as Any : objects as Any)) }
+        return status
+    }
+}
+
+/// The documented JSON form of an asset (docs/inspect-json.md).
+enum AssetJSON {
+    static func object(_ a: Asset) -> [String: Any] {
+        var o: [String: Any] = [
+            "file": a.path,
+            "format": a.formatName,
+            "formatName": a.formatLongName,
+            "startTime": seconds(a.startTime),
+            "duration": seconds(a.duration),
+            "metadata": a.metadata,
+            "tracks": a.tracks.map(track),
+        ]
+        if let b = a.bitRate { o["bitRate"] = b }
+        return o
+    }
+
+    static func track(_ t: Track) -> [String: Any] {
+        let f = t.format
+        var o: [String: Any] = [
+            "index": t.index,
+            "type": f.mediaType.rawValue,
+            "ordinal": t.ordinal,
+            "codec": f.codec,
+            "startTime": seconds(t.startTime),
+            "duration": seconds(t.duration),
+            "timeBase": t.timeBase.description,
+            "metadata": t.metadata,
+        ]
+        if let p = f.profile { o["profile"] = p }
+        if let b = f.bitRate { o["bitRate"] = b }
+        if let l = t.language { o["language"] = l }
+        if t.isAttachedPicture { o["attachedPicture"] = true }
+        switch f.mediaType {
+        case .video:
+            let d = f.displaySize
+            o["width"] = f.width
+            o["height"] = f.height
+            o["displayWidth"] = d.width
+            o["displayHeight"] = d.height
+            o["pixelAspect"] = f.pixelAspect.description
+            o["rotation"] = f.rotation
+            if let v = f.pixelFormat { o["pixelFormat"] = v }
+            if let v = f.bitDepth { o["bitDepth"] = v }
+            if let v = f.colorPrimaries { o["colorPrimaries"] = v }
+            if let v = f.colorTransfer { o["colorTransfer"] = v }
+            if let v = f.colorMatrix { o["colorMatrix"] = v }
+            if let v = f.colorRange { o["colorRange"] = v }
+            if let r = f.averageFrameRate {
+                o["frameRate"] = r.description
+                o["framesPerSecond"] = r.framesPerSecond
+                o["averageFrameDuration"] = r.frameDuration.description
+            }
+            if let m = f.minFrameDuration { o["minFrameDuration"] = m.description }
+            if let n = f.frameCount { o["frameCount"] = n }
+        case .audio:
+            o["sampleRate"] = f.sampleRate
+            o["channels"] = f.channels
+            if let v = f.channelLayout { o["channelLayout"] = v }
+            if let v = f.sampleFormat { o["sampleFormat"] = v }
+            if let n = f.frameCount { o["frameCount"] = n }
+        default:
+            break
+        }
+        return o
+    }
+
+    /// Seconds as a number, or null when not numeric.
+    static func seconds(_ t: MediaTime) -> Any { t.isNumeric ? t.seconds : NSNull() }
+}
+
+/// The human form of an asset.
+enum AssetText {
+    static func describe(_ a: Asset) -> String {
+        var head = "\(a.path)  (\(a.formatLongName), \(a.duration.secondsDescription)"
+        if let b = a.bitRate { head += ", \(kbps(b))" }
+        var lines = [head + ")"]
+        for t in a.tracks {
+            let f = t.format
+            var parts = ["  #\(t.index) \(f.mediaType.rawValue)", f.codec + (f.profile.map { " \($0)" } ?? "")]
+            switch f.mediaType {
+            case .video:
+                var size = "\(f.width)x\(f.height)"
+                if !f.pixelAspect.isSquare { size += " (SAR \(f.pixelAspect), shown \(f.displaySize.width)x\(f.displaySize.height))" }
+                parts.append(size)
+                if let r = f.averageFrameRate { parts.append("\(r.decimalDescription) fps") }
+                if let p = f.pixelFormat { parts.append(p + (f.bitDepth.map { " \($0)-bit" } ?? "")) }
+                let colour = [f.colorPrimaries, f.colorTransfer, f.colorMatrix].compactMap { $0 }
+                if !colour.isEmpty { parts.append(colour.joined(separator: "/")) }
+                if f.rotation != 0 { parts.append("rotated \(f.rotation)°") }
+                if let n = f.frameCount { parts.append("\(n) frames") }
+                if t.isAttachedPicture { parts.append("cover art") }
+            case .audio:
+                parts.append("\(f.sampleRate) Hz")
+                parts.append(f.channelLayout ?? "\(f.channels) ch")
+            default:
+                break
+            }
+            if let b = f.bitRate { parts.append(kbps(b)) }
+            parts.append(t.duration.secondsDescription)
+            if let l = t.language { parts.append("[\(l)]") }
+            lines.append(parts.joined(separator: "  "))
+        }
+        for (k, v) in a.metadata.sorted(by: { $0.key < $1.key }) { lines.append("  \(k): \(v)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func kbps(_ b: Int) -> String { "\((b + 500) / 1000) kb/s" }
+}
