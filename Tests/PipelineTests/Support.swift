@@ -38,7 +38,8 @@ enum Media {
         var samplesDone = 0
         for i in 0..<frames {
             let t = times?[i] ?? rate.frameDuration * Int64(i)
-            try source.appendPicture(at: t) { TestPattern.draw(index: i, into: $0) }
+            let d = times.flatMap { i + 1 < $0.count ? $0[i + 1] - t : nil }
+            try source.appendPicture(at: t, duration: d) { TestPattern.draw(index: i, into: $0) }
             if audio {
                 // Keep audio up to this frame's time so the writer interleaves as a camera would.
                 let until = Int((t.seconds * 48000).rounded())
@@ -102,4 +103,39 @@ extension VideoSettings {
         VideoSettings(codec: codec, frameRate: rate.map { .rate($0) }, frameRatePolicy: policy,
                       codecOptions: codec == .h264 ? ["preset": "ultrafast"] : ["preset": "ultrafast"])
     }
+}
+
+/// The source frame nearest to output slot k (DESIGN §3), ties to the earlier frame, for sources
+/// with frames at `times` (sorted).
+func nearestFrame(to t: MediaTime, in times: [MediaTime]) -> Int {
+    var lo = 0, hi = times.count - 1
+    while lo < hi {  // the last frame with time ≤ t
+        let mid = (lo + hi + 1) / 2
+        if times[mid] <= t { lo = mid } else { hi = mid - 1 }
+    }
+    if times[lo] > t { return lo }
+    if lo + 1 < times.count {
+        // Later frame only when strictly nearer: 2t > a + b.
+        if t * 2 > times[lo] + times[lo + 1] { return lo + 1 }
+    }
+    return lo
+}
+
+func frameTimes(_ count: Int, rate: FrameRate) -> [MediaTime] {
+    (0..<count).map { rate.frameDuration * Int64($0) }
+}
+
+/// The stamps an output at `rate` must show for a source with frames at `times` lasting until `end`.
+func expectedStamps(times: [MediaTime], end: MediaTime, rate: FrameRate, start: MediaTime = .zero,
+                    sessionEnd: MediaTime = .positiveInfinity) -> [Int] {
+    let d = rate.frameDuration
+    var out: [Int] = []
+    var k: Int64 = 0
+    while true {
+        let t = start + d * k
+        if t >= sessionEnd || t + d.half >= end { break }
+        if t + d.half >= times[0] { out.append(nearestFrame(to: t, in: times)) }
+        k += 1
+    }
+    return out
 }

@@ -108,7 +108,7 @@ private func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription
         f.colorRange = colorName(av_color_range_name(par.color_range), unspecified: par.color_range == AVCOL_RANGE_UNSPECIFIED)
         let avg = st.pointee.avg_frame_rate
         if avg.num > 0 && avg.den > 0 && avg.num <= Int32.max && avg.den <= Int32.max {
-            f.averageFrameRate = FrameRate(frames: avg.num, seconds: avg.den)
+            f.averageFrameRate = standardRate(near: FrameRate(frames: avg.num, seconds: avg.den))
         }
         let r = st.pointee.r_frame_rate
         if r.num > 0 && r.den > 0 { f.minFrameDuration = MediaTime(value: Int64(r.den), timescale: r.num) }
@@ -143,4 +143,15 @@ func dictionary(_ d: OpaquePointer?) -> [String: String] {
         entry = e
     }
     return out
+}
+
+/// Averages measured over a file's timestamps are often a hair off (a last frame of odd length):
+/// within 0.05 % of a whole or 1001-family rate, the standard rate is what the camera meant.
+func standardRate(near r: FrameRate) -> FrameRate {
+    let fps = r.framesPerSecond
+    let whole = fps.rounded()
+    if whole >= 1, abs(fps - whole) / whole < 0.0005 { return FrameRate(frames: Int32(whole)) }
+    let ntsc = (fps * 1.001).rounded()
+    if ntsc >= 1, abs(fps - ntsc / 1.001) / fps < 0.0005 { return FrameRate(frames: Int32(ntsc) * 1000, seconds: 1001) }
+    return r
 }

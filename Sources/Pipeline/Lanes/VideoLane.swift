@@ -22,6 +22,9 @@ final class VideoLane: LaneWork {
     private var maxPTS: MediaTime = .invalid
     private var lastFrameDuration: MediaTime = .invalid
     private var lastOutputPTS: Int64 = .min
+    /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
+    /// durations at 0, and a container then gives the last sample none.
+    private var pendingDurations: [Int64: Int64] = [:]
     private var lastTime: MediaTime = .invalid
     private var done = false
     private(set) var statistics: LaneStatistics
@@ -166,7 +169,7 @@ final class VideoLane: LaneWork {
         if var r = retimer {
             let slots = r.push(frame, pts: pts)
             retimer = r
-            for (picture, k) in slots { try emit(picture, pts: k) }
+            for (picture, k) in slots { try emit(picture, pts: k, duration: 1) }
             if let grid, !grid.inSession(r.nextSlot) { done = true }
             return
         }
@@ -177,7 +180,7 @@ final class VideoLane: LaneWork {
         guard pts + duration > range.start || pts >= range.start else { return }
         let out = MediaTime.max(pts - range.start, .zero).ts(in: sourceTimeBase)
         guard out > lastOutputPTS else { return }
-        try emit(frame, pts: out)
+        try emit(frame, pts: out, duration: frame.duration)
     }
 
     /// The end of the last picture, for the slots after the last frame.
@@ -189,11 +192,11 @@ final class VideoLane: LaneWork {
         let end = maxPTS.isNumeric ? maxPTS + frameDuration : .negativeInfinity
         let slots = r.finish(sourceEnd: end)
         retimer = r
-        for (picture, k) in slots { try emit(picture, pts: k) }
+        for (picture, k) in slots { try emit(picture, pts: k, duration: 1) }
     }
 
-    /// Sends one picture to the encoder at `pts` (encoder time base).
-    private func emit(_ source: Frame, pts: Int64) throws(MediaError) {
+    /// Sends one picture to the encoder at `pts`, lasting `duration` (encoder time base).
+    private func emit(_ source: Frame, pts: Int64, duration: Int64) throws(MediaError) {
         let scaled: Frame
         if let last = lastScaled, last.source === source {
             scaled = last.scaled
@@ -206,6 +209,7 @@ final class VideoLane: LaneWork {
         // Decoded pictures carry their old I/P/B types; the encoder must choose its own.
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         lastOutputPTS = pts
+        if duration > 0 { pendingDurations[pts] = duration }
         statistics.unitsOut += 1
         try encoder.send(frame)
         try receivePackets()
@@ -229,6 +233,7 @@ final class VideoLane: LaneWork {
 
     private func receivePackets() throws(MediaError) {
         while let packet = try encoder.receive() {
+            if let d = pendingDurations.removeValue(forKey: packet.pts), packet.duration <= 0 { packet.duration = d }
             let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: encoder.timeBase)
             statistics.packetsWritten += 1
             try env.writer.append(packet, to: writerInput)

@@ -113,16 +113,21 @@ public final class FrameSource {
         if !finished { TempFile.remove(temp) }
     }
 
-    /// Appends one picture shown from `time`; `draw` fills it.
-    public func appendPicture(at time: MediaTime, draw: (borrowing PictureBuffer) -> Void) throws(MediaError) {
+    /// Appends one picture shown from `time` for `duration` (default: one frame at the nominal
+    /// rate); `draw` fills it.
+    public func appendPicture(at time: MediaTime, duration: MediaTime? = nil, draw: (borrowing PictureBuffer) -> Void) throws(MediaError) {
         guard let v = video else { throw MediaError(.invalidSettings, "this FrameSource has no video track") }
         let frame = try Frame.video(width: Int32(v.format.width), height: Int32(v.format.height), format: v.pixelFormat)
         let picture = PictureBuffer(frame: frame, width: v.format.width, height: v.format.height, bitDepth: v.bitDepth)
         draw(picture)
         frame.pts = time.ts(in: v.encoder.timeBase)
+        // Encoders leave packet durations at 0; the writer needs them for the last sample.
+        pictureDurations[frame.pts] = (duration ?? v.format.frameRate.frameDuration).ts(in: v.encoder.timeBase)
         try v.encoder.send(frame)
         try drain(v.encoder, input: v.input)
     }
+
+    private var pictureDurations: [Int64: Int64] = [:]
 
     /// Appends `count` samples following the ones already appended; `sample(channel, n)` gives
     /// sample n (counted from the start of the track) of a channel, in -1…1.
@@ -159,6 +164,9 @@ public final class FrameSource {
 
     private func drain(_ encoder: Encoder, input: Int) throws(MediaError) {
         while let packet = try encoder.receive() {
+            if input == video?.input, packet.duration <= 0, let d = pictureDurations.removeValue(forKey: packet.pts) {
+                packet.duration = d
+            }
             try writer.append(packet, to: input)
         }
     }
