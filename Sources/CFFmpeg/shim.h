@@ -73,7 +73,8 @@ static inline const int32_t *rx_stream_display_matrix(const AVStream *st) {
 #endif
 }
 
-/// Writes a display matrix rotating by `degrees` counter-clockwise (FFmpeg's convention).
+/// Writes a display matrix turning the picture `degrees` clockwise for display
+/// (av_display_rotation_set's convention; av_display_rotation_get answers counter-clockwise).
 static inline int rx_stream_set_rotation(AVStream *st, double degrees) {
 #if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
     AVPacketSideData *sd = av_packet_side_data_new(&st->codecpar->coded_side_data,

@@ -57,8 +57,8 @@ final class AssetWriter: @unchecked Sendable {
 
     private func finishStream(_ st: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) {
         if rotation != 0 {
-            // FFmpeg's matrix turns counter-clockwise; ours is clockwise.
-            try FFmpeg.check(rx_stream_set_rotation(st, Double(-rotation)), "display matrix")
+            // av_display_rotation_set takes clockwise degrees, as `rotation` is.
+            try FFmpeg.check(rx_stream_set_rotation(st, Double(rotation)), "display matrix")
         }
         for (k, v) in metadata { av_dict_set(&st.pointee.metadata, k, v, 0) }
     }
