@@ -57,12 +57,13 @@ final class AudioLane: LaneWork {
             env.reader.detach(output)
             _ = try decoder.send(nil)
             try receiveFrames()
+            if !done { try env.checkComplete(track: track, reached: expectedStart) }
             if let r = resampler, let tail = try r.convert(nil) { try queue(tail) }
             try encodeQueued(flush: true)
             try encoder.send(nil)
             try receivePackets()
         } catch {
-            throw error.at(file: env.file, track: track.index, time: lastTime)
+            throw env.explain(error).at(file: env.file, track: track.index, time: lastTime)
         }
     }
 

@@ -131,10 +131,11 @@ final class VideoLane: LaneWork {
                 for p in rest { try decode(p) }
             }
             try drainDecoder()
+            if !done { try env.checkComplete(track: track, reached: maxPTS) }
             try finishTiming()
             try drainEncoder()
         } catch {
-            throw error.at(file: env.file, track: track.index, time: lastTime)
+            throw env.explain(error).at(file: env.file, track: track.index, time: lastTime)
         }
     }
 

@@ -21,6 +21,13 @@ final class AssetReader: @unchecked Sendable {
     /// Packets per output buffer before the reader waits for that output to catch up.
     let capacity: Int
     private(set) var packetsRead = 0
+    private var sawDamage = false
+
+    /// True once the demuxer handed out a packet it could not read whole.
+    var isDamaged: Bool {
+        condition.lock(); defer { condition.unlock() }
+        return sawDamage
+    }
 
     var path: String { input.path }
 
@@ -82,6 +89,8 @@ final class AssetReader: @unchecked Sendable {
                 atEnd = true
             case .success(true):
                 packetsRead += 1
+                // A sample the index promises but the file does not hold (cut-off copy).
+                if packet.isCorrupt { sawDamage = true }
                 if let o = routing[packet.streamIndex], !detached[o] { buffers[o].append(packet) }
             }
         }
