@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "Recipe", dependencies: ["CYAML"]),
         .target(name: "Pipeline", dependencies: ["CFFmpeg", "Recipe"]),
         .executableTarget(name: "reencode", dependencies: ["Pipeline", "Recipe"]),
+        // Makes benchmark and sample media and runs engine-level measurements (bench/README.md).
+        .executableTarget(name: "reencode-bench", dependencies: ["Pipeline", "Recipe", "CMalloc"], path: "bench/tool"),
+        .systemLibrary(name: "CMalloc", path: "bench/CMalloc"),
         .testTarget(name: "RecipeTests", dependencies: ["Recipe"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Recipe"]),
     ],
