@@ -1,5 +1,6 @@
 import Foundation
 import Pipeline
+import Synchronization
 import Recipe
 import Testing
 
@@ -139,5 +140,26 @@ struct ConversionTests {
         }
         let stamps = try Media.stamps(out)
         #expect(stamps.map(\.stamp) == (0..<30).map { Optional($0) })
+    }
+
+    @Test("progress rises monotonically to 1.0, per lane, on one reporting queue")
+    func progress() throws {
+        let dir = Scratch()
+        let src = try hfrSource(dir, frames: 960)
+        let reports = Mutex<[ConversionProgress]>([])
+        let plan = try Planner.plan(ConversionRequest(source: src, output: dir.file("out.mp4"), tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(frameRate: .rate(FrameRate(frames: 30)), codecOptions: ["preset": "medium"]))),
+            TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
+        ]))
+        try ExportSession(plan: plan).run { p in reports.withLock { $0.append(p) } }
+        let all = reports.withLock { $0 }
+        #expect(all.count >= 2)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.fraction <= $1.fraction && $0.outputTime <= $1.outputTime })
+        #expect(all.last?.fraction == 1.0)
+        #expect(all.last?.isFinal == true)
+        #expect(all.dropLast().allSatisfy { !$0.isFinal && $0.fraction < 1 })
+        #expect(all.last?.lanes.map(\.mediaType) == [.video, .audio])
+        #expect(all.last?.lanes[0].frames == 240)
+        #expect(all.last.map { abs($0.outputTime.seconds - 8) < 0.05 } == true)
     }
 }
