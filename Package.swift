@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc", path: "bench/CMalloc"),
         .testTarget(name: "RecipeTests", dependencies: ["Recipe"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Recipe"]),
+        // Runs the built `reencode` binary: exit codes, messages, JSON.
+        .testTarget(name: "CLITests", dependencies: ["Pipeline", "Recipe", "reencode"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,4 +64,46 @@ struct FormatTests {
             #expect(abs(a.duration.seconds - 2) < 0.05, "\(a.duration)")
         }
     }
+
+    @Test("passthrough copies samples untouched: a remux to mkv keeps every frame; a trim starts at the sync sample before the start")
+    func passthrough() throws {
+        let dir = Scratch()
+        let src = dir.file("src.mp4")
+        var v = GeneratedVideoFormat(width: 320, height: 240, frameRate: FrameRate(frames: 30))
+        v.codecOptions = ["preset": "ultrafast"]
+        v.gop = 30
+        try Media.make(src, video: v, frames: 90, audio: true)
+        let whole = dir.file("whole.mkv")
+        let r = try runConversion(ConversionRequest(source: src, output: whole, tracks: [
+            TrackRequest(.type(.video, 0), .passthrough), TrackRequest(.type(.audio, 0), .passthrough),
+        ]))
+        #expect(r.lanes[0].packetsDecoded == 0)
+        #expect(try Media.stamps(whole).map(\.stamp) == (0..<90).map { Optional($0) })
+        #expect(try Asset.load(whole).tracks.map(\.format.codec) == ["h264", "aac"])
+
+        var trim = ConversionRequest(source: src, output: dir.file("trim.mp4"), tracks: [TrackRequest(.type(.video, 0), .passthrough)])
+        trim.timeRange = TimeRange(start: MediaTime(seconds: 1), duration: MediaTime(seconds: 1))
+        let t = try runConversion(trim)
+        // Sync samples every 30 frames: the 1 s trim starts exactly on one and holds 30 frames.
+        #expect(t.lanes[0].packetsWritten == 30)
+        #expect(try Media.stamps(dir.file("trim.mp4")).map(\.stamp) == (30..<60).map { Optional($0) })
+    }
+
+    @Test("optimize for network puts the index (moov) before the media data (mdat)")
+    func moovFirst() throws {
+        let dir = Scratch()
+        let src = dir.file("src.mp4")
+        var v = GeneratedVideoFormat(width: 160, height: 120, frameRate: FrameRate(frames: 30))
+        v.codecOptions = ["preset": "ultrafast"]
+        try Media.make(src, video: v, frames: 10)
+        for fast in [true, false] {
+            var req = ConversionRequest(source: src, output: dir.file("out-\(fast).mp4"), tracks: [TrackRequest(.type(.video, 0), .video(.fast()))])
+            req.optimizeForNetwork = fast
+            try runConversion(req)
+            let data = try Data(contentsOf: URL(fileURLWithPath: req.output))
+            let moov = try #require(data.range(of: Data("moov".utf8)))
+            let mdat = try #require(data.range(of: Data("mdat".utf8)))
+            #expect((moov.lowerBound < mdat.lowerBound) == fast)
+        }
+    }
 }

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The `reencode` executable swift build put beside the test bundle.
+enum Binary {
+    static let path: String = {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("reencode").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return ".build/debug/reencode"
+    }()
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// Runs reencode and waits; `signal` is sent after `signalAfter` seconds if given.
+    static func run(_ args: [String], signal: Int32? = nil, signalAfter: Double = 0, cwd: String? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        if let signal {
+            Thread.sleep(forTimeInterval: signalAfter)
+            kill(p.processIdentifier, signal)
+        }
+        // Read before waiting: a full pipe would block the child.
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+final class Scratch {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "reencode-cli-tests/\(UInt32.random(in: 0...UInt32.max))"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+    var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+}
