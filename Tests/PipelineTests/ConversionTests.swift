@@ -14,6 +14,7 @@ struct ConversionTests {
         return src
     }
 
+    @discardableResult
     func to30(_ src: String, _ out: String, selective: Bool = true, range: TimeRange? = nil, audio: Bool = true) throws -> ConversionResult {
         var tracks = [TrackRequest(.type(.video, 0), .video(.fast(rate: FrameRate(frames: 30))))]
         if audio { tracks.append(TrackRequest(.type(.audio, 0), .audio(AudioSettings()))) }

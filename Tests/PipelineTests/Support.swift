@@ -93,6 +93,7 @@ enum Media {
     }
 }
 
+@discardableResult
 func runConversion(_ request: ConversionRequest) throws -> ConversionResult {
     let plan = try Planner.plan(request)
     return try ExportSession(plan: plan).run()
