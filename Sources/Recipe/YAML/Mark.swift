@@ -44,3 +44,10 @@ extension String {
         return s
     }
 }
+
+/// Every problem found in one recipe, in file order.
+public struct RecipeErrors: Error, Sendable, CustomStringConvertible {
+    public let diagnostics: [Diagnostic]
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}

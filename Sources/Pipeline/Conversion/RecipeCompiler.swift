@@ -1,0 +1,168 @@
+import Foundation
+import Recipe
+
+/// Where each output track of a compiled recipe came from, for `reencode plan`.
+public struct LaneOrigin: Sendable {
+    public let writerInput: Int
+    public let readerOutput: String
+    /// The preset chain, most specific first (empty: no preset).
+    public let presets: [String]
+    /// Settings keys the recipe (or its presets) set, as opposed to the assistant.
+    public let explicitKeys: [String]
+}
+
+public struct CompiledRecipe: Sendable {
+    public let plan: ConversionPlan
+    public let origins: [LaneOrigin]
+}
+
+/// Turns a recipe into a plan against a real source: track references are resolved, presets
+/// merged, the settings assistant run. Mismatches between recipe and source are reported at the
+/// recipe line that causes them (exit 65).
+public enum RecipeCompiler {
+    public static func compile(_ recipe: Recipe, input: String? = nil, output: String? = nil,
+                               overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> CompiledRecipe {
+        guard let source = input ?? recipe.source?.value else {
+            throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
+        }
+        let asset = try Asset.load(source)
+        guard let template = output ?? recipe.output.path?.value else {
+            throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
+        }
+        let outPath = expand(template, source: source)
+        var errors: [Diagnostic] = []
+        var tracks: [TrackRequest] = []
+        var origins: [LaneOrigin] = []
+
+        for input in recipe.writerInputs {
+            guard let out = recipe.readerOutput(input.source.value) else { continue }  // checked by the parser
+            let track: Track?
+            switch out.track {
+            case .kind(let kind, let n):
+                track = asset.tracks.filter { $0.mediaType.rawValue == kind.rawValue && !$0.isAttachedPicture }.dropFirst(n).first
+            case .index(let i):
+                track = asset.track(index: i)
+            }
+            guard let track else {
+                if out.optional { continue }
+                let has = asset.tracks.map { "#\($0.index) \($0.mediaType.rawValue)" }.joined(separator: ", ")
+                errors.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(source) has none (it has \(has.isEmpty ? "no tracks" : has)); add 'optional: true' to convert without it"))
+                continue
+            }
+            var presets: [String] = []
+            var video = VideoSettings(), audio = AudioSettings()
+            var videoOnly: [(String, Mark)] = [], audioOnly: [(String, Mark)] = []
+            var what = ""
+            switch input.settings {
+            case .none:
+                break
+            case .preset(let name):
+                do throws(Diagnostic) {
+                    let p = try recipe.resolvePreset(name)
+                    (video, audio, videoOnly, audioOnly, presets) = (p.video, p.audio, p.videoOnlyKeys, p.audioOnlyKeys, p.chain)
+                    what = "preset '\(name.value)'"
+                } catch { errors.append(error); continue }
+            case .inline(let def):
+                var base = ResolvedPreset.empty
+                if let b = def.base {
+                    do throws(Diagnostic) { base = try recipe.resolvePreset(b) } catch { errors.append(error); continue }
+                }
+                video = def.video.over(base.video)
+                audio = def.audio.over(base.audio)
+                videoOnly = base.videoOnlyKeys + def.videoOnlyKeys
+                audioOnly = base.audioOnlyKeys + def.audioOnlyKeys
+                presets = base.chain
+                what = "the settings of writer input \(input.number)"
+            }
+            let mode: TrackMode
+            switch track.mediaType {
+            case .video:
+                if let (key, mark) = audioOnly.first {
+                    errors.append(recipe.diagnostic(mark.line > 0 ? mark : settingsMark(input), "\(what) \(mark.line > 0 ? "sets '\(key)', an audio setting" : "is for audio only"), but writer input \(input.number) reads a video track ('\(out.name)')"))
+                    continue
+                }
+                mode = out.decode ? .video(video) : .passthrough
+            case .audio:
+                if let (key, mark) = videoOnly.first {
+                    errors.append(recipe.diagnostic(mark, "\(what) sets '\(key)', a video setting, but writer input \(input.number) reads an audio track ('\(out.name)')"))
+                    continue
+                }
+                mode = out.decode ? .audio(audio) : .passthrough
+            default:
+                guard !out.decode || video.codec == .copy else {
+                    errors.append(recipe.diagnostic(out.mark, "track #\(track.index) of \(source) is \(track.mediaType.rawValue): it can only be copied ('decode: false')"))
+                    continue
+                }
+                mode = .passthrough
+            }
+            tracks.append(TrackRequest(.index(track.index), mode))
+            let explicit: [String]
+            switch mode {
+            case .video: explicit = setKeys(video)
+            case .audio: explicit = setKeys(audio)
+            case .passthrough: explicit = []
+            }
+            origins.append(LaneOrigin(writerInput: input.number, readerOutput: out.name, presets: presets, explicitKeys: explicit))
+        }
+
+        if let tr = recipe.timeRange, asset.duration.isNumeric, tr.start >= asset.duration {
+            errors.append(recipe.diagnostic(tr.mark, "the time range starts at \(tr.start.secondsDescription), at or after the end of \(source) (\(asset.duration.secondsDescription))"))
+        }
+        if !errors.isEmpty { throw RecipeErrors(errors) }
+        if tracks.isEmpty {
+            throw MediaError(.unsupported, "none of the recipe's tracks are in this file", file: source)
+        }
+
+        var request = ConversionRequest(source: source, output: outPath, tracks: tracks)
+        request.format = recipe.output.format?.value
+        request.optimizeForNetwork = recipe.output.optimizeForNetwork
+        request.overwrite = overwrite || recipe.output.overwrite
+        request.timeRange = recipe.timeRange?.range
+        request.selectiveDecode = recipe.selectiveDecode
+        let plan = try Planner.plan(request, asset: asset, assistant: assistant)
+        return CompiledRecipe(plan: plan, origins: origins)
+    }
+
+    private static func settingsMark(_ input: WriterInput) -> Mark {
+        if case .preset(let p) = input.settings { return p.mark }
+        return input.mark
+    }
+
+    /// `out/{stem}-30fps.mp4` with the source's stem, extension, folder and name.
+    public static func expand(_ template: String, source: String) -> String {
+        let url = URL(fileURLWithPath: source)
+        let name = url.lastPathComponent
+        let ext = url.pathExtension
+        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
+        let dir = (source as NSString).deletingLastPathComponent
+        return template
+            .replacingOccurrences(of: "{stem}", with: stem)
+            .replacingOccurrences(of: "{ext}", with: ext)
+            .replacingOccurrences(of: "{dir}", with: dir.isEmpty ? "." : dir)
+            .replacingOccurrences(of: "{name}", with: name)
+    }
+
+    private static func setKeys(_ v: VideoSettings) -> [String] {
+        var k: [String] = []
+        if v.codec != nil { k.append("codec") }
+        if v.width != nil || v.height != nil { k.append("size") }
+        if v.frameRate != nil { k.append("frame-rate") }
+        if v.quality != nil { k.append("quality") }
+        if v.bitrate != nil { k.append("bitrate") }
+        if v.gop != nil { k.append("gop") }
+        if v.profile != nil { k.append("profile") }
+        if v.level != nil { k.append("level") }
+        if v.pixelFormat != nil { k.append("pixel-format") }
+        return k
+    }
+
+    private static func setKeys(_ a: AudioSettings) -> [String] {
+        var k: [String] = []
+        if a.codec != nil { k.append("codec") }
+        if a.bitrate != nil { k.append("bitrate") }
+        if a.sampleRate != nil { k.append("sample-rate") }
+        if a.channels != nil { k.append("channels") }
+        if a.channelLayout != nil { k.append("channel-layout") }
+        return k
+    }
+}

@@ -1,0 +1,104 @@
+/// Named output settings. A preset carries settings for video tracks and for audio tracks; a
+/// writer input uses the part that fits its track.
+public struct PresetDefinition: Sendable {
+    public let name: String
+    public var base: Located<String>?
+    public var video = VideoSettings()
+    public var audio = AudioSettings()
+    /// Keys that only apply to one kind of track, with where they were written (for errors).
+    public var videoOnlyKeys: [(String, Mark)] = []
+    public var audioOnlyKeys: [(String, Mark)] = []
+    public let mark: Mark?
+    public var summary: String?
+
+    public init(name: String, mark: Mark?, summary: String? = nil) {
+        self.name = name; self.mark = mark; self.summary = summary
+    }
+}
+
+/// Settings for both kinds of track after `base:` chains are merged.
+public struct ResolvedPreset: Sendable {
+    public var video: VideoSettings
+    public var audio: AudioSettings
+    public var videoOnlyKeys: [(String, Mark)]
+    public var audioOnlyKeys: [(String, Mark)]
+    /// The chain, most specific first: `video-30 ← h264-1920x1080`.
+    public var chain: [String]
+
+    /// No preset: everything open.
+    public static let empty = ResolvedPreset(video: VideoSettings(), audio: AudioSettings(), videoOnlyKeys: [], audioOnlyKeys: [], chain: [])
+}
+
+/// The built-in catalogue, AVFoundation's export presets in our words. Sizes are boxes the picture
+/// is fitted inside (never upscaled); what a preset leaves open the settings assistant derives.
+public enum BuiltinPresets {
+    public static let all: [PresetDefinition] = [
+        make("passthrough", "Copy every sample as it is: no decode, no encode, no quality loss.",
+             video: VideoSettings(codec: .copy), audio: AudioSettings(codec: .copy)),
+        make("low-quality", "H.264 inside 640x360 at constant quality 30, AAC 96 kb/s: small previews.",
+             video: VideoSettings(codec: .h264, width: 640, height: 360, quality: 30), audio: AudioSettings(codec: .aac, bitrate: 96_000)),
+        make("medium-quality", "H.264 inside 1280x720 at constant quality 26, AAC.",
+             video: VideoSettings(codec: .h264, width: 1280, height: 720, quality: 26), audio: AudioSettings(codec: .aac)),
+        make("highest-quality", "H.264 at the source's size, constant quality 18, AAC 256 kb/s.",
+             video: VideoSettings(codec: .h264, quality: 18), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
+        make("h264-640x480", "H.264 inside 640x480, AAC.", video: VideoSettings(codec: .h264, width: 640, height: 480), audio: AudioSettings(codec: .aac)),
+        make("h264-960x540", "H.264 inside 960x540, AAC.", video: VideoSettings(codec: .h264, width: 960, height: 540), audio: AudioSettings(codec: .aac)),
+        make("h264-1280x720", "H.264 inside 1280x720, AAC.", video: VideoSettings(codec: .h264, width: 1280, height: 720), audio: AudioSettings(codec: .aac)),
+        make("h264-1920x1080", "H.264 inside 1920x1080, AAC.", video: VideoSettings(codec: .h264, width: 1920, height: 1080), audio: AudioSettings(codec: .aac)),
+        make("h264-3840x2160", "H.264 inside 3840x2160, AAC.", video: VideoSettings(codec: .h264, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
+        make("hevc-1920x1080", "HEVC inside 1920x1080 (10-bit kept), AAC.", video: VideoSettings(codec: .hevc, width: 1920, height: 1080), audio: AudioSettings(codec: .aac)),
+        make("hevc-3840x2160", "HEVC inside 3840x2160 (10-bit kept), AAC.", video: VideoSettings(codec: .hevc, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
+        make("hevc-highest-quality", "HEVC at the source's size, constant quality 20 (10-bit kept), AAC 256 kb/s.",
+             video: VideoSettings(codec: .hevc, quality: 20), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
+        make("m4a", "Audio only: AAC, the source's rate (44.1/48 kHz) and up to 2 channels.", video: nil, audio: AudioSettings(codec: .aac)),
+        make("aac-stereo", "AAC stereo, 128 kb/s, 48 kHz unless the source is 44.1 kHz.",
+             video: nil, audio: AudioSettings(codec: .aac, bitrate: 128_000, channels: 2)),
+    ]
+
+    public static func named(_ name: String) -> PresetDefinition? { all.first { $0.name == name } }
+
+    /// Names of presets that have no video part.
+    public static let audioOnly: Set<String> = ["m4a", "aac-stereo"]
+
+    private static func make(_ name: String, _ summary: String, video: VideoSettings?, audio: AudioSettings) -> PresetDefinition {
+        var p = PresetDefinition(name: name, mark: nil, summary: summary)
+        p.video = video ?? VideoSettings()
+        p.audio = audio
+        if video == nil { p.audioOnlyKeys = [("codec", Mark(line: 0, column: 0))] }
+        return p
+    }
+}
+
+extension Recipe {
+    /// Merges a preset with its `base:` chain (user presets, then built-ins). Cycles and unknown
+    /// bases are errors at the `base:` that causes them.
+    public func resolvePreset(_ name: Located<String>) throws(Diagnostic) -> ResolvedPreset {
+        var chain: [String] = []
+        var visiting: [String] = []
+        var current: Located<String>? = name
+        var layers: [PresetDefinition] = []
+        while let n = current {
+            if visiting.contains(n.value) {
+                throw diagnostic(n.mark, "preset '\(visiting[0])' extends itself: \((visiting + [n.value]).joined(separator: " → "))")
+            }
+            visiting.append(n.value)
+            guard let p = presets[n.value] ?? BuiltinPresets.named(n.value) else {
+                throw diagnostic(n.mark, "unknown preset '\(n.value)'" + suggestion(n.value, among: presetNames))
+            }
+            chain.append(n.value)
+            layers.append(p)
+            current = p.base
+        }
+        var video = VideoSettings(), audio = AudioSettings()
+        var vk: [(String, Mark)] = [], ak: [(String, Mark)] = []
+        for p in layers.reversed() {
+            video = p.video.over(video)
+            audio = p.audio.over(audio)
+            vk += p.videoOnlyKeys
+            ak += p.audioOnlyKeys
+        }
+        return ResolvedPreset(video: video, audio: audio, videoOnlyKeys: vk, audioOnlyKeys: ak, chain: chain)
+    }
+
+    public var presetNames: [String] { Array(presets.keys) + BuiltinPresets.all.map(\.name) }
+}

@@ -1,0 +1,101 @@
+/// A value and where the recipe wrote it.
+public struct Located<Value: Sendable>: Sendable {
+    public let value: Value
+    public let mark: Mark
+    public init(_ value: Value, _ mark: Mark) { self.value = value; self.mark = mark }
+}
+
+/// Which source track a reader output takes: `video`, `audio:1`, `"#3"`.
+public enum TrackReference: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable { case video, audio }
+    case kind(Kind, Int)
+    case index(Int)
+
+    public var description: String {
+        switch self {
+        case .kind(let k, 0): return k.rawValue
+        case .kind(let k, let n): return "\(k.rawValue):\(n)"
+        case .index(let i): return "#\(i)"
+        }
+    }
+}
+
+public struct ReaderOutput: Sendable {
+    public let name: String
+    public let track: TrackReference
+    /// An absent optional track is left out instead of failing.
+    public let optional: Bool
+    /// false: compressed samples are passed through (no decode, no encode).
+    public let decode: Bool
+    public let mark: Mark
+}
+
+public enum SettingsReference: Sendable {
+    /// No settings: everything from the settings assistant (or passthrough when not decoded).
+    case none
+    case preset(Located<String>)
+    case inline(PresetDefinition)
+}
+
+public struct WriterInput: Sendable {
+    /// 1-based, as messages count them.
+    public let number: Int
+    public let source: Located<String>
+    public let settings: SettingsReference
+    public let mark: Mark
+}
+
+public struct OutputSpec: Sendable {
+    /// May hold the tokens {stem} {ext} {dir} {name} of the source path.
+    public var path: Located<String>?
+    public var format: Located<ContainerFormat>?
+    public var optimizeForNetwork = true
+    public var overwrite = false
+}
+
+public struct TimeRangeSpec: Sendable {
+    public let start: MediaTime
+    /// Exactly one of duration and end, or neither (to the end of the source).
+    public let duration: MediaTime?
+    public let end: MediaTime?
+    public let mark: Mark
+
+    /// On the source's timeline (0 = its start); duration +infinity when open-ended.
+    public var range: TimeRange {
+        if let duration { return TimeRange(start: start, duration: duration) }
+        if let end { return TimeRange(start: start, end: end) }
+        return TimeRange(start: start, duration: .positiveInfinity)
+    }
+}
+
+/// A parsed, statically checked recipe (format version 1). It knows nothing of FFmpeg: track
+/// references and settings are resolved against a real source when the plan is made.
+public struct Recipe: Sendable {
+    public let file: String
+    /// The recipe's text, line by line, for carets in later diagnostics.
+    public let lines: [String]
+    public var version = 1
+    public var name: String?
+    public var summary: String?
+    public var source: Located<String>?
+    public var output = OutputSpec()
+    public var presets: [String: PresetDefinition] = [:]
+    public var readerOutputs: [ReaderOutput] = []
+    public var writerInputs: [WriterInput] = []
+    public var timeRange: TimeRangeSpec?
+    /// Skip pictures the frame-rate converter will not show (DESIGN §3); on by default.
+    public var selectiveDecode = true
+
+    public init(file: String, lines: [String]) {
+        self.file = file
+        self.lines = lines
+    }
+
+    public func readerOutput(_ name: String) -> ReaderOutput? { readerOutputs.first { $0.name == name } }
+
+    /// A diagnostic pointing into this recipe.
+    public func diagnostic(_ mark: Mark?, _ message: String) -> Diagnostic {
+        let line = mark.flatMap { $0.line >= 1 && $0.line <= lines.count ? lines[$0.line - 1] : nil }
+        return Diagnostic(file: file, mark: mark, message: message, sourceLine: line)
+    }
+}

@@ -1,0 +1,438 @@
+/// Reads a recipe (format version 1) from YAML text. Every error found is reported, each at its
+/// line and column; a recipe comes back only when there are none.
+public enum RecipeParser {
+    public static func parse(_ text: String, file: String) -> Result<Recipe, RecipeErrors> {
+        let root: Node
+        switch YAMLParser.parse(text, file: file) {
+        case .failure(let d): return .failure(RecipeErrors([d]))
+        case .success(let n): root = n
+        }
+        var p = Parser(recipe: Recipe(file: file, lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
+        p.parseRoot(root)
+        if p.errors.isEmpty { p.checkReferences() }
+        if !p.errors.isEmpty { return .failure(RecipeErrors(p.errors.sorted { ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0)) })) }
+        return .success(p.recipe)
+    }
+
+    static let rootKeys = ["recipe", "name", "summary", "source", "output", "presets", "reader", "writer", "session"]
+    static let outputKeys = ["path", "format", "optimize-for-network", "overwrite"]
+    static let readerOutputKeys = ["track", "optional", "decode"]
+    static let writerInputKeys = ["source", "settings"]
+    static let sessionKeys = ["time-range", "selective-decode"]
+    static let timeRangeKeys = ["start", "duration", "end"]
+    static let videoKeys = ["width", "height", "frame-rate", "frame-rate-policy", "quality", "max-bitrate", "gop", "profile", "level", "pixel-format"]
+    static let audioKeys = ["sample-rate", "channels", "channel-layout"]
+    static let sharedKeys = ["codec", "bitrate", "codec-options"]
+    static let presetKeys = ["base"] + sharedKeys + videoKeys + audioKeys
+}
+
+private struct Parser {
+    var recipe: Recipe
+    var errors: [Diagnostic] = []
+
+    mutating func error(_ mark: Mark, _ message: String) {
+        errors.append(recipe.diagnostic(mark, message))
+    }
+
+    /// The pairs of a mapping node, with unknown keys reported; nil when it is not a mapping.
+    mutating func mapping(_ node: Node, _ what: String, keys: [String]) -> [(String, Node, Mark)]? {
+        guard case .mapping(let pairs, _) = node else {
+            error(node.mark, "\(what) must be a mapping of keys to values, not \(node.kindDescription)")
+            return nil
+        }
+        var out: [(String, Node, Mark)] = []
+        for (k, v) in pairs {
+            let key = k.scalar ?? ""
+            if !keys.contains(key) {
+                error(k.mark, "unknown key '\(key)' in \(what)" + suggestion(key, among: keys))
+                continue
+            }
+            out.append((key, v, k.mark))
+        }
+        return out
+    }
+
+    mutating func string(_ node: Node, _ key: String) -> String? {
+        guard let s = node.scalar else { error(node.mark, "'\(key)' must be text, not \(node.kindDescription)"); return nil }
+        return s
+    }
+
+    mutating func bool(_ node: Node, _ key: String) -> Bool? {
+        switch node.scalar {
+        case "true": return true
+        case "false": return false
+        default: error(node.mark, "'\(key)' must be true or false, not \(node.kindDescription)"); return nil
+        }
+    }
+
+    mutating func integer(_ node: Node, _ key: String, range: ClosedRange<Int>, unit: String = "") -> Int? {
+        guard let s = node.scalar, let v = Int(s), range.contains(v) else {
+            error(node.mark, "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound)\(unit), not \(node.kindDescription)")
+            return nil
+        }
+        return v
+    }
+
+    mutating func time(_ node: Node, _ key: String) -> MediaTime? {
+        guard let s = node.scalar, let t = TimeParsing.time(s), t >= .zero else {
+            error(node.mark, "'\(key)' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not \(node.kindDescription)")
+            return nil
+        }
+        return t
+    }
+
+    // MARK: Root
+
+    mutating func parseRoot(_ root: Node) {
+        guard let pairs = mapping(root, "the recipe", keys: RecipeParser.rootKeys) else { return }
+        let present = Set(pairs.map(\.0))
+        if !present.contains("recipe") {
+            error(root.mark, "missing 'recipe: 1' (the recipe format version) at the top")
+        }
+        if !present.contains("writer") {
+            error(root.mark, "missing 'writer:' (the output tracks)")
+        }
+        // Presets first: writer inputs may refer to them.
+        for (key, value, _) in pairs where key == "presets" { parsePresets(value) }
+        for (key, value, _) in pairs {
+            switch key {
+            case "recipe":
+                if let v = value.scalar, let n = Int(v) {
+                    if n != 1 { error(value.mark, "unsupported recipe version \(n) (this reencode reads version 1)") }
+                } else {
+                    error(value.mark, "'recipe' is the format version and must be 1, not \(value.kindDescription)")
+                }
+            case "name": recipe.name = string(value, key)
+            case "summary": recipe.summary = string(value, key)
+            case "source": if let s = string(value, key) { recipe.source = Located(s, value.mark) }
+            case "output": parseOutput(value)
+            case "reader": parseReader(value)
+            case "writer": parseWriter(value)
+            case "session": parseSession(value)
+            default: break
+            }
+        }
+    }
+
+    mutating func parseOutput(_ node: Node) {
+        if let s = node.scalar, !s.isEmpty {  // `output: out/{stem}.mp4` shorthand
+            recipe.output.path = Located(s, node.mark)
+            checkTokens(s, node.mark)
+            return
+        }
+        guard let pairs = mapping(node, "output", keys: RecipeParser.outputKeys) else { return }
+        for (key, value, _) in pairs {
+            switch key {
+            case "path":
+                if let s = string(value, key) { recipe.output.path = Located(s, value.mark); checkTokens(s, value.mark) }
+            case "format":
+                if let s = string(value, key) {
+                    if let f = ContainerFormat(rawValue: s.lowercased()) { recipe.output.format = Located(f, value.mark) }
+                    else { error(value.mark, "output format '\(s)' is not one of mp4, mov, m4a, mkv") }
+                }
+            case "optimize-for-network": if let b = bool(value, key) { recipe.output.optimizeForNetwork = b }
+            case "overwrite": if let b = bool(value, key) { recipe.output.overwrite = b }
+            default: break
+            }
+        }
+    }
+
+    mutating func checkTokens(_ path: String, _ mark: Mark) {
+        var rest = Substring(path)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                error(mark, "'path' has a '{' without '}'")
+                return
+            }
+            let token = String(rest[rest.index(after: open)..<close])
+            if !["stem", "ext", "dir", "name"].contains(token) {
+                error(mark, "'path' has an unknown token {\(token)} (tokens: {stem} {ext} {dir} {name})")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+    }
+
+    // MARK: Reader and writer
+
+    mutating func parseReader(_ node: Node) {
+        guard let pairs = mapping(node, "reader", keys: ["outputs"]) else { return }
+        for (_, value, _) in pairs {
+            guard case .mapping(let outputs, _) = value else {
+                error(value.mark, "'outputs' must be a mapping of names to reader outputs, not \(value.kindDescription)")
+                continue
+            }
+            for (k, v) in outputs {
+                guard let name = k.scalar, !name.isEmpty else { error(k.mark, "a reader output needs a name"); continue }
+                parseReaderOutput(name, v, k.mark)
+            }
+        }
+    }
+
+    mutating func parseReaderOutput(_ name: String, _ node: Node, _ mark: Mark) {
+        guard let pairs = mapping(node, "reader output '\(name)'", keys: RecipeParser.readerOutputKeys) else { return }
+        var track: TrackReference?
+        var optional = false, decode = true
+        for (key, value, _) in pairs {
+            switch key {
+            case "track":
+                guard let s = value.scalar, let t = Self.trackReference(s) else {
+                    error(value.mark, "'track' must be video, audio, video:N, audio:N or \"#N\" (a stream index), not \(value.kindDescription)")
+                    continue
+                }
+                track = t
+            case "optional": optional = bool(value, key) ?? optional
+            case "decode": decode = bool(value, key) ?? decode
+            default: break
+            }
+        }
+        guard let track else {
+            if !pairs.contains(where: { $0.0 == "track" }) { error(mark, "reader output '\(name)' needs a 'track' (video, audio, video:N, audio:N or \"#N\")") }
+            return
+        }
+        recipe.readerOutputs.append(ReaderOutput(name: name, track: track, optional: optional, decode: decode, mark: mark))
+    }
+
+    static func trackReference(_ s: String) -> TrackReference? {
+        if s.hasPrefix("#") { return Int(s.dropFirst()).flatMap { $0 >= 0 ? .index($0) : nil } }
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        guard let kind = TrackReference.Kind(rawValue: String(parts[0])) else { return nil }
+        if parts.count == 1 { return .kind(kind, 0) }
+        guard parts.count == 2, let n = Int(parts[1]), n >= 0 else { return nil }
+        return .kind(kind, n)
+    }
+
+    mutating func parseWriter(_ node: Node) {
+        guard let pairs = mapping(node, "writer", keys: ["inputs"]) else { return }
+        for (_, value, _) in pairs {
+            guard case .sequence(let items, _) = value else {
+                error(value.mark, "'inputs' must be a list of writer inputs (- { source: …, settings: … }), not \(value.kindDescription)")
+                continue
+            }
+            for (i, item) in items.enumerated() { parseWriterInput(i + 1, item) }
+        }
+    }
+
+    mutating func parseWriterInput(_ number: Int, _ node: Node) {
+        guard let pairs = mapping(node, "writer input \(number)", keys: RecipeParser.writerInputKeys) else { return }
+        var source: Located<String>?
+        var settings = SettingsReference.none
+        for (key, value, _) in pairs {
+            switch key {
+            case "source": if let s = string(value, key) { source = Located(s, value.mark) }
+            case "settings":
+                if let s = value.scalar { settings = .preset(Located(s, value.mark)) }
+                else if let p = parsePreset(name: "writer input \(number)", value, inline: true) { settings = .inline(p) }
+            default: break
+            }
+        }
+        guard let source else {
+            error(node.mark, "writer input \(number) needs a 'source' (the name of a reader output)")
+            return
+        }
+        recipe.writerInputs.append(WriterInput(number: number, source: source, settings: settings, mark: node.mark))
+    }
+
+    // MARK: Presets
+
+    mutating func parsePresets(_ node: Node) {
+        guard case .mapping(let pairs, _) = node else {
+            error(node.mark, "'presets' must be a mapping of names to settings, not \(node.kindDescription)")
+            return
+        }
+        for (k, v) in pairs {
+            guard let name = k.scalar, !name.isEmpty else { error(k.mark, "a preset needs a name"); continue }
+            if let p = parsePreset(name: name, v, inline: false, mark: k.mark) { recipe.presets[name] = p }
+        }
+    }
+
+    mutating func parsePreset(name: String, _ node: Node, inline: Bool, mark: Mark? = nil) -> PresetDefinition? {
+        let what = inline ? "the settings of \(name)" : "preset '\(name)'"
+        guard let pairs = mapping(node, what, keys: RecipeParser.presetKeys) else { return nil }
+        var p = PresetDefinition(name: inline ? name : name, mark: mark ?? node.mark)
+        for (key, value, keyMark) in pairs {
+            if RecipeParser.videoKeys.contains(key) { p.videoOnlyKeys.append((key, keyMark)) }
+            if RecipeParser.audioKeys.contains(key) { p.audioOnlyKeys.append((key, keyMark)) }
+            switch key {
+            case "base": if let s = string(value, key) { p.base = Located(s, value.mark) }
+            case "codec":
+                guard let s = value.scalar?.lowercased() else { _ = string(value, key); continue }
+                if let c = VideoCodec(rawValue: s) {
+                    p.video.codec = c
+                    if c == .copy { p.audio.codec = .copy } else { p.videoOnlyKeys.append((key, keyMark)) }
+                } else if let c = AudioCodec(rawValue: s) {
+                    p.audio.codec = c
+                    p.audioOnlyKeys.append((key, keyMark))
+                } else {
+                    error(value.mark, "'codec' must be one of h264, hevc, aac, copy, not \(value.kindDescription)")
+                }
+            case "bitrate":
+                if let b = bitrate(value, key) { p.video.bitrate = b; p.audio.bitrate = b }
+            case "max-bitrate": p.video.maxBitrate = bitrate(value, key)
+            case "codec-options":
+                guard case .mapping(let opts, _) = value else {
+                    error(value.mark, "'codec-options' must be a mapping of encoder option names to values, not \(value.kindDescription)")
+                    continue
+                }
+                var d: [String: String] = [:]
+                for (k, v) in opts {
+                    guard let ks = k.scalar, let vs = v.scalar else { error(v.mark, "codec options are plain name: value pairs"); continue }
+                    d[ks] = vs
+                }
+                p.video.codecOptions = d
+                p.audio.codecOptions = d
+            case "width": p.video.width = integer(value, key, range: 16...16384)
+            case "height": p.video.height = integer(value, key, range: 16...16384)
+            case "frame-rate":
+                if value.scalar == "source" { p.video.frameRate = .source; continue }
+                guard let s = value.scalar, let r = TimeParsing.frameRate(s), r.framesPerSecond <= 1000 else {
+                    error(value.mark, "'frame-rate' must be a positive number (30, 29.97), a fraction (30000/1001) or 'source', not \(value.kindDescription)")
+                    continue
+                }
+                p.video.frameRate = .rate(r)
+            case "frame-rate-policy":
+                guard let s = value.scalar, let policy = FrameRatePolicy(rawValue: s) else {
+                    error(value.mark, "'frame-rate-policy' must be one of cap, exact, divisor, not \(value.kindDescription)")
+                    continue
+                }
+                p.video.frameRatePolicy = policy
+            case "quality":
+                guard let s = value.scalar, let q = Double(s), q >= 0, q <= 51 else {
+                    error(value.mark, "'quality' must be a number from 0 (best) to 51 (smallest), not \(value.kindDescription)")
+                    continue
+                }
+                p.video.quality = q
+            case "gop":
+                if let s = value.scalar, let n = Int(s), n >= 1 { p.video.gop = .frames(n); continue }
+                guard let s = value.scalar, s.hasSuffix("s"), let t = TimeParsing.time(s), t > .zero else {
+                    error(value.mark, "'gop' must be a duration like 2s or a frame count like 60, not \(value.kindDescription)")
+                    continue
+                }
+                p.video.gop = .duration(t)
+            case "profile": p.video.profile = string(value, key)
+            case "level": p.video.level = string(value, key)
+            case "pixel-format": p.video.pixelFormat = string(value, key)
+            case "sample-rate":
+                guard let s = value.scalar, let r = Self.sampleRate(s) else {
+                    error(value.mark, "'sample-rate' must be a rate in Hz from 8000 to 192000 (48000 or 48k), not \(value.kindDescription)")
+                    continue
+                }
+                p.audio.sampleRate = r
+            case "channels": p.audio.channels = integer(value, key, range: 1...8)
+            case "channel-layout": p.audio.channelLayout = string(value, key)
+            default: break
+            }
+        }
+        if !p.videoOnlyKeys.isEmpty && !p.audioOnlyKeys.isEmpty && p.video.codec != .copy {
+            let v = p.videoOnlyKeys[0], a = p.audioOnlyKeys[0]
+            error(max(v.1, a.1), "\(what) mixes video settings ('\(v.0)') and audio settings ('\(a.0)'); make one preset for each")
+        }
+        return p
+    }
+
+    /// `128k`, `5M`, `800000`, `1.5M` → bits per second.
+    mutating func bitrate(_ node: Node, _ key: String) -> Int? {
+        guard let s = node.scalar, let b = Self.bitrate(s) else {
+            error(node.mark, "'\(key)' must be a bit rate like 128k, 5M or 800000, not \(node.kindDescription)")
+            return nil
+        }
+        return b
+    }
+
+    static func bitrate(_ s: String) -> Int? {
+        var text = s.lowercased()
+        var scale = 1
+        if text.hasSuffix("k") { scale = 1000; text.removeLast() } else if text.hasSuffix("m") { scale = 1_000_000; text.removeLast() }
+        guard let t = TimeParsing.decimal(text, scale: 1), t.value > 0 else { return nil }
+        let v = WideArithmetic.mulDiv(t.value, Int64(scale), Int64(t.timescale), rounding: .nearest)
+        return (1000...1_000_000_000).contains(v) ? Int(v) : nil
+    }
+
+    static func sampleRate(_ s: String) -> Int? {
+        let v: Int?
+        if s.lowercased().hasSuffix("k") {
+            v = TimeParsing.decimal(String(s.dropLast()), scale: 1).map { Int(WideArithmetic.mulDiv($0.value, 1000, Int64($0.timescale))) }
+        } else {
+            v = Int(s)
+        }
+        guard let v, (8000...192_000).contains(v) else { return nil }
+        return v
+    }
+
+    // MARK: Session
+
+    mutating func parseSession(_ node: Node) {
+        guard let pairs = mapping(node, "session", keys: RecipeParser.sessionKeys) else { return }
+        for (key, value, _) in pairs {
+            switch key {
+            case "selective-decode": recipe.selectiveDecode = bool(value, key) ?? true
+            case "time-range": parseTimeRange(value)
+            default: break
+            }
+        }
+    }
+
+    mutating func parseTimeRange(_ node: Node) {
+        guard let pairs = mapping(node, "time-range", keys: RecipeParser.timeRangeKeys) else { return }
+        var start: MediaTime = .zero, duration: MediaTime?, end: MediaTime?
+        var endMark: Mark?
+        var ok = true
+        for (key, value, keyMark) in pairs {
+            guard let t = time(value, key) else { ok = false; continue }
+            switch key {
+            case "start": start = t
+            case "duration":
+                if t == .zero { error(value.mark, "'duration' must be longer than 0"); ok = false }
+                duration = t
+            case "end": end = t; endMark = value.mark
+            default: break
+            }
+            _ = keyMark
+        }
+        if duration != nil && end != nil {
+            error(node.mark, "'time-range' takes 'end' or 'duration', not both")
+            ok = false
+        }
+        if let end, let endMark, end <= start {
+            error(endMark, "'end' (\(end.secondsDescription)) must be after 'start' (\(start.secondsDescription))")
+            ok = false
+        }
+        if ok { recipe.timeRange = TimeRangeSpec(start: start, duration: duration, end: end, mark: node.mark) }
+    }
+
+    // MARK: Cross-references
+
+    mutating func checkReferences() {
+        if recipe.writerInputs.isEmpty {
+            error(Mark(line: 1, column: 1), "the writer has no inputs: add at least one under writer: inputs:")
+        }
+        var seenNames: [String: Int] = [:]
+        for input in recipe.writerInputs {
+            let name = input.source.value
+            guard recipe.readerOutput(name) != nil else {
+                error(input.source.mark, "writer input \(input.number) reads '\(name)', which is not a reader output" + suggestion(name, among: recipe.readerOutputs.map(\.name)))
+                continue
+            }
+            if let other = seenNames[name] {
+                error(input.source.mark, "reader output '\(name)' feeds writer inputs \(other) and \(input.number); each reader output feeds one input")
+            }
+            seenNames[name] = input.number
+            switch input.settings {
+            case .preset(let p):
+                do throws(Diagnostic) { _ = try recipe.resolvePreset(p) } catch { errors.append(error) }
+            case .inline(let def):
+                if let base = def.base { do throws(Diagnostic) { _ = try recipe.resolvePreset(base) } catch { errors.append(error) } }
+            case .none:
+                break
+            }
+        }
+        for (name, p) in recipe.presets {
+            guard let base = p.base else { continue }
+            do throws(Diagnostic) { _ = try recipe.resolvePreset(Located(name, p.mark ?? base.mark)) } catch {
+                if !errors.contains(error) { errors.append(error) }
+            }
+        }
+        for out in recipe.readerOutputs where !recipe.writerInputs.contains(where: { $0.source.value == out.name }) {
+            error(out.mark, "reader output '\(out.name)' is not used by any writer input")
+        }
+    }
+}
