@@ -177,9 +177,15 @@ public enum Planner {
             if isDir.boolValue { throw MediaError(.cannotCreateOutput, "is a directory", file: out) }
             if !overwrite { throw MediaError(.outputExists, "already exists (use --overwrite to replace it)", file: out) }
         }
-        let dir = (out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent
-        guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw MediaError(.cannotCreateOutput, "the folder \(dir) does not exist", file: out)
+        // Missing folders are made when the conversion starts; the nearest existing one must be
+        // a writable folder.
+        var dir = (out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent
+        while !fm.fileExists(atPath: dir, isDirectory: &isDir) {
+            let parent = (dir as NSString).deletingLastPathComponent
+            dir = parent.isEmpty ? "." : parent
+        }
+        guard isDir.boolValue else {
+            throw MediaError(.cannotCreateOutput, "\(dir) is a file, not a folder", file: out)
         }
         guard fm.isWritableFile(atPath: dir) else {
             throw MediaError(.cannotCreateOutput, "the folder \(dir) is not writable", file: out)

@@ -43,6 +43,12 @@ public final class ExportSession: Sendable {
     public func run(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> ConversionResult {
         let started = DispatchTime.now().uptimeNanoseconds
         try Planner.checkOutputLocation(plan.outputPath, overwrite: plan.overwrite)
+        let folder = (plan.outputPath as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+                throw MediaError(.cannotCreateOutput, "cannot create the folder \(folder): \(error.localizedDescription)", file: plan.outputPath)
+            }
+        }
         let temp = TempFile.path(for: plan.outputPath)
         do throws(MediaError) {
             let lanes = try runLanes(temp: temp, progress: progress)
