@@ -1,0 +1,183 @@
+import Foundation
+import Pipeline
+import Recipe
+import Testing
+
+private let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// A 120 fps frame-stamped source with audio, `seconds` long.
+private func makeSource(_ path: String, seconds: Int = 3, width: Int = 640, height: Int = 360) throws {
+    let rate = FrameRate(frames: 120)
+    let s = try FrameSource(path: path, video: .droppableH264(width: width, height: height, frameRate: rate), audio: GeneratedAudioFormat())
+    for i in 0..<(seconds * 120) {
+        try s.appendPicture(at: rate.frameDuration * Int64(i)) { TestPattern.draw(index: i, into: $0) }
+        if i % 120 == 119 { try s.appendAudio(count: 48000) { _, n in Float(sin(Double(n) * 0.06)) * 0.3 } }
+    }
+    try s.finish()
+}
+
+@Suite("reencode run, validate, plan, presets", .serialized)
+struct RunCommandTests {
+    @Test("every recipe in recipes/ runs end to end on a generated source")
+    func everyRecipe() throws {
+        let recipes = try FileManager.default.contentsOfDirectory(atPath: repo.appendingPathComponent("recipes").path)
+            .filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(recipes.count >= 7)
+        for name in recipes {
+            let dir = Scratch()
+            let src = dir.file("clip.mp4")
+            try makeSource(src)
+            let recipePath = repo.appendingPathComponent("recipes/\(name)").path
+            let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let made = dir.contents.filter { $0 != "clip.mp4" }
+            let produced = made.first == "out" ? try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).map { "out/" + $0 } : made
+            try #require(produced.count == 1, "\(name) made \(produced)")
+            let out = dir.file(produced[0])
+            let recipe = try RecipeParser.parse(String(contentsOfFile: recipePath, encoding: .utf8), file: name).get()
+            let expected = recipe.timeRange.map { MediaTime.min($0.range.end, MediaTime(seconds: 3)) - $0.start } ?? MediaTime(seconds: 3)
+            let asset = try Asset.load(out)
+            #expect(abs(asset.duration.seconds - expected.seconds) < 0.05, "\(name): duration \(asset.duration.secondsDescription)")
+            if let video = asset.videoTracks.first {
+                let stamps = try SampleReaderStamps.read(out)
+                #expect(!stamps.isEmpty)
+                #expect(stamps.allSatisfy { $0 != nil }, "\(name): unreadable frames")
+                let s = stamps.compactMap { $0 }
+                #expect(s == s.sorted(), "\(name): frames out of order")
+                // The first frame is the one at the session start.
+                let startFrame = Int(WideArithmetic.mulDiv(recipe.timeRange?.start.value ?? 0, 120, Int64(recipe.timeRange?.start.timescale ?? 1)))
+                #expect(s.first == startFrame, "\(name): starts at frame \(String(describing: s.first))")
+                _ = video
+            } else {
+                #expect(asset.audioTracks.count == 1)
+            }
+        }
+    }
+
+    @Test("SIGINT and SIGTERM during run: exit 130 / 143, nothing left behind")
+    func interrupt() throws {
+        let dir = Scratch()
+        let src = dir.file("long.mp4")
+        try makeSource(src, seconds: 8, width: 1280, height: 720)
+        let recipe = dir.file("slow.yaml")
+        try """
+            # slow on purpose
+            recipe: 1
+            reader: { outputs: { v: { track: video }, a: { track: audio } } }
+            writer:
+              inputs:
+                - { source: v, settings: { codec: h264, codec-options: { preset: veryslow } } }
+                - { source: a }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let r = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("out.mp4")], signal: sig, signalAfter: 1.5)
+            #expect(r.status == code)
+            #expect(r.stderr.contains("cancelled: no output written"))
+            #expect(dir.contents == ["long.mp4", "slow.yaml"])
+        }
+    }
+
+    @Test("--progress json: lines parse, rise monotonically to 1.0, then a done line")
+    func progressJSON() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try makeSource(src, seconds: 4, width: 1280, height: 720)
+        let recipe = repo.appendingPathComponent("recipes/hfr-to-30fps.yaml").path
+        let r = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("o.mp4"), "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == r.stdout.split(separator: "\n").count, "every line is JSON")
+        let progress = objects.filter { $0["type"] as? String == "progress" }.compactMap { $0["fraction"] as? Double }
+        #expect(progress.count >= 2)
+        #expect(progress == progress.sorted())
+        #expect(progress.last == 1.0)
+        let done = try #require(objects.last)
+        #expect(done["type"] as? String == "done")
+        #expect(done["output"] as? String == dir.file("o.mp4"))
+        #expect(abs((done["duration"] as? Double ?? 0) - 4) < 0.01)
+    }
+
+    @Test("plan --json names every setting's origin")
+    func planJSON() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try makeSource(src, seconds: 1)
+        let recipe = repo.appendingPathComponent("recipes/hfr-to-30fps.yaml").path
+        let r = try Binary.run(["plan", recipe, "-i", src, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let tracks = try #require(o["tracks"] as? [[String: Any]])
+        #expect(tracks.count == 2)
+        #expect(tracks[0]["presets"] as? [String] == ["video-30", "h264-1920x1080"])
+        let settings = try #require(tracks[0]["settings"] as? [[String: String]])
+        let rate = try #require(settings.first { $0["setting"] == "frame-rate" })
+        #expect(rate["value"] == "30" && rate["origin"] == "assistant" && rate["rule"] == "frame-rate.cap")
+        let quality = try #require(settings.first { $0["setting"] == "quality" })
+        #expect(quality["value"] == "21" && quality["origin"] == "preset video-30")
+        let size = try #require(settings.first { $0["setting"] == "size" })
+        #expect(size["value"] == "640x360" && size["rule"] == "size.no-upscale")
+        #expect(dir.contents == ["clip.mp4"], "plan writes nothing")
+    }
+
+    @Test("presets --json lists the catalogue")
+    func presets() throws {
+        let r = try Binary.run(["presets", "--json"])
+        #expect(r.status == 0)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        let names = list.compactMap { $0["name"] as? String }
+        #expect(names == ["passthrough", "low-quality", "medium-quality", "highest-quality", "h264-640x480", "h264-960x540",
+                          "h264-1280x720", "h264-1920x1080", "h264-3840x2160", "hevc-1920x1080", "hevc-3840x2160",
+                          "hevc-highest-quality", "m4a", "aac-stereo"])
+        let p1080 = try #require(list.first { $0["name"] as? String == "h264-1920x1080" })
+        #expect((p1080["video"] as? [String: Any])?["width"] as? Int == 1920)
+        #expect(list.first { $0["name"] as? String == "m4a" }?["video"] == nil)
+    }
+
+    @Test("validate reports every error with its position, exit 65; exit codes for missing files and existing outputs")
+    func validateAndExitCodes() throws {
+        let dir = Scratch()
+        let bad = dir.file("bad.yaml")
+        try "recipe: 1\nreader: { outputs: { v: { track: video } } }\nwriter:\n  inputs:\n    - { source: w, settings: { framerate: 30 } }\n"
+            .write(toFile: bad, atomically: true, encoding: .utf8)
+        let v = try Binary.run(["validate", bad, repo.appendingPathComponent("recipes/web-1080p.yaml").path])
+        #expect(v.status == 65)
+        #expect(v.stderr.contains("\(bad):5:32: error: unknown key 'framerate' in the settings of writer input 1 (did you mean 'frame-rate'?)"))
+        #expect(v.stdout.contains("web-1080p.yaml: ok"))
+
+        #expect(try Binary.run(["validate", dir.file("none.yaml")]).status == 66)
+        let recipe = repo.appendingPathComponent("recipes/hfr-to-30fps.yaml").path
+        let missing = try Binary.run(["run", recipe, "-i", dir.file("absent.mp4"), "-o", dir.file("o.mp4")])
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "error: \(dir.file("absent.mp4")): no such file\n")
+
+        let src = dir.file("clip.mp4")
+        try makeSource(src, seconds: 1)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: dir.file("o.mp4")))
+        let exists = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("o.mp4")])
+        #expect(exists.status == 73)
+        #expect(exists.stderr == "error: \(dir.file("o.mp4")): already exists (use --overwrite to replace it)\n")
+        let over = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("o.mp4"), "--overwrite"])
+        #expect(over.status == 0)
+        #expect(over.stdout.hasPrefix("wrote \(dir.file("o.mp4")): 1.000s,"))
+
+        let usage = try Binary.run(["run", recipe, "--progress", "loud"])
+        #expect(usage.status == 64)
+        #expect(usage.stderr.hasPrefix("Error: --progress must be auto, bar, json or none, not 'loud'"))
+
+        let late = dir.file("late.yaml")
+        try "recipe: 1\nreader: { outputs: { v: { track: video } } }\nwriter: { inputs: [ { source: v } ] }\nsession:\n  time-range: { start: 5s }\n"
+            .write(toFile: late, atomically: true, encoding: .utf8)
+        let outside = try Binary.run(["run", late, "-i", src, "-o", dir.file("late.mp4")])
+        #expect(outside.status == 65)
+        #expect(outside.stderr.hasPrefix("\(late):5:15: error: the time range starts at 5.000s, at or after the end of \(src) (1.000s)"))
+    }
+}
+
+enum SampleReaderStamps {
+    static func read(_ path: String) throws -> [Int?] {
+        let r = try SampleReader(path: path, track: .type(.video, 0))
+        var out: [Int?] = []
+        while let p = try r.nextPicture() { out.append(p.stamp) }
+        return out
+    }
+}
