@@ -29,6 +29,9 @@ func compileRecipe(_ recipe: Recipe, input: String?, output: String?, overwrite:
     } catch let e as RecipeErrors {
         for d in e.diagnostics { printError(d.description) }
         return .failure(ExitFailure(code: ExitCode.invalidRecipe))
+    } catch let e as SourceMismatch {
+        for d in e.diagnostics { printError(d.description) }
+        return .failure(ExitFailure(code: ExitCode.noInput))
     } catch let e as MediaError {
         return .failure(ExitFailure(code: report(e)))
     } catch {

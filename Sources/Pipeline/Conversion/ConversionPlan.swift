@@ -136,6 +136,10 @@ public enum Planner {
             guard used.insert(track.index).inserted else {
                 throw MediaError(.invalidSettings, "track \(track.index) (\(t.selector)) is used twice", file: src)
             }
+            if !isCopy(t.mode),
+               avcodec_find_decoder(avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE) == nil {
+                throw MediaError(.unsupported, "the \(track.mediaType.rawValue) codec '\(track.format.codec)' cannot be decoded by this FFmpeg build", file: src, track: track.index)
+            }
             switch (t.mode, track.mediaType) {
             case _ where isCopy(t.mode):
                 try checkPassthrough(track, format: format, source: src)

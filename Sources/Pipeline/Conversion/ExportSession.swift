@@ -77,11 +77,13 @@ public final class ExportSession: Sendable {
         var lanes: [Lane] = []
         for (i, lp) in plan.lanes.enumerated() {
             let work: any LaneWork
-            switch lp.kind {
-            case .video(let s): work = try VideoLane(env: env, output: i, track: lp.track, settings: s)
-            case .audio(let s): work = try AudioLane(env: env, output: i, track: lp.track, settings: s)
-            case .passthrough: work = try PassthroughLane(env: env, output: i, track: lp.track)
-            }
+            do throws(MediaError) {
+                switch lp.kind {
+                case .video(let s): work = try VideoLane(env: env, output: i, track: lp.track, settings: s)
+                case .audio(let s): work = try AudioLane(env: env, output: i, track: lp.track, settings: s)
+                case .passthrough: work = try PassthroughLane(env: env, output: i, track: lp.track)
+                }
+            } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
             lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: work))
         }
         do throws(MediaError) {

@@ -11,6 +11,11 @@ public struct LaneOrigin: Sendable {
     public let explicitKeys: [String]
 }
 
+/// The source lacks a track the recipe requires: the recipe is fine, the input does not fit it.
+public struct SourceMismatch: Error, Sendable {
+    public let diagnostics: [Diagnostic]
+}
+
 public struct CompiledRecipe: Sendable {
     public let plan: ConversionPlan
     public let origins: [LaneOrigin]
@@ -31,6 +36,8 @@ public enum RecipeCompiler {
         }
         let outPath = expand(template, source: source)
         var errors: [Diagnostic] = []
+        /// Tracks the recipe needs that this source lacks: the input does not fit (exit 66).
+        var missing: [Diagnostic] = []
         var tracks: [TrackRequest] = []
         var origins: [LaneOrigin] = []
 
@@ -45,8 +52,8 @@ public enum RecipeCompiler {
             }
             guard let track else {
                 if out.optional { continue }
-                let has = asset.tracks.map { "#\($0.index) \($0.mediaType.rawValue)" }.joined(separator: ", ")
-                errors.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(source) has none (it has \(has.isEmpty ? "no tracks" : has)); add 'optional: true' to convert without it"))
+                let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }.joined(separator: ", ")
+                missing.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(source) has none (it has \(has.isEmpty ? "no tracks" : has)); add 'optional: true' to convert without it"))
                 continue
             }
             var presets: [String] = []
@@ -109,6 +116,7 @@ public enum RecipeCompiler {
             errors.append(recipe.diagnostic(tr.mark, "the time range starts at \(tr.start.secondsDescription), at or after the end of \(source) (\(asset.duration.secondsDescription))"))
         }
         if !errors.isEmpty { throw RecipeErrors(errors) }
+        if !missing.isEmpty { throw SourceMismatch(diagnostics: missing) }
         if tracks.isEmpty {
             throw MediaError(.unsupported, "none of the recipe's tracks are in this file", file: source)
         }

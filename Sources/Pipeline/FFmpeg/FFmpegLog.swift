@@ -6,6 +6,22 @@ import Synchronization
 /// One process-wide slot: codec worker threads log too, so a per-thread slot would miss lines.
 enum FFmpegLog {
     private static let last = Mutex<String?>(nil)
+    /// Error lines per watched context (a demuxer): some damage is only ever said in the log.
+    private static let watched = Mutex<[UInt: [String]]>([:])
+
+    static func watch(_ context: UnsafeMutableRawPointer) {
+        _ = install
+        watched.withLock { $0[UInt(bitPattern: context)] = [] }
+    }
+
+    /// Stops watching and returns the error lines `context` logged.
+    static func unwatch(_ context: UnsafeMutableRawPointer) -> [String] {
+        watched.withLock { $0.removeValue(forKey: UInt(bitPattern: context)) ?? [] }
+    }
+
+    static func errors(of context: UnsafeMutableRawPointer) -> [String] {
+        watched.withLock { $0[UInt(bitPattern: context)] ?? [] }
+    }
 
     /// `REENCODE_FFMPEG_LOG=debug|verbose|info|warning|error` echoes FFmpeg's log to stderr.
     nonisolated(unsafe) private static var echoLevel: Int32 = AV_LOG_QUIET
@@ -40,6 +56,12 @@ enum FFmpegLog {
         while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
         if level <= echoLevel { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         if level <= AV_LOG_WARNING, !line.isEmpty { last.withLock { $0 = line } }
+        if level <= AV_LOG_ERROR, let avcl, !line.isEmpty {
+            watched.withLock { w in
+                let key = UInt(bitPattern: avcl)
+                if w[key] != nil, w[key]!.count < 8 { w[key]!.append(line) }
+            }
+        }
     }
 }
 

@@ -57,7 +57,6 @@ final class AudioLane: LaneWork {
             env.reader.detach(output)
             _ = try decoder.send(nil)
             try receiveFrames()
-            if !done { try env.checkComplete(track: track, reached: expectedStart) }
             if let r = resampler, let tail = try r.convert(nil) { try queue(tail) }
             try encodeQueued(flush: true)
             try encoder.send(nil)

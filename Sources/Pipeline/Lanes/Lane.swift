@@ -28,18 +28,6 @@ final class LaneEnvironment: Sendable {
         return e
     }
 
-    /// The source's data ended before its index said it would.
-    func checkComplete(track: Track, reached: MediaTime) throws(MediaError) {
-        let declaredEnd = track.startTime + track.duration
-        guard declaredEnd.isNumeric, reached.isNumeric else { return }
-        let expected = MediaTime.min(declaredEnd, range.end)
-        // Half a second of slack: tracks of one file often end a few frames apart.
-        if reached + MediaTime(value: 1, timescale: 2) < expected {
-            throw MediaError(.processing, "\(Self.truncated): its \(track.mediaType.rawValue) data ends at \(reached.secondsDescription), the index says \(declaredEnd.secondsDescription)",
-                             file: file, track: track.index, time: reached)
-        }
-    }
-
     static let truncated = "the file is truncated or damaged"
 
     func checkCancelled() throws(MediaError) {

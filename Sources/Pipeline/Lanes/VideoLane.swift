@@ -131,7 +131,6 @@ final class VideoLane: LaneWork {
                 for p in rest { try decode(p) }
             }
             try drainDecoder()
-            if !done { try env.checkComplete(track: track, reached: maxPTS) }
             try finishTiming()
             try drainEncoder()
         } catch {

@@ -23,7 +23,8 @@ final class AssetReader: @unchecked Sendable {
     private(set) var packetsRead = 0
     private var sawDamage = false
 
-    /// True once the demuxer handed out a packet it could not read whole.
+    /// True once the demuxer handed out a packet it could not read whole, or failed to read.
+    /// Declared durations are not evidence: many good files state them wrong.
     var isDamaged: Bool {
         condition.lock(); defer { condition.unlock() }
         return sawDamage
@@ -38,10 +39,15 @@ final class AssetReader: @unchecked Sendable {
         buffers = Array(repeating: [], count: streams.count)
         detached = Array(repeating: false, count: streams.count)
         for (i, s) in streams.enumerated() { routing[Int32(s)] = i }
+        FFmpegLog.watch(UnsafeMutableRawPointer(input.context))
         // Streams nobody reads are not even handed to us by the demuxer where it can skip them.
         for i in 0..<input.streamCount where routing[Int32(i)] == nil {
             input.stream(i).pointee.discard = AVDISCARD_ALL
         }
+    }
+
+    deinit {
+        _ = FFmpegLog.unwatch(UnsafeMutableRawPointer(input.context))
     }
 
     func stream(forOutput i: Int) -> UnsafeMutablePointer<AVStream> {
@@ -66,8 +72,8 @@ final class AssetReader: @unchecked Sendable {
                 condition.broadcast()
                 return p
             }
-            if atEnd { return nil }
             if let failure { throw failure }
+            if atEnd { return nil }
             // Someone else is reading, or another output's buffer is full: wait for them.
             let blocked = buffers.indices.contains { $0 != i && !detached[$0] && buffers[$0].count >= capacity }
             if demuxing || blocked {
@@ -84,9 +90,17 @@ final class AssetReader: @unchecked Sendable {
             condition.broadcast()
             switch result {
             case .failure(let e):
+                // A read error mid-file (an index pointing past the end of a cut-off copy).
+                sawDamage = true
                 failure = e.at(file: input.path)
             case .success(false):
                 atEnd = true
+                // Some demuxers meet a cut-off file with an error line and a quiet end of file
+                // ("partial file"): that is damage, not the end of the media.
+                if let line = FFmpegLog.errors(of: UnsafeMutableRawPointer(input.context)).first {
+                    sawDamage = true
+                    failure = MediaError(.processing, LaneEnvironment.truncated, file: input.path, detail: line)
+                }
             case .success(true):
                 packetsRead += 1
                 // A sample the index promises but the file does not hold (cut-off copy).
