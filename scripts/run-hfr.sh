@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 swift build -c release
 mkdir -p out
-.build/release/reencode run recipes/hfr-to-30fps.yaml "$@"
+# --overwrite: the script can be run again; a plain `reencode run` refuses to replace an output.
+.build/release/reencode run recipes/hfr-to-30fps.yaml --overwrite "$@"
+.build/release/reencode inspect out/hfr-120fps-30fps.mp4
