@@ -18,8 +18,10 @@ enum Binary {
         let stderr: String
     }
 
-    /// Runs reencode and waits; `signal` is sent after `signalAfter` seconds if given.
-    static func run(_ args: [String], signal: Int32? = nil, signalAfter: Double = 0, cwd: String? = nil) throws -> Result {
+    /// Runs reencode and waits; `signal` is sent after `signalAfter` seconds if given; a run still
+    /// going after `timeLimit` seconds is killed (a watchdog, not a wait).
+    static func run(_ args: [String], signal: Int32? = nil, signalAfter: Double = 0, timeLimit: Double? = nil,
+                    cwd: String? = nil) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
@@ -28,6 +30,9 @@ enum Binary {
         p.standardOutput = out
         p.standardError = err
         try p.run()
+        let watchdog = DispatchWorkItem { [pid = p.processIdentifier] in kill(pid, SIGKILL) }
+        if let timeLimit { DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: watchdog) }
+        defer { watchdog.cancel() }
         if let signal {
             Thread.sleep(forTimeInterval: signalAfter)
             kill(p.processIdentifier, signal)

@@ -107,14 +107,16 @@ public enum Planner {
         try checkOutputLocation(out, overwrite: request.overwrite)
 
         // Time range.
-        let whole = TimeRange(start: asset.startTime, duration: asset.duration.isNumeric ? asset.duration : .positiveInfinity)
+        // A container that states no length (or 0) does not mean an empty file: read to the end.
+        let stated = asset.duration.isNumeric && asset.duration > .zero
+        let whole = TimeRange(start: asset.startTime, duration: stated ? asset.duration : .positiveInfinity)
         var range = whole
         if let r = request.timeRange {
             guard r.isValid, r.start >= .zero else {
                 throw MediaError(.invalidSettings, "time range \(r) is not valid", file: src)
             }
             let wanted = TimeRange(start: asset.startTime + r.start, duration: r.duration)
-            if asset.duration.isNumeric && r.start >= asset.duration {
+            if stated && r.start >= asset.duration {
                 throw MediaError(.invalidSettings, "the time range starts at \(r.start.secondsDescription), at or after the end of the source (\(asset.duration.secondsDescription))", file: src)
             }
             range = wanted.intersection(whole)

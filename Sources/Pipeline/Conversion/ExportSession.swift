@@ -108,6 +108,15 @@ public final class ExportSession: Sendable {
         }
         let finished = DispatchSemaphore(value: 0)
         group.notify(queue: DispatchQueue(label: "reencode.finish")) {
+            // A track that produced nothing would make a file that plays as empty: that is a
+            // failure, never a result.
+            if failure.withLock({ $0 }) == nil && !self.cancellation.isCancelled {
+                for (lane, plan) in zip(lanes, self.plan.lanes) where lane.statistics.packetsWritten == 0 {
+                    let read = lane.statistics.packetsRead
+                    let why = read == 0 ? "the file holds no samples for it" : "none of its \(read) samples decoded to anything in the time range"
+                    failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert in track \(plan.track.index): \(why)", file: self.plan.source.path, track: plan.track.index) }
+                }
+            }
             if failure.withLock({ $0 }) == nil && !self.cancellation.isCancelled {
                 do throws(MediaError) { try writer.finish() } catch {
                     failure.withLock { $0 = error.at(file: self.plan.outputPath) }
