@@ -114,7 +114,7 @@ public final class ExportSession: Sendable {
                 for (lane, plan) in zip(lanes, self.plan.lanes) where lane.statistics.packetsWritten == 0 {
                     let read = lane.statistics.packetsRead
                     let why = read == 0 ? "the file holds no samples for it" : "none of its \(read) samples decoded to anything in the time range"
-                    failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert in track \(plan.track.index): \(why)", file: self.plan.source.path, track: plan.track.index) }
+                    failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert: \(why)", file: self.plan.source.path, track: plan.track.index) }
                 }
             }
             if failure.withLock({ $0 }) == nil && !self.cancellation.isCancelled {

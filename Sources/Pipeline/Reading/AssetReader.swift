@@ -22,6 +22,8 @@ final class AssetReader: @unchecked Sendable {
     let capacity: Int
     private(set) var packetsRead = 0
     private var sawDamage = false
+    /// The latest presentation time read, where damage found at the end is placed.
+    private var lastReadTime: MediaTime = .invalid
 
     /// True once the demuxer handed out a packet it could not read whole, or failed to read.
     /// Declared durations are not evidence: many good files state them wrong.
@@ -99,12 +101,15 @@ final class AssetReader: @unchecked Sendable {
                 // ("partial file"): that is damage, not the end of the media.
                 if let line = FFmpegLog.errors(of: UnsafeMutableRawPointer(input.context)).first {
                     sawDamage = true
-                    failure = MediaError(.processing, LaneEnvironment.truncated, file: input.path, detail: line)
+                    failure = MediaError(.processing, LaneEnvironment.truncated, file: input.path,
+                                         time: lastReadTime.isNumeric ? lastReadTime : nil, detail: line)
                 }
             case .success(true):
                 packetsRead += 1
                 // A sample the index promises but the file does not hold (cut-off copy).
                 if packet.isCorrupt { sawDamage = true }
+                let t = MediaTime(ts: packet.pts, timeBase: input.stream(Int(packet.streamIndex)).pointee.time_base)
+                if t.isNumeric && (!lastReadTime.isNumeric || t > lastReadTime) { lastReadTime = t }
                 if let o = routing[packet.streamIndex], !detached[o] { buffers[o].append(packet) }
             }
         }
