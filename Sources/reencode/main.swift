@@ -2,7 +2,7 @@ import Foundation
 
 /// `reencode`: subcommands in the style of swift-argument-parser.
 let version = "0.1.0"
-let commands: [any Command.Type] = [RunCommand.self, ValidateCommand.self, PlanCommand.self, PresetsCommand.self, InspectCommand.self]
+let commands: [any Command.Type] = [RunCommand.self, BatchCommand.self, ValidateCommand.self, PlanCommand.self, PresetsCommand.self, InspectCommand.self]
 
 let overview = """
     OVERVIEW: Batch media reencoding from YAML recipes, on FFmpeg's libraries.
@@ -52,4 +52,6 @@ let overview = """
     }
 }
 
+// A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process.
+signal(SIGXFSZ, SIG_IGN)
 exit(main(Array(CommandLine.arguments.dropFirst())))

@@ -21,10 +21,17 @@ enum Binary {
     /// Runs reencode and waits; `signal` is sent after `signalAfter` seconds if given; a run still
     /// going after `timeLimit` seconds is killed (a watchdog, not a wait).
     static func run(_ args: [String], signal: Int32? = nil, signalAfter: Double = 0, timeLimit: Double? = nil,
-                    cwd: String? = nil) throws -> Result {
+                    cwd: String? = nil, environment: [String: String] = [:], shell: String? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
+        if let shell {
+            // `shell` runs before reencode in the same process (e.g. `ulimit -f 64`).
+            p.executableURL = URL(fileURLWithPath: "/bin/bash")
+            p.arguments = ["-c", shell + "; exec \"$0\" \"$@\"", path] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: path)
+            p.arguments = args
+        }
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
@@ -37,6 +44,23 @@ enum Binary {
             Thread.sleep(forTimeInterval: signalAfter)
             kill(p.processIdentifier, signal)
         }
+        return finish(p, out, err)
+    }
+
+    /// Starts reencode without waiting; `finish` collects it.
+    static func start(_ args: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        return (p, out, err)
+    }
+
+    static func finish(_ p: Process, _ out: Pipe, _ err: Pipe) -> Result {
         // Read before waiting: a full pipe would block the child.
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()

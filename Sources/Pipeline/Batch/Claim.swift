@@ -1,0 +1,105 @@
+import Foundation
+
+/// Who is converting a file, for many machines sharing one output folder over NFS-like storage
+/// (no flock across hosts). A claim file is created with O_EXCL; its mtime is the heartbeat. A
+/// claim whose heartbeat is older than the timeout, or whose process is gone on this very host,
+/// is stale and may be taken over. Ownership is confirmed by re-reading the token after a short
+/// pause, so two machines that take over the same stale claim cannot both proceed.
+public final class Claim: @unchecked Sendable {
+    // SAFETY: `path` and `token` are immutable; the heartbeat timer only touches the file.
+    public let path: String
+    let token: String
+    private var timer: DispatchSourceTimer?
+
+    struct Content: Codable {
+        var host: String
+        var pid: Int32
+        var token: String
+        var started: String
+        var source: String
+    }
+
+    public enum Outcome {
+        case acquired(Claim)
+        /// Someone else holds a live claim.
+        case busy(host: String, pid: Int32)
+    }
+
+    public static func acquire(at path: String, source: String, host: String, timeout: TimeInterval,
+                               verifyDelay: TimeInterval = 0.2) -> Outcome {
+        let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let content = Content(host: host, pid: getpid(), token: token, started: ISO8601DateFormatter().string(from: Date()), source: source)
+        for attempt in 0..<2 {
+            if create(path, content) {
+                // O_EXCL alone decides a first claim; after a takeover another machine may have
+                // removed the same stale claim and created its own: the token says who won.
+                if attempt > 0 {
+                    Thread.sleep(forTimeInterval: verifyDelay)
+                    guard read(path)?.token == token else { return busyOutcome(path) }
+                }
+                return .acquired(Claim(path: path, token: token))
+            }
+            // It exists: live, or stale (take it over once).
+            guard isStale(path, host: host, timeout: timeout) else { return busyOutcome(path) }
+            unlink(path)
+        }
+        return busyOutcome(path)
+    }
+
+    private static func busyOutcome(_ path: String) -> Outcome {
+        let c = read(path)
+        return .busy(host: c?.host ?? "?", pid: c?.pid ?? 0)
+    }
+
+    private static func create(_ path: String, _ content: Content) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard let data = try? JSONEncoder().encode(content) else { return false }
+        let n = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        return n == data.count
+    }
+
+    static func read(_ path: String) -> Content? {
+        guard let d = FileManager.default.contents(atPath: path) else { return nil }
+        return try? JSONDecoder().decode(Content.self, from: d)
+    }
+
+    /// Stale: its heartbeat is older than `timeout`, or its owner is a process of this host that
+    /// no longer exists (after kill -9 the next run need not wait for the timeout).
+    public static func isStale(_ path: String, host: String, timeout: TimeInterval) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return true }
+        let age = Date().timeIntervalSince1970 - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+        if age > timeout { return true }
+        if let c = read(path), c.host == host, c.pid != getpid(), kill(c.pid, 0) != 0, errno == ESRCH { return true }
+        return false
+    }
+
+    init(path: String, token: String) {
+        self.path = path
+        self.token = token
+    }
+
+    /// Touches the claim every `interval` seconds while the conversion runs.
+    public func startHeartbeat(every interval: TimeInterval) {
+        let t = DispatchSource.makeTimerSource(queue: .global())
+        t.schedule(deadline: .now() + interval, repeating: interval)
+        let path = self.path
+        t.setEventHandler { utimes(path, nil) }
+        t.resume()
+        timer = t
+    }
+
+    /// Still ours (not taken over after a stall)?
+    public var isHeld: Bool { Claim.read(path)?.token == token }
+
+    public func release() {
+        timer?.cancel()
+        timer = nil
+        if isHeld { unlink(path) }
+    }
+
+    deinit { timer?.cancel() }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// FNV-1a, 64 bits: stable across runs and machines (shards, claim names, recipe hashes).
+public enum FNV1a {
+    public static func hash<S: Sequence>(_ bytes: S, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 where S.Element == UInt8 {
+        var h = seed
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+
+    public static func hex(_ s: String) -> String { String(format: "%016llx", hash(Array(s.utf8))) }
+}
+
+/// A source file's identity for the ledger: size, mtime and a content fingerprint (FNV-1a over
+/// the first and last MiB and the size: cheap on large videos, and a copy-in that replaced the
+/// middle of a file still changes its size or mtime).
+public struct SourceIdentity: Sendable, Hashable, Codable {
+    public let size: Int64
+    /// Seconds since 1970, to the microsecond.
+    public let mtime: Double
+
+    public static func of(_ path: String) -> SourceIdentity? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        let m = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec / 1000) / 1e6
+        return SourceIdentity(size: Int64(st.st_size), mtime: m)
+    }
+
+    public static func fingerprint(_ path: String, size: Int64) -> String {
+        guard let h = FileHandle(forReadingAtPath: path) else { return "unreadable" }
+        defer { try? h.close() }
+        let chunk = 1 << 20
+        var hash = FNV1a.hash(withUnsafeBytes(of: size.littleEndian, Array.init))
+        if let head = try? h.read(upToCount: chunk) { hash = FNV1a.hash(head, seed: hash) }
+        if size > Int64(chunk) * 2 {
+            _ = try? h.seek(toOffset: UInt64(size) - UInt64(chunk))
+            if let tail = try? h.read(upToCount: chunk) { hash = FNV1a.hash(tail, seed: hash) }
+        }
+        return String(format: "%016llx", hash)
+    }
+}

@@ -1,0 +1,204 @@
+import Dispatch
+import Foundation
+import Pipeline
+import Recipe
+import Synchronization
+
+struct BatchCommand: Command {
+    static let name = "batch"
+    static let abstract = "Convert every media file of a folder that has no finished output yet."
+    static let usage = "reencode batch RECIPE --input-dir DIR --output-dir DIR [--jobs N] [--shard I/N] [--settle SECONDS] [--max-attempts N] [--dry-run] [--json] [--verbose]"
+    static let help = """
+        OVERVIEW: \(abstract) Made for cron: each file is converted exactly
+        once whatever happens (overlapping runs, crashes, files still being copied in, corrupt files,
+        a full disk), and many machines can share one folder. See docs/batch.md.
+
+        USAGE: \(usage)
+
+        ARGUMENTS:
+          RECIPE                  The recipe (its output name is used; its folder is replaced by the
+                                  mirror of the source's folder under --output-dir).
+
+        OPTIONS:
+          --input-dir DIR         The folder tree to convert (links are not followed out of it).
+          --output-dir DIR        Where outputs go, mirroring the input tree; the ledger, locks and
+                                  claims live in its .reencode folder.
+          --jobs N                Files converted side by side (default: half the cores, at least 1).
+          --shard I/N             Take only slice I of N (a stable hash of each relative path).
+          --shard-count N         With JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) as I.
+                                  SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT are used when set.
+          --settle SECONDS        Leave files changed within this time for the next run (default 60).
+          --max-attempts N        Give up on a file after N failures (default 3).
+          --claim-timeout SECONDS Take over a claim whose heartbeat is older (default 120).
+          --move-done DIR         Move each source there once its output is durable.
+          --ignore-recipe-change  Keep outputs made by an earlier version of the recipe.
+          --extensions LIST       Comma-separated extensions to pick (default: common media types).
+          --dry-run               Say what would be converted; change nothing.
+          --json                  Print the summary as JSON.
+          --verbose               Say what happens even when nothing does (cron mails any output).
+          -h, --help              Show help information.
+
+        EXIT STATUS: 0 everything that could be done was done, 1 a file failed (listed), 64 usage,
+        65 invalid recipe, 66 recipe or input folder missing, 73 output folder cannot be created,
+        130/143 interrupted.
+        """
+
+    let recipePath: String
+    let inputDir: String
+    let outputDir: String
+    let jobs: Int
+    let shard: (Int, Int)?
+    let settle: Double
+    let maxAttempts: Int
+    let claimTimeout: Double
+    let moveDone: String?
+    let ignoreRecipeChange: Bool
+    let extensions: Set<String>?
+    let dryRun: Bool
+    let json: Bool
+    let verbose: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let a = try ArgumentScanner(arguments, flags: ["--dry-run", "--json", "--verbose", "-v", "--ignore-recipe-change"],
+                                    options: ["--input-dir", "--output-dir", "--jobs", "-j", "--shard", "--shard-count", "--settle",
+                                              "--max-attempts", "--claim-timeout", "--move-done", "--extensions"], usage: Self.usage)
+        guard a.positionals.count == 1 else {
+            throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
+        }
+        recipePath = a.positionals[0]
+        guard let i = a.option("--input-dir") else { throw UsageError(message: "missing --input-dir", usage: Self.usage) }
+        guard let o = a.option("--output-dir") else { throw UsageError(message: "missing --output-dir", usage: Self.usage) }
+        inputDir = i
+        outputDir = o
+        func number(_ name: String, _ default: Double, min: Double) throws(UsageError) -> Double {
+            guard let s = a.option(name) else { return `default` }
+            guard let v = Double(s), v >= min else { throw UsageError(message: "\(name) must be a number ≥ \(Int(min)), not '\(s)'", usage: Self.usage) }
+            return v
+        }
+        jobs = Int(try number("--jobs", Double(max(1, ProcessInfo.processInfo.activeProcessorCount / 2)), min: 1))
+        settle = try number("--settle", 60, min: 0)
+        maxAttempts = Int(try number("--max-attempts", 3, min: 1))
+        claimTimeout = try number("--claim-timeout", 120, min: 1)
+        moveDone = a.option("--move-done")
+        ignoreRecipeChange = a.flag("--ignore-recipe-change")
+        extensions = a.option("--extensions").map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }) }
+        dryRun = a.flag("--dry-run")
+        json = a.flag("--json")
+        verbose = a.flag("--verbose", "-v")
+        shard = try Self.shard(a.option("--shard"), count: a.option("--shard-count"))
+    }
+
+    /// `--shard I/N`, else Kubernetes' JOB_COMPLETION_INDEX with --shard-count, else Slurm's array.
+    static func shard(_ text: String?, count: String?) throws(UsageError) -> (Int, Int)? {
+        let env = ProcessInfo.processInfo.environment
+        var pair: (Int, Int)?
+        if let text {
+            let p = text.split(separator: "/")
+            guard p.count == 2, let i = Int(p[0]), let n = Int(p[1]) else {
+                throw UsageError(message: "--shard must be I/N (like 0/4), not '\(text)'", usage: usage)
+            }
+            pair = (i, n)
+        } else if let idx = env["JOB_COMPLETION_INDEX"], let count {
+            guard let i = Int(idx), let n = Int(count) else { throw UsageError(message: "--shard-count must be a whole number", usage: usage) }
+            pair = (i, n)
+        } else if let idx = env["SLURM_ARRAY_TASK_ID"], let n = env["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), let i = Int(idx) {
+            pair = (i - (env["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0), n)
+        }
+        if let (i, n) = pair, !(n >= 1 && i >= 0 && i < n) {
+            throw UsageError(message: "shard \(i)/\(n) is out of range (I must be 0…N-1)", usage: usage)
+        }
+        return pair
+    }
+
+    func run() -> Int32 {
+        guard let data = FileManager.default.contents(atPath: recipePath) else {
+            printError("error: \(recipePath): cannot read the recipe"); return ExitCode.noInput
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        let recipe: Recipe
+        switch loadRecipe(recipePath) { case .success(let r): recipe = r; case .failure(let f): return f.code }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: inputDir, isDirectory: &isDir), isDir.boolValue else {
+            printError("error: \(inputDir): no such folder"); return ExitCode.noInput
+        }
+        var options = BatchOptions(recipe: recipe, recipeText: text, inputDir: inputDir, outputDir: outputDir)
+        options.jobs = jobs
+        options.shard = shard
+        options.settle = settle
+        options.maxAttempts = maxAttempts
+        options.claimTimeout = claimTimeout
+        options.moveDone = moveDone
+        options.ignoreRecipeChange = ignoreRecipeChange
+        options.dryRun = dryRun
+        if let extensions { options.extensions = extensions }
+        let runner = BatchRunner(options: options)
+
+        let caught = Mutex<Int32>(0)
+        var sources: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { caught.withLock { if $0 == 0 { $0 = sig } }; runner.cancel() }
+            s.resume()
+            sources.append(s)
+        }
+        defer { sources.forEach { $0.cancel() } }
+
+        let talk = verbose || isatty(STDOUT_FILENO) == 1
+        let jsonOut = json
+        do {
+            let report = try runner.run { event in
+                switch event {
+                case .started(let f, let i, let n): if talk && !jsonOut { writeOut("[\(i)/\(n)] \(f) …") }
+                case .finished(let f, let s): if talk && !jsonOut { writeOut("      \(f): done in \(String(format: "%.1f", s)) s") }
+                case .failed(_, let m): if !jsonOut { printError("error: \(m)") }
+                case .claimedElsewhere(let f, let h): if verbose && !jsonOut { writeOut("      \(f): being converted on \(h)") }
+                }
+            }
+            if report.lockedOut {
+                if verbose { writeOut("another reencode batch is running on \(outputDir) on this machine: nothing to do") }
+                return ExitCode.ok
+            }
+            if json {
+                writeOut(jsonString(Self.object(report, dryRun: dryRun)))
+            } else if dryRun {
+                for f in report.planned { writeOut("would convert \(f)") }
+                writeOut(Self.summary(report))
+            } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
+                writeOut(Self.summary(report))
+                for f in report.failed { writeOut("  failed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
+            }
+            return report.failed.isEmpty ? ExitCode.ok : ExitCode.failure
+        } catch let e as MediaError {
+            if e.kind == .cancelled {
+                printError("cancelled: unfinished files are left for the next run")
+                return caught.withLock { $0 } == SIGTERM ? 143 : 130
+            }
+            return report(e)
+        } catch {
+            printError("error: \(error)")
+            return ExitCode.failure
+        }
+    }
+
+    static func summary(_ r: BatchReport) -> String {
+        var parts = ["converted \(r.converted.count)", "failed \(r.failed.count)", "already done \(r.alreadyDone)"]
+        if !r.growing.isEmpty { parts.append("still growing \(r.growing.count)") }
+        if !r.givenUp.isEmpty { parts.append("given up \(r.givenUp.count)") }
+        if r.otherShard > 0 { parts.append("other shards \(r.otherShard)") }
+        if !r.claimedElsewhere.isEmpty { parts.append("claimed elsewhere \(r.claimedElsewhere.count)") }
+        if r.removedTempFiles + r.removedClaims > 0 { parts.append("cleaned up \(r.removedTempFiles) temp files, \(r.removedClaims) claims") }
+        let speed = r.seconds > 0 ? String(format: ", %.1fx real time", r.mediaSeconds / r.seconds) : ""
+        return parts.joined(separator: ", ") + String(format: " — %.1f s", r.seconds) + speed
+    }
+
+    static func object(_ r: BatchReport, dryRun: Bool) -> [String: Any] {
+        [
+            "converted": r.converted, "failed": r.failed.map { ["source": $0.source, "error": $0.error, "exitCode": $0.exitCode] as [String: Any] },
+            "alreadyDone": r.alreadyDone, "growing": r.growing, "givenUp": r.givenUp, "otherShard": r.otherShard,
+            "claimedElsewhere": r.claimedElsewhere, "planned": r.planned, "dryRun": dryRun,
+            "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
+            "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,
+        ]
+    }
+}
