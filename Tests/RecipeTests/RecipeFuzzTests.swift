@@ -2,18 +2,6 @@ import Foundation
 import Recipe
 import Testing
 
-/// A small deterministic generator (SplitMix64), so a failure can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("The parser never crashes")
 struct RecipeFuzzTests {
     static let recipesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -36,7 +24,7 @@ struct RecipeFuzzTests {
 
     @Test("random bytes")
     func randomBytes() {
-        var rng = SeededRandom(state: 1)
+        var rng = SeededRandom(seed: 1)
         for _ in 0..<2000 {
             let n = Int.random(in: 0..<300, using: &rng)
             let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -46,7 +34,7 @@ struct RecipeFuzzTests {
 
     @Test("mutated recipes: bytes flipped, lines dropped, duplicated and swapped")
     func mutations() throws {
-        var rng = SeededRandom(state: 2)
+        var rng = SeededRandom(seed: 2)
         let seeds = try Self.bundledRecipes()
         #expect(seeds.count >= 7)
         let alphabet = Array(":-{}[]#&*!|>'\"\n \t,?%@`0123456789abcxyz")

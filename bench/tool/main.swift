@@ -4,7 +4,8 @@ import Pipeline
 import Recipe
 
 // reencode-bench: media generation and engine measurements for bench/ scripts.
-//   make-source OUT --seconds N [--width W --height H --fps R] [--droppable] [--no-audio]
+//   make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp]
+//               [--texture] [--no-audio] [--audio-only]
 //   convert SRC OUT [--fps R] [--preset P] [--no-selective]
 //   cycles N SRC            open/convert/close N times, printing RSS and heap in use after each
 
@@ -34,16 +35,82 @@ func fail(_ s: String) -> Never {
     exit(64)
 }
 
-func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: FrameRate, droppable: Bool, audio: Bool) throws {
-    var v = droppable ? GeneratedVideoFormat.droppableH264(width: width, height: height, frameRate: fps)
-                      : GeneratedVideoFormat(width: width, height: height, frameRate: fps)
-    if !droppable { v.codecOptions = ["preset": "ultrafast"] }
+/// A panning texture with noise: what a camera sees, harder to encode than flat test patterns.
+/// Rows are copied from a precomputed texture at a per-frame offset, so making it is cheap.
+struct Texture {
+    let width: Int, height: Int
+    let luma: [UInt8], chroma: [UInt8]
+    static let margin = 512
+
+    init(width: Int, height: Int) {
+        self.width = width + Self.margin
+        self.height = height + Self.margin
+        var rng = SeededRandom(seed: 42)
+        var y = [UInt8](repeating: 0, count: self.width * self.height)
+        for r in 0..<self.height {
+            for c in 0..<self.width {
+                let smooth = 128 + 60 * sin(Double(c) * 0.013 + Double(r) * 0.007) + 30 * sin(Double(r) * 0.031 - Double(c) * 0.021)
+                let noise = Double(Int(rng.next() % 25) - 12)
+                y[r * self.width + c] = UInt8(max(16, min(235, smooth + noise)))
+            }
+        }
+        luma = y
+        var uv = [UInt8](repeating: 128, count: (self.width / 2) * (self.height / 2))
+        for r in 0..<(self.height / 2) {
+            for c in 0..<(self.width / 2) { uv[r * (self.width / 2) + c] = UInt8(128 + 20 * sin(Double(c + r) * 0.02)) }
+        }
+        chroma = uv
+    }
+
+    func draw(frame i: Int, into p: borrowing PictureBuffer) {
+        let dx = (i * 3) % Self.margin, dy = (i * 2) % Self.margin
+        luma.withUnsafeBufferPointer { t in
+            for r in 0..<p.height {
+                p.setRow(plane: 0, y: r, UnsafeBufferPointer(rebasing: t[((r + dy) * width + dx)..<((r + dy) * width + dx + p.width)]))
+            }
+        }
+        let cw = width / 2
+        chroma.withUnsafeBufferPointer { t in
+            for r in 0..<p.chromaHeight {
+                let row = UnsafeBufferPointer(rebasing: t[((r + dy / 2) * cw + dx / 2)..<((r + dy / 2) * cw + dx / 2 + p.chromaWidth)])
+                p.setRow(plane: 1, y: r, row)
+                p.setRow(plane: 2, y: r, row)
+            }
+        }
+        // Keep the frame-number band so outputs can be matched to source frames.
+        let band = max(2, (p.height / 8) & ~1)
+        for bit in 0..<TestPattern.bits {
+            let x0 = bit * p.width / TestPattern.bits, x1 = (bit + 1) * p.width / TestPattern.bits
+            let on = (i >> (TestPattern.bits - 1 - bit)) & 1 == 1
+            p.fill(plane: 0, x: x0, y: 0, width: x1 - x0, height: band, value: on ? 235 : 16)
+        }
+    }
+}
+
+func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: FrameRate, structure: String, texture: Bool, audio: Bool) throws {
+    var v: GeneratedVideoFormat
+    switch structure {
+    case "droppable":
+        v = .droppableH264(width: width, height: height, frameRate: fps)
+    case "ippp":
+        // Every picture referenced: nothing a decoder may skip.
+        v = GeneratedVideoFormat(width: width, height: height, frameRate: fps)
+        v.codecOptions = ["preset": "ultrafast", "bf": "0"]
+        v.gop = Int(fps.frames / fps.seconds)
+    default:
+        v = GeneratedVideoFormat(width: width, height: height, frameRate: fps)
+        v.codecOptions = ["preset": "ultrafast"]
+    }
+    if texture { v.quality = 16 }
+    let pattern = texture ? Texture(width: width, height: height) : nil
     let source = try FrameSource(path: out, video: v, audio: audio ? GeneratedAudioFormat() : nil)
     let frames = seconds * Int(fps.frames) / Int(fps.seconds)
     var samples = 0
     for i in 0..<frames {
         let t = fps.frameDuration * Int64(i)
-        try source.appendPicture(at: t) { TestPattern.draw(index: i, into: $0) }
+        try source.appendPicture(at: t) { p in
+            if let pattern { pattern.draw(frame: i, into: p) } else { TestPattern.draw(index: i, into: p) }
+        }
         if audio {
             let until = Int(WideArithmetic.mulDiv(t.value + Int64(fps.seconds), 48000, Int64(t.timescale)))
             if until > samples {
@@ -76,9 +143,19 @@ do {
         let seconds = Int(option("--seconds") ?? "10")!
         let width = Int(option("--width") ?? "1280")!, height = Int(option("--height") ?? "720")!
         guard let fps = TimeParsing.frameRate(option("--fps") ?? "60") else { fail("bad --fps") }
-        let droppable = flag("--droppable"), noAudio = flag("--no-audio")
+        let structure = flag("--droppable") ? "droppable" : (option("--structure") ?? "default")
+        let texture = flag("--texture"), noAudio = flag("--no-audio"), audioOnly = flag("--audio-only")
         guard let out = args.first else { fail("make-source needs OUT") }
-        try makeSource(out, seconds: seconds, width: width, height: height, fps: fps, droppable: droppable, audio: !noAudio)
+        if audioOnly {
+            // AAC at 44.1 kHz: a tone with a click every second.
+            let s = try FrameSource(path: out, video: nil, audio: GeneratedAudioFormat(sampleRate: 44100, channels: 2))
+            for _ in 0..<seconds {
+                try s.appendAudio(count: 44100) { _, n in n % 44100 < 441 ? 0.6 : Float(0.2 * sin(Double(n) * 2 * Double.pi * 440 / 44100)) }
+            }
+            try s.finish()
+        } else {
+            try makeSource(out, seconds: seconds, width: width, height: height, fps: fps, structure: structure, texture: texture, audio: !noAudio)
+        }
     case "convert":
         let fps = option("--fps").flatMap(TimeParsing.frameRate)
         let preset = option("--preset") ?? "veryfast"

@@ -28,6 +28,12 @@ public struct PictureBuffer: ~Copyable {
         }
     }
 
+    /// Copies 8-bit samples into row `y` of a plane (8-bit pictures only), from column 0.
+    public func setRow(plane: Int, y: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard bitDepth == 8, let base = frame.plane(Int32(plane)), let src = bytes.baseAddress else { return }
+        (base + y * frame.lineSize(Int32(plane))).update(from: src, count: bytes.count)
+    }
+
     /// Chroma plane size for 4:2:0.
     public var chromaWidth: Int { (width + 1) / 2 }
     public var chromaHeight: Int { (height + 1) / 2 }

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""reencode vs the ffmpeg command line on the same work (DESIGN §6, bench/README.md).
+
+Builds release, makes its inputs with reencode's own frame source (panning texture with noise and
+a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
+GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
+
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g] [--quick]
+"""
+import argparse, json, os, platform, re, shutil, statistics, subprocess, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "bench" / "work"
+RESULTS = ROOT / "bench" / "results"
+REENCODE = ROOT / ".build" / "release" / "reencode"
+TOOL = ROOT / ".build" / "release" / "reencode-bench"
+RECIPES = ROOT / "bench" / "recipes"
+TIME = "/usr/bin/time"
+
+TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25}  # wall ratios (e: loop time / batch time ≥ 1.25)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
+
+
+def timed(cmd, cwd=None):
+    """Runs cmd under GNU time: wall s, cpu s, peak RSS kB."""
+    fmt = "BENCH %e %U %S %M"
+    p = subprocess.run([TIME, "-f", fmt] + cmd, text=True, capture_output=True, cwd=cwd)
+    if p.returncode != 0:
+        raise RuntimeError(f"failed ({p.returncode}): {' '.join(map(str, cmd))}\n{p.stderr[-2000:]}")
+    line = [l for l in p.stderr.splitlines() if l.startswith("BENCH ")][-1].split()
+    return {"wall": float(line[1]), "cpu": float(line[2]) + float(line[3]), "rss": int(line[4])}
+
+
+def timed_shell(script):
+    return timed(["bash", "-c", script])
+
+
+# ---------------------------------------------------------------- inputs
+
+def make(path, *args):
+    if not path.exists():
+        print(f"  making {path.name}", flush=True)
+        sh([str(TOOL), "make-source", str(path)] + list(map(str, args)))
+    return path
+
+
+def inputs(quick):
+    WORK.mkdir(parents=True, exist_ok=True)
+    s = 4 if quick else 10
+    i = {
+        "a": make(WORK / f"a-1080p120-droppable-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--droppable", "--texture"),
+        "b": make(WORK / f"b-1080p120-ippp-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--structure", "ippp", "--texture"),
+        "c": make(WORK / f"c-2160p60-{s // 2}s.mp4", "--seconds", s // 2, "--width", 3840, "--height", 2160, "--fps", 60, "--texture"),
+        "f": make(WORK / "f-audio-60s.m4a", "--seconds", 60, "--audio-only"),
+        "g10": make(WORK / "g-720p60-10s.mp4", "--seconds", 10, "--width", 1280, "--height", 720, "--fps", 60, "--texture"),
+        "g60": make(WORK / "g-720p60-60s.mp4", "--seconds", 60, "--width", 1280, "--height", 720, "--fps", 60, "--texture"),
+    }
+    clips = WORK / "e-clips"
+    clips.mkdir(exist_ok=True)
+    for n in range(24):
+        make(clips / f"clip{n:02d}.mp4", "--seconds", 2, "--width", 1280, "--height", 720, "--fps", 60, "--texture")
+    old = time.time() - 3600
+    for p in clips.iterdir():
+        os.utime(p, (old, old))
+    i["e"] = clips
+    return i
+
+
+# ---------------------------------------------------------------- scenarios
+# Each: (reencode command, ffmpeg command, output paths) for one run; same encoder settings.
+
+def x264(preset, crf, gop):
+    return ["-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-g", str(gop)]
+
+
+def scenario_cmds(key, src, out):
+    ff = ["ffmpeg", "-v", "error", "-y", "-nostdin"]
+    aac = ["-c:a", "aac", "-b:a", "128k"]
+    if key in ("a", "b"):
+        return ([str(REENCODE), "run", str(RECIPES / "hfr-30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src), "-vf", "fps=30"] + x264("veryfast", 21, 60) + aac + [str(out["ff"])])
+    if key == "c":
+        return ([str(REENCODE), "run", str(RECIPES / "4k-to-1080p30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src), "-vf", "fps=30,scale=1920:1080"] + x264("veryfast", 21, 60) + aac + [str(out["ff"])])
+    if key == "d":
+        return ([str(REENCODE), "run", str(RECIPES / "remux-trim.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-ss", "1", "-t", "2", "-i", str(src), "-c", "copy", str(out["ff"])])
+    if key == "f":
+        return ([str(REENCODE), "run", str(RECIPES / "audio-48k.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src), "-c:a", "aac", "-b:a", "128k", "-ar", "48000", str(out["ff"])])
+    raise KeyError(key)
+
+
+def run_pair(key, src, runs, extra_check=None):
+    out_dir = WORK / "out"
+    out_dir.mkdir(exist_ok=True)
+    ext = ".m4a" if key == "f" else ".mp4"
+    out = {"re": out_dir / f"{key}-reencode{ext}", "ff": out_dir / f"{key}-ffmpeg{ext}"}
+    re_cmd, ff_cmd = scenario_cmds(key, src, out)
+    samples = {"reencode": [], "ffmpeg": []}
+    for r in range(runs):  # alternate, so drift on a shared machine hits both
+        order = [("reencode", re_cmd), ("ffmpeg", ff_cmd)] if r % 2 == 0 else [("ffmpeg", ff_cmd), ("reencode", re_cmd)]
+        for name, cmd in order:
+            samples[name].append(timed(cmd))
+    return samples, out
+
+
+def run_batch(clips, runs, jobs):
+    """(e): reencode batch --jobs N over 24 clips vs a sequential ffmpeg loop."""
+    samples = {"reencode": [], "ffmpeg": []}
+    recipe = RECIPES / "clip-720p.yaml"
+    for r in range(runs):
+        re_out = WORK / "out" / "e-reencode"
+        ff_out = WORK / "out" / "e-ffmpeg"
+        for d in (re_out, ff_out):
+            shutil.rmtree(d, ignore_errors=True)
+            d.mkdir(parents=True)
+        re_cmd = [str(REENCODE), "batch", str(recipe), "--input-dir", str(clips), "--output-dir", str(re_out), "--jobs", str(jobs), "--settle", "0"]
+        loop = (f'for f in "{clips}"/*.mp4; do ffmpeg -v error -nostdin -y -i "$f" '
+                f'-c:v libx264 -preset veryfast -crf 23 -g 120 -c:a aac -b:a 128k "{ff_out}/$(basename "$f")" || exit 1; done')
+        order = [("reencode", lambda: timed(re_cmd)), ("ffmpeg", lambda: timed_shell(loop))]
+        if r % 2:
+            order.reverse()
+        for name, f in order:
+            samples[name].append(f())
+    return samples
+
+
+# ---------------------------------------------------------------- output checks
+
+def probe(path):
+    p = sh(["ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames,duration:format=duration",
+            "-of", "json", str(path)])
+    j = json.loads(p.stdout)
+    v = [s for s in j["streams"] if s["codec_type"] == "video"]
+    return {"frames": int(v[0]["nb_read_frames"]) if v else None, "duration": float(j["format"]["duration"])}
+
+
+def gray_frames(path, w, h):
+    p = subprocess.Popen(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "gray", "-s", f"{w}x{h}", "-"],
+                         stdout=subprocess.PIPE)
+    size = w * h
+    while True:
+        b = p.stdout.read(size)
+        if len(b) < size:
+            break
+        yield b
+    p.wait()
+
+
+def stamp(np, frame, w, h):
+    band = max(2, (h // 8) & ~1)
+    img = frame.reshape(h, w)
+    v = 0
+    for bit in range(16):
+        x0, x1 = bit * w // 16, (bit + 1) * w // 16
+        xa, xb = x0 + (x1 - x0) // 4, x1 - (x1 - x0) // 4
+        m = img[band // 4: band - band // 4, xa:xb].mean()
+        v = (v << 1) | (1 if m > 128 else 0)
+    return v
+
+
+def quality(src, output, w, h):
+    """Which source frame each output frame shows, and luma PSNR against that frame (numpy)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    outs = [np.frombuffer(f, np.uint8) for f in gray_frames(output, w, h)]
+    shown = [stamp(np, f, w, h) for f in outs]
+    wanted = {s: None for s in shown}
+    for i, f in enumerate(gray_frames(src, w, h)):
+        if i in wanted:
+            wanted[i] = np.frombuffer(f, np.uint8)
+    psnrs = []
+    band = max(2, (h // 8) & ~1) * w  # the stamp band is left out: it is the same in both
+    for s, f in zip(shown, outs):
+        ref = wanted.get(s)
+        if ref is None:
+            continue
+        mse = float(((f[band:].astype(np.int32) - ref[band:].astype(np.int32)) ** 2).mean())
+        psnrs.append(99.0 if mse == 0 else 10 * __import__("math").log10(255 * 255 / mse))
+    return {"shown": shown, "psnr": statistics.mean(psnrs) if psnrs else None}
+
+
+def floor_time(output, w, h, fps):
+    """The encoder alone: the output's frames as raw pictures in memory (tmpfs), encoded with the same settings."""
+    raw = Path("/dev/shm") / f"reencode-floor-{os.getpid()}.yuv"
+    try:
+        sh(["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(output), "-an", "-f", "rawvideo", "-pix_fmt", "yuv420p", str(raw)])
+        t = timed(["ffmpeg", "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{w}x{h}", "-r", str(fps),
+                   "-i", str(raw)] + x264("veryfast", 21, 60) + ["-f", "null", "-"])
+        return t["wall"]
+    finally:
+        raw.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- report
+
+def med(xs, k):
+    return statistics.median(x[k] for x in xs)
+
+
+def summarize(samples):
+    r = {}
+    for tool, xs in samples.items():
+        r[tool] = {"wall": med(xs, "wall"), "cpu": med(xs, "cpu"), "rss": med(xs, "rss"), "runs": xs}
+    r["ratio"] = {k: r["reencode"][k] / r["ffmpeg"][k] if r["ffmpeg"][k] else None for k in ("wall", "cpu", "rss")}
+    return r
+
+
+def svg(results):
+    keys = [k for k in "abcdef" if k in results]
+    bar_h, gap, left, width = 22, 14, 230, 420
+    height = 60 + len(keys) * (2 * bar_h + gap)
+    scale = width / 2.0  # ratio 2.0 at the right edge
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 80}" height="{height}" font-family="sans-serif" font-size="12">',
+             '<text x="10" y="20" font-size="14" font-weight="bold">reencode / ffmpeg (median; lower is better; 1.0 = same)</text>']
+    y = 40
+    for k in keys:
+        ratio = results[k]["ratio"]
+        parts.append(f'<text x="10" y="{y + 15}">({k}) {results[k]["title"][:30]}</text>')
+        for j, (name, val, colour) in enumerate([("wall", ratio["wall"], "#3b7dd8"), ("peak RSS", ratio["rss"], "#9a6fd0")]):
+            if val is None:
+                continue
+            yy = y + j * bar_h
+            parts.append(f'<rect x="{left}" y="{yy}" width="{min(val, 2.0) * scale:.1f}" height="{bar_h - 4}" fill="{colour}"/>')
+            parts.append(f'<text x="{left + min(val, 2.0) * scale + 4:.1f}" y="{yy + 13}">{name} {val:.2f}</text>')
+        target = results[k].get("target")
+        if target:
+            x = left + target * scale
+            parts.append(f'<line x1="{x:.1f}" y1="{y - 2}" x2="{x:.1f}" y2="{y + 2 * bar_h}" stroke="#d33" stroke-dasharray="3,2"/>')
+        y += 2 * bar_h + gap
+    x1 = left + scale
+    parts.append(f'<line x1="{x1}" y1="34" x2="{x1}" y2="{height - 10}" stroke="#444"/>')
+    parts.append(f'<text x="{x1 - 8}" y="{height - 2}">1.0</text></svg>')
+    return "\n".join(parts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g")
+    ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
+    ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
+    a = ap.parse_args()
+    wanted = a.scenarios.split(",")
+
+    print("building release …", flush=True)
+    sh(["swift", "build", "-c", "release", "--product", "reencode"], cwd=ROOT)
+    sh(["swift", "build", "-c", "release", "--product", "reencode-bench"], cwd=ROOT)
+    print("preparing inputs …", flush=True)
+    src = inputs(a.quick)
+
+    titles = {"a": "1080p120 droppable → 30 fps", "b": "1080p120 IPPP → 30 fps", "c": "4K60 → 1080p30",
+              "d": "passthrough remux, trim", "e": "24 × 720p60 clips: batch vs loop", "f": "audio AAC → AAC 48 kHz",
+              "g": "memory: 60 s vs 10 s"}
+    results = {}
+    for key in wanted:
+        print(f"scenario {key}: {titles[key]} …", flush=True)
+        if key in ("a", "b", "c", "d", "f"):
+            samples, out = run_pair(key, src["a" if key == "d" else key], a.runs)
+            r = summarize(samples)
+            r["title"] = titles[key]
+            if key in TARGETS:
+                r["target"] = TARGETS[key]
+            if key != "f":
+                pr, pf = probe(out["re"]), probe(out["ff"])
+                r["outputs"] = {"reencode": pr, "ffmpeg": pf, "sameFrameCount": pr["frames"] == pf["frames"],
+                                "durationDiff": abs(pr["duration"] - pf["duration"])}
+            if key in ("a", "b", "c"):
+                w, h = (1920, 1080)
+                qr, qf = quality(src[key], out["re"], w, h), quality(src[key], out["ff"], w, h)
+                if qr and qf:
+                    step = 4 if key != "c" else 2
+                    r["selection"] = {"reencode": qr["shown"][:12], "ffmpeg": qf["shown"][:12],
+                                      "reencodeIsNearest": qr["shown"] == [step * k for k in range(len(qr["shown"]))]}
+                    r["psnr"] = {"reencode": qr["psnr"], "ffmpeg": qf["psnr"]}
+                if key in ("a", "b"):
+                    r["floor"] = floor_time(out["re"], 1920, 1080, 30)
+                    r["floorShare"] = r["floor"] / r["reencode"]["wall"]
+            results[key] = r
+        elif key == "e":
+            r = summarize(run_batch(src["e"], a.runs, a.jobs))
+            r["title"] = titles[key]
+            r["target"] = TARGETS["e"]
+            r["throughputRatio"] = r["ffmpeg"]["wall"] / r["reencode"]["wall"]
+            results[key] = r
+        elif key == "g":
+            rss = {}
+            for n in ("g10", "g60"):
+                xs = [timed([str(REENCODE), "run", str(RECIPES / "hfr-30.yaml"), "-i", str(src[n]), "-o", str(WORK / "out" / f"{n}.mp4"),
+                             "--overwrite", "--quiet"]) for _ in range(a.runs)]
+                rss[n] = statistics.median(x["rss"] for x in xs)
+            results[key] = {"title": titles[key], "rss10": rss["g10"], "rss60": rss["g60"], "ratio": {"rss": rss["g60"] / rss["g10"], "wall": None, "cpu": None}}
+
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+    versions = {
+        "reencode": sh([str(REENCODE), "--version"]).stdout.strip(),
+        "ffmpeg": sh(["ffmpeg", "-version"]).stdout.splitlines()[0],
+        "swift": sh(["swift", "--version"]).stdout.splitlines()[0] if shutil.which("swift") else "?",
+    }
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cores": os.cpu_count(), "cpu": cpu,
+            "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+            "runs": a.runs, "quick": a.quick, "versions": versions}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps({"machine": meta, "scenarios": results}, indent=2) + "\n")
+    (RESULTS / "latest.svg").write_text(svg(results) + "\n")
+
+    lines = [f"# Benchmark results — {meta['date']}", "",
+             f"{meta['cores']} cores, {meta['cpu']}, {meta['memory_gib']} GiB; {versions['ffmpeg']}; {versions['swift']}; "
+             f"median of {a.runs} alternating runs{' (quick inputs)' if a.quick else ''}.", "",
+             "| scenario | reencode wall | ffmpeg wall | wall ratio | target | CPU ratio | RSS ratio | notes |", "|---|---|---|---|---|---|---|---|"]
+    for k, r in results.items():
+        if k == "g":
+            lines.append(f"| (g) {r['title']} | | | | | | {r['ratio']['rss']:.3f} | peak RSS {r['rss10']} kB (10 s) vs {r['rss60']} kB (60 s); target ≤ 1.10 |")
+            continue
+        notes = []
+        if "floor" in r:
+            notes.append(f"encoder floor {r['floor']:.2f} s ({100 * r['floorShare']:.0f} % of reencode's wall)")
+        if "outputs" in r:
+            o = r["outputs"]
+            notes.append(f"frames {o['reencode']['frames']} vs {o['ffmpeg']['frames']}")
+        if "psnr" in r and r["psnr"]["reencode"]:
+            notes.append(f"PSNR {r['psnr']['reencode']:.2f} vs {r['psnr']['ffmpeg']:.2f} dB")
+        if "throughputRatio" in r:
+            notes.append(f"throughput {r['throughputRatio']:.2f}× the loop (target ≥ 1.25)")
+        tgt = f"≤ {r['target']:.2f}" if r.get("target") and k != "e" else ""
+        lines.append(f"| ({k}) {r['title']} | {r['reencode']['wall']:.2f} s | {r['ffmpeg']['wall']:.2f} s | {r['ratio']['wall']:.2f} | {tgt} | "
+                     f"{r['ratio']['cpu']:.2f} | {r['ratio']['rss']:.2f} | {'; '.join(notes)} |")
+    lines += ["", "![ratios](latest.svg)", ""]
+    (RESULTS / "latest.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
