@@ -101,7 +101,12 @@ func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: Frame
         v = GeneratedVideoFormat(width: width, height: height, frameRate: fps)
         v.codecOptions = ["preset": "ultrafast"]
     }
-    if texture { v.quality = 16 }
+    if texture {
+        // Encoded as cameras do (CABAC, deblocking: x264 veryfast), so decoding costs what it costs
+        // on real footage; ultrafast (CAVLC, no deblocking) would make every decoder look cheap.
+        v.quality = 16
+        v.codecOptions["preset"] = "veryfast"
+    }
     let pattern = texture ? Texture(width: width, height: height) : nil
     let source = try FrameSource(path: out, video: v, audio: audio ? GeneratedAudioFormat() : nil)
     let frames = seconds * Int(fps.frames) / Int(fps.seconds)
