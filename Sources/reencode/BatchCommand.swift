@@ -153,6 +153,7 @@ struct BatchCommand: Command {
                 case .finished(let f, let s): if talk && !jsonOut { writeOut("      \(f): done in \(String(format: "%.1f", s)) s") }
                 case .failed(_, let m): if !jsonOut { printError("error: \(m)") }
                 case .claimedElsewhere(let f, let h): if verbose && !jsonOut { writeOut("      \(f): being converted on \(h)") }
+                case .warning(let f, let m): printError("warning: \(f): \(m)")
                 }
             }
             if report.lockedOut {

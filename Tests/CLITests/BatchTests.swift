@@ -230,4 +230,17 @@ struct BatchTests {
         #expect(o["claimedElsewhere"] as? [String] == [names[1]])
         #expect(FileManager.default.fileExists(atPath: live), "a live claim is left alone")
     }
+
+    @Test("--move-done moves each source away once its output is recorded, mirroring its folder")
+    func moveDone() throws {
+        let dir = Scratch()
+        let names = try makeFolder(dir.file("in"), count: 3)
+        let r = try batch(dir, ["--move-done", dir.file("done")])
+        #expect(r.status == 0, "\(r.stderr)")
+        try expectEachOnce(names, dir.file("out"))
+        for name in names {
+            #expect(FileManager.default.fileExists(atPath: dir.file("done/" + name)))
+            #expect(!FileManager.default.fileExists(atPath: dir.file("in/" + name)))
+        }
+    }
 }

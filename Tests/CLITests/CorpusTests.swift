@@ -62,7 +62,7 @@ struct CorpusTests {
         let v = try SampleReader(path: path, track: .type(.video, 0)).nextPicture()?.pts
         var a: MediaTime? = nil
         if (try Asset.load(path)).audioTracks.first != nil {
-            a = try? SampleReader(path: path, track: .type(.audio, 0)).nextAudio()?.pts
+            a = try SampleReader(path: path, track: .type(.audio, 0)).nextAudio()?.pts
         }
         return (v, a)
     }

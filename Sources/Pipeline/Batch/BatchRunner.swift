@@ -61,6 +61,8 @@ public enum BatchEvent: Sendable {
     case finished(String, seconds: Double)
     case failed(String, message: String)
     case claimedElsewhere(String, host: String)
+    /// Something went wrong that does not undo the conversion (e.g. --move-done could not move).
+    case warning(String, message: String)
 }
 
 /// `reencode batch`: converts every media file of a folder tree that has no finished output yet,
@@ -282,7 +284,11 @@ public final class BatchRunner: Sendable {
             events(.failed(item.rel, message: entry.error ?? ""))
             return .failed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? 1))
         }
-        if let dest = options.moveDone { moveSource(item, to: dest) }
+        if let dest = options.moveDone {
+            do { try moveSource(item, to: dest) } catch {
+                events(.warning(item.rel, message: "converted, but not moved to \(dest): \(error)"))
+            }
+        }
         events(.finished(item.rel, seconds: entry.seconds ?? 0))
         return .converted(media, item.identity.size)
     }
@@ -296,13 +302,20 @@ public final class BatchRunner: Sendable {
         }
     }
 
-    private func moveSource(_ item: Item, to dest: String) {
+    private func moveSource(_ item: Item, to dest: String) throws {
         let target = dest + "/" + item.rel
-        try? FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if rename(item.path, target) != 0 {
-            // Another filesystem: copy, make it durable, then remove the source.
-            if (try? FileManager.default.copyItem(atPath: item.path, toPath: target)) != nil { unlink(item.path) }
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if rename(item.path, target) == 0 { return }
+        guard errno == EXDEV else { throw MediaError(.io, String(cString: strerror(errno)), file: target) }
+        // Another filesystem: copy, make the copy durable, then remove the source.
+        try FileManager.default.copyItem(atPath: item.path, toPath: target)
+        let fd = open(target, O_RDONLY)
+        guard fd >= 0, fsync(fd) == 0 else {
+            if fd >= 0 { close(fd) }
+            throw MediaError(.io, "cannot flush the moved copy", file: target)
         }
+        close(fd)
+        unlink(item.path)
     }
 
     // MARK: After a crash
