@@ -139,10 +139,8 @@ final class AudioLane: LaneWork {
 
     private func receivePackets() throws(MediaError) {
         while let packet = try encoder.receive() {
-            let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: encoder.timeBase)
             statistics.packetsWritten += 1
-            try env.writer.append(packet, to: writerInput)
-            env.progress.update(lane: output, outputTime: end, frames: statistics.packetsWritten)
+            try env.deliver(packet, timeBase: encoder.timeBase, input: writerInput, lane: output, frames: statistics.packetsWritten)
         }
     }
 }

@@ -20,6 +20,14 @@ final class LaneEnvironment: Sendable {
 
     var file: String { reader.path }
 
+    /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane
+    /// has got. The end is read first: the writer takes the packet's data and rescales it.
+    func deliver(_ packet: Packet, timeBase: AVRational, input: Int, lane: Int, frames: Int) throws(MediaError) {
+        let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: timeBase)
+        try writer.append(packet, to: input)
+        progress.update(lane: lane, outputTime: end, frames: frames)
+    }
+
     /// A decode error on a file whose data is cut short says so: that is what the user can act on.
     func explain(_ error: MediaError) -> MediaError {
         guard error.kind == .processing, reader.isDamaged, !error.message.hasPrefix(Self.truncated) else { return error }

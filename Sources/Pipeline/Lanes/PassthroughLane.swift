@@ -47,11 +47,9 @@ final class PassthroughLane: LaneWork {
                 }
                 if packet.pts != FFmpeg.noPTS { packet.pts -= shift }
                 if packet.dts != FFmpeg.noPTS { packet.dts -= shift }
-                let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: timeBase)
                 statistics.unitsOut += 1
                 statistics.packetsWritten += 1
-                try env.writer.append(packet, to: writerInput)
-                env.progress.update(lane: output, outputTime: end, frames: statistics.unitsOut)
+                try env.deliver(packet, timeBase: timeBase, input: writerInput, lane: output, frames: statistics.unitsOut)
             }
             env.reader.detach(output)
         } catch {

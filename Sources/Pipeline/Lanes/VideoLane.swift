@@ -234,10 +234,8 @@ final class VideoLane: LaneWork {
     private func receivePackets() throws(MediaError) {
         while let packet = try encoder.receive() {
             if let d = pendingDurations.removeValue(forKey: packet.pts), packet.duration <= 0 { packet.duration = d }
-            let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: encoder.timeBase)
             statistics.packetsWritten += 1
-            try env.writer.append(packet, to: writerInput)
-            env.progress.update(lane: output, outputTime: end, frames: statistics.unitsOut)
+            try env.deliver(packet, timeBase: encoder.timeBase, input: writerInput, lane: output, frames: statistics.unitsOut)
         }
     }
 }
