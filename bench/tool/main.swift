@@ -177,6 +177,8 @@ do {
             _ = try convert(args[1], out, fps: FrameRate(frames: 30), preset: "ultrafast", selective: true)
             // Heap bytes in use over all malloc arenas: RSS moves in arena-sized steps as dispatch
             // threads come and go, which says nothing about leaks.
+            // Let the lanes' queues finish releasing what they held before sampling.
+            Thread.sleep(forTimeInterval: 0.05)
             print("cycle \(i) rss_kb \(rss().current) heap_bytes \(rx_heap_in_use())")
         }
     default:
