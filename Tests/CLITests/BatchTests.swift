@@ -112,6 +112,9 @@ struct BatchTests {
             byShard[i] = converted.sorted()
         }
         #expect(seen.sorted() == names)
+        // Slices are a stable function of the relative path (FNV-1a), the same on every machine.
+        #expect(byShard == [0: ["clip0.mp4", "clip4.mp4"], 1: ["clip3.mp4", "clip7.mp4", "day0/clip2.mp4"],
+                            2: ["clip6.mp4"], 3: ["clip1.mp4", "day1/clip5.mp4"]])
         try expectEachOnce(names, dir.file("out"))
         // Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX with --shard-count picks the same slice.
         let k = try Binary.run(["batch", recipe, "--input-dir", dir.file("in"), "--output-dir", dir.file("k8s"), "--shard-count", "4", "--dry-run", "--json"],

@@ -82,5 +82,10 @@ public struct Track: Sendable, Hashable {
     public let isAttachedPicture: Bool
 
     public var mediaType: MediaType { format.mediaType }
+
+    /// The track tags an output track keeps (the rest describe the source's muxer, not the media).
+    var outputMetadata: [String: String] {
+        metadata.filter { ["language", "title", "creation_time"].contains($0.key) }
+    }
     public var timeRange: TimeRange { TimeRange(start: startTime, duration: duration) }
 }

@@ -121,7 +121,7 @@ public final class BatchRunner: Sendable {
                         return s.next
                     }
                     guard let i else { return }
-                    let outcome = self.process(todo[i], index: i, of: todo.count, entries: entries, events: events)
+                    let outcome = self.process(todo[i], index: i, of: todo.count, events: events)
                     shared.withLock { s in
                         switch outcome {
                         case .converted(let media, let bytes): s.report.converted.append(todo[i].rel); s.report.mediaSeconds += media; s.report.bytesIn += bytes
@@ -228,7 +228,7 @@ public final class BatchRunner: Sendable {
 
     func claimPath(forOutput rel: String) -> String { claimsDir + "/" + FNV1a.hex(rel) + ".claim" }
 
-    func process(_ item: Item, index: Int, of total: Int, entries: [LedgerEntry], events: @Sendable (BatchEvent) -> Void) -> Outcome {
+    func process(_ item: Item, index: Int, of total: Int, events: @Sendable (BatchEvent) -> Void) -> Outcome {
         let claim: Claim
         switch Claim.acquire(at: claimPath(forOutput: item.outputRel), source: item.rel, host: options.host, timeout: options.claimTimeout) {
         case .busy(let host, _):
@@ -238,12 +238,12 @@ public final class BatchRunner: Sendable {
         }
         defer { claim.release() }
         claim.startHeartbeat(every: max(0.5, options.claimTimeout / 4))
-        // Another machine may have finished it between our scan and our claim.
-        if ledger.entries().contains(where: { $0.source == item.rel && $0.status == .done && sameVersion($0, item) }),
-           FileManager.default.fileExists(atPath: item.outputPath) {
+        // Read again under the claim: another machine may have finished it since our scan.
+        let history = ledger.entries().filter { $0.source == item.rel && sameVersion($0, item) }
+        if history.contains(where: { $0.status == .done }), FileManager.default.fileExists(atPath: item.outputPath) {
             return .doneElsewhere
         }
-        let attempt = ledger.entries().filter { $0.source == item.rel && $0.status == .failed && sameVersion($0, item) }.count + 1
+        let attempt = history.filter { $0.status == .failed }.count + 1
         events(.started(item.rel, index: index + 1, of: total))
         let t0 = Date()
         let fingerprint = SourceIdentity.fingerprint(item.path, size: item.identity.size)
@@ -323,6 +323,7 @@ public final class BatchRunner: Sendable {
     /// Removes temp files and claims that nobody is working on any more (kill -9, reboot).
     func sweep(_ report: inout BatchReport) {
         let fm = FileManager.default
+        // No claims folder yet: no claims to sweep.
         if let claims = try? fm.contentsOfDirectory(atPath: claimsDir) {
             for c in claims where c.hasSuffix(".claim") {
                 let p = claimsDir + "/" + c

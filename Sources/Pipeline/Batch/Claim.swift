@@ -61,6 +61,8 @@ public final class Claim: @unchecked Sendable {
         return n == data.count
     }
 
+    /// nil when absent or not whole (a writer killed mid-write): such a claim is judged by its
+    /// heartbeat alone.
     static func read(_ path: String) -> Content? {
         guard let d = FileManager.default.contents(atPath: path) else { return nil }
         return try? JSONDecoder().decode(Content.self, from: d)

@@ -26,15 +26,20 @@ public struct SourceIdentity: Sendable, Hashable, Codable {
         return SourceIdentity(size: Int64(st.st_size), mtime: m)
     }
 
+    /// "unreadable" when the file cannot be read: a partial hash would look like a real one.
     public static func fingerprint(_ path: String, size: Int64) -> String {
         guard let h = FileHandle(forReadingAtPath: path) else { return "unreadable" }
-        defer { try? h.close() }
+        defer { h.closeFile() }
         let chunk = 1 << 20
         var hash = FNV1a.hash(withUnsafeBytes(of: size.littleEndian, Array.init))
-        if let head = try? h.read(upToCount: chunk) { hash = FNV1a.hash(head, seed: hash) }
-        if size > Int64(chunk) * 2 {
-            _ = try? h.seek(toOffset: UInt64(size) - UInt64(chunk))
-            if let tail = try? h.read(upToCount: chunk) { hash = FNV1a.hash(tail, seed: hash) }
+        do {
+            if let head = try h.read(upToCount: chunk) { hash = FNV1a.hash(head, seed: hash) }
+            if size > Int64(chunk) * 2 {
+                try h.seek(toOffset: UInt64(size) - UInt64(chunk))
+                if let tail = try h.read(upToCount: chunk) { hash = FNV1a.hash(tail, seed: hash) }
+            }
+        } catch {
+            return "unreadable"
         }
         return String(format: "%016llx", hash)
     }

@@ -46,7 +46,6 @@ struct ConstantRateRetimer<Picture> {
     let grid: FrameGrid
     private var held: (picture: Picture, pts: MediaTime)?
     private(set) var nextSlot: Int64 = 0
-    private(set) var firstPTS: MediaTime?
 
     init(grid: FrameGrid) { self.grid = grid }
 
@@ -55,7 +54,6 @@ struct ConstantRateRetimer<Picture> {
     mutating func push(_ picture: Picture, pts: MediaTime) -> [(Picture, Int64)] {
         guard let current = held else {
             held = (picture, pts)
-            firstPTS = pts
             nextSlot = grid.firstSlot(atOrAfter: pts - grid.frameDuration.half)
             return []
         }

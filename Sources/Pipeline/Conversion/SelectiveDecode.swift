@@ -24,7 +24,6 @@ struct SelectiveDecode<Item> {
     private var maxDTS: MediaTime = .negativeInfinity
     private var minPTS: MediaTime = .positiveInfinity
     private(set) var skipped = 0
-    private(set) var passed = 0
 
     init(grid: FrameGrid) { self.grid = grid }
 
@@ -59,7 +58,6 @@ struct SelectiveDecode<Item> {
                     continue
                 }
             }
-            passed += 1
             out.append(e.item)
             pendingHead += 1
         }

@@ -61,7 +61,4 @@ final class Frame: @unchecked Sendable {
 
     func plane(_ i: Int32) -> UnsafeMutablePointer<UInt8>? { rx_frame_plane(pointer, i) }
     func lineSize(_ i: Int32) -> Int { Int(rx_frame_linesize(pointer, i)) }
-    func makeWritable() throws(MediaError) {
-        try FFmpeg.check(av_frame_make_writable(pointer), "av_frame_make_writable")
-    }
 }

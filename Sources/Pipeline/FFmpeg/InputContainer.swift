@@ -53,7 +53,7 @@ final class InputContainer: @unchecked Sendable {
     }
 
     /// Positions every stream at or before `time` (a sync sample), `-1` stream = all.
-    func seek(to time: Int64, stream: Int32, timeBase: AVRational) throws(MediaError) {
+    func seek(to time: Int64, stream: Int32) throws(MediaError) {
         let rc = avformat_seek_file(context, stream, Int64.min, time, time, 0)
         if rc < 0 {
             // Some demuxers only seek backwards with the flag; try that before giving up.

@@ -40,7 +40,7 @@ final class AudioLane: LaneWork {
         c.options = settings.codecOptions.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         encoder = try Encoder(c)
         fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
-        writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: VideoLane.trackMetadata(track))
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
     }
 
     func run() throws(MediaError) {

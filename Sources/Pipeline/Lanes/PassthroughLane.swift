@@ -24,7 +24,7 @@ final class PassthroughLane: LaneWork {
         timeBase = stream.pointee.time_base
         shift = env.range.start.ts(in: timeBase, rounding: .down)
         writerInput = try env.writer.addPassthroughInput(from: stream, rotation: track.format.rotation,
-                                                         metadata: VideoLane.trackMetadata(track))
+                                                         metadata: track.outputMetadata)
     }
 
     func run() throws(MediaError) {

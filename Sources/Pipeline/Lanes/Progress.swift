@@ -67,8 +67,6 @@ final class ProgressTracker: Sendable {
         queue.sync { handler(report) }
     }
 
-    var lanes: [LaneProgress] { state.withLock { $0.lanes } }
-
     private func snapshot(_ lanes: [LaneProgress], now: UInt64, final: Bool) -> ConversionProgress {
         let elapsed = Double(now - started) / 1e9
         let slowest = lanes.map(\.outputTime).min() ?? .zero

@@ -69,7 +69,7 @@ final class VideoLane: LaneWork {
         c.options = Self.encoderOptions(settings)
         encoder = try Encoder(c)
         writerInput = try env.writer.addInput(encoder: encoder, rotation: track.format.rotation,
-                                              metadata: Self.trackMetadata(track))
+                                              metadata: track.outputMetadata)
 
         if let grid {
             retimer = ConstantRateRetimer(grid: grid)
@@ -98,12 +98,6 @@ final class VideoLane: LaneWork {
             opts["level"] = l
         }
         return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-    }
-
-    static func trackMetadata(_ t: Track) -> [String: String] {
-        var m: [String: String] = [:]
-        for key in ["language", "title", "creation_time"] { if let v = t.metadata[key] { m[key] = v } }
-        return m
     }
 
     func run() throws(MediaError) {

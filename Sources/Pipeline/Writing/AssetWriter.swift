@@ -11,9 +11,6 @@ final class AssetWriter: @unchecked Sendable {
         let stream: UnsafeMutablePointer<AVStream>
         /// The time base the lane's packets are stamped in.
         let sourceTimeBase: AVRational
-        var packets = 0
-        var bytes = 0
-        var lastEnd: MediaTime = .invalid
     }
 
     let path: String
@@ -83,11 +80,6 @@ final class AssetWriter: @unchecked Sendable {
         let st = inputs[input].stream
         packet.streamIndex = st.pointee.index
         packet.rescale(from: inputs[input].sourceTimeBase, to: st.pointee.time_base)
-        inputs[input].packets += 1
-        inputs[input].bytes += packet.size
-        if packet.pts != FFmpeg.noPTS {
-            inputs[input].lastEnd = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: st.pointee.time_base)
-        }
         try container.write(packet)
     }
 
@@ -97,11 +89,6 @@ final class AssetWriter: @unchecked Sendable {
         defer { lock.unlock() }
         finished = true
         try container.finish()
-    }
-
-    var packetCounts: [Int] {
-        lock.lock(); defer { lock.unlock() }
-        return inputs.map(\.packets)
     }
 }
 
