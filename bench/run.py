@@ -18,6 +18,9 @@ TOOL = ROOT / ".build" / "release" / "reencode-bench"
 RECIPES = ROOT / "bench" / "recipes"
 TIME = "/usr/bin/time"
 
+AAC = ["-c:a", "aac", "-b:a", "128k"]  # the audio settings of every ffmpeg command here, as the recipes'
+AAC_ARGS = " ".join(AAC)  # the same, for the shell loop of (e)
+
 TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25}  # wall ratios (e: loop time / batch time ≥ 1.25)
 
 
@@ -79,19 +82,18 @@ def x264(preset, crf, gop):
 
 def scenario_cmds(key, src, out):
     ff = ["ffmpeg", "-v", "error", "-y", "-nostdin"]
-    aac = ["-c:a", "aac", "-b:a", "128k"]
     if key in ("a", "b"):
         return ([str(REENCODE), "run", str(RECIPES / "hfr-30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
-                ff + ["-i", str(src), "-vf", "fps=30"] + x264("veryfast", 21, 60) + aac + [str(out["ff"])])
+                ff + ["-i", str(src), "-vf", "fps=30"] + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     if key == "c":
         return ([str(REENCODE), "run", str(RECIPES / "4k-to-1080p30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
-                ff + ["-i", str(src), "-vf", "fps=30,scale=1920:1080"] + x264("veryfast", 21, 60) + aac + [str(out["ff"])])
+                ff + ["-i", str(src), "-vf", "fps=30,scale=1920:1080"] + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     if key == "d":
         return ([str(REENCODE), "run", str(RECIPES / "remux-trim.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-ss", "1", "-t", "2", "-i", str(src), "-c", "copy", str(out["ff"])])
     if key == "f":
         return ([str(REENCODE), "run", str(RECIPES / "audio-48k.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
-                ff + ["-i", str(src), "-c:a", "aac", "-b:a", "128k", "-ar", "48000", str(out["ff"])])
+                ff + ["-i", str(src)] + AAC + ["-ar", "48000", str(out["ff"])])
     raise KeyError(key)
 
 
@@ -121,7 +123,7 @@ def run_batch(clips, runs, jobs):
             d.mkdir(parents=True)
         re_cmd = [str(REENCODE), "batch", str(recipe), "--input-dir", str(clips), "--output-dir", str(re_out), "--jobs", str(jobs), "--settle", "0"]
         loop = (f'for f in "{clips}"/*.mp4; do ffmpeg -v error -nostdin -y -i "$f" '
-                f'-c:v libx264 -preset veryfast -crf 23 -g 120 -c:a aac -b:a 128k "{ff_out}/$(basename "$f")" || exit 1; done')
+                f'-c:v libx264 -preset veryfast -crf 23 -g 120 {AAC_ARGS} "{ff_out}/$(basename "$f")" || exit 1; done')
         order = [("reencode", lambda: timed(re_cmd)), ("ffmpeg", lambda: timed_shell(loop))]
         if r % 2:
             order.reverse()
@@ -199,7 +201,7 @@ def floor_and_bound(source, output, w, h, fps, runs, skip_nonref):
         encode = ["ffmpeg", "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{w}x{h}", "-r", str(fps),
                   "-i", str(raw)] + x264("veryfast", 21, 60) + ["-f", "null", "-"]
         decode = ["ffmpeg", "-v", "error", "-nostdin"] + (["-skip_frame", "noref"] if skip_nonref else []) + \
-                 ["-i", str(source), "-c:a", "aac", "-b:a", "128k", "-f", "null", "-"]
+                 ["-i", str(source)] + AAC + ["-f", "null", "-"]
         both = f"{' '.join(map(shlex.quote, encode))} & {' '.join(map(shlex.quote, decode))}; wait"
         floors, bounds = [], []
         for _ in range(runs):
@@ -234,8 +236,11 @@ def svg(results):
     y = 40
     for k in keys:
         ratio = results[k]["ratio"]
+        rss_name, rss = "peak RSS", ratio["rss"]
+        if "rssPerConversionRatio" in results[k]:
+            rss_name, rss = "peak RSS per conversion", results[k]["rssPerConversionRatio"]
         parts.append(f'<text x="10" y="{y + 15}">({k}) {results[k]["title"][:30]}</text>')
-        for j, (name, val, colour) in enumerate([("wall", ratio["wall"], "#3b7dd8"), ("peak RSS", ratio["rss"], "#9a6fd0")]):
+        for j, (name, val, colour) in enumerate([("wall", ratio["wall"], "#3b7dd8"), (rss_name, rss, "#9a6fd0")]):
             if val is None:
                 continue
             yy = y + j * bar_h
