@@ -45,6 +45,31 @@ struct ConversionTests {
         #expect(n == 120)
     }
 
+    @Test("the first run of a plan reads through the demuxer that probed the source, and loses or repeats no packet",
+          arguments: [nil, TimeRange(start: MediaTime(value: 3, timescale: 2), duration: MediaTime(seconds: 2))])
+    func probedDemuxerIsHandedOver(range: TimeRange?) throws {
+        let dir = Scratch()
+        let src = try hfrSource(dir)
+        var req = ConversionRequest(source: src, output: dir.file("first.mp4"), tracks: [
+            TrackRequest(.type(.video, 0), .video(.fast(rate: FrameRate(frames: 30)))),
+            TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
+        ])
+        req.timeRange = range
+        let asset = try Asset.load(src)
+        // The probe read packets ahead to learn the streams; the first run must hand those out.
+        let first = try ExportSession(plan: Planner.plan(req, asset: asset)).run()
+        req.output = dir.file("second.mp4")
+        // The same asset again: its demuxer is taken, so this run opens the file afresh.
+        let second = try ExportSession(plan: Planner.plan(req, asset: asset)).run()
+        #expect(first.lanes.map(\.packetsRead) == second.lanes.map(\.packetsRead))
+        let a = try Data(contentsOf: URL(fileURLWithPath: dir.file("first.mp4")))
+        let b = try Data(contentsOf: URL(fileURLWithPath: dir.file("second.mp4")))
+        #expect(a == b, "the two runs differ")
+        let start = range == nil ? 0 : 180
+        let count = range == nil ? 120 : 60
+        #expect(try Media.stamps(dir.file("first.mp4")).map(\.stamp) == stride(from: start, to: start + 4 * count, by: 4).map { Optional($0) })
+    }
+
     /// Every tone burst lies within one output frame of the video frame that carries its marker.
     func checkSync(_ out: String, sourceRate: FrameRate, outputRate: FrameRate, offset: Double = 0, expectedBursts: Int) throws {
         let onsets = try Media.burstOnsets(out)

@@ -2,7 +2,8 @@ import CFFmpeg
 import Recipe
 
 /// A media file, probed: its duration, tracks and metadata. Loading is explicit and fails with a
-/// typed error (AVURLAsset with its keys loaded). The file is closed again after probing.
+/// typed error (AVURLAsset with its keys loaded). The probed file stays open for the first reader
+/// of the asset (`ProbedInput`), and closes when that reader is done or the asset is dropped.
 public struct Asset: Sendable {
     public let path: String
     /// FFmpeg's demuxer name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, …).
@@ -13,6 +14,8 @@ public struct Asset: Sendable {
     public let bitRate: Int?
     public let tracks: [Track]
     public let metadata: [String: String]
+    /// The demuxer this asset was probed with, for the first reader to take over.
+    let probed: ProbedInput
 
     public static func load(_ path: String) throws(MediaError) -> Asset {
         let input = try InputContainer(path: path)
@@ -22,6 +25,7 @@ public struct Asset: Sendable {
     init(_ input: InputContainer) {
         let ctx = input.context.pointee
         path = input.path
+        probed = ProbedInput(input)
         formatName = String(cString: ctx.iformat.pointee.name)
         formatLongName = ctx.iformat.pointee.long_name.map { String(cString: $0) } ?? formatName
         let avTimeBase = AVRational(num: 1, den: AV_TIME_BASE)

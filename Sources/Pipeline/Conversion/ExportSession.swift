@@ -64,7 +64,7 @@ public final class ExportSession: Sendable {
     }
 
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
-        let reader = try AssetReader(path: plan.source.path, streams: plan.lanes.map(\.track.index))
+        let reader = try AssetReader(asset: plan.source, streams: plan.lanes.map(\.track.index))
         if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start) }
         let writer = try AssetWriter(path: temp, format: plan.format)
         let tracker = ProgressTracker(

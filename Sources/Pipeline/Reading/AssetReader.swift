@@ -34,9 +34,11 @@ final class AssetReader: @unchecked Sendable {
 
     var path: String { input.path }
 
-    /// `streams[i]` is the stream index output i reads.
-    init(path: String, streams: [Int], capacity: Int = 96) throws(MediaError) {
-        input = try InputContainer(path: path)
+    /// `streams[i]` is the stream index output i reads. Takes over the demuxer the asset was
+    /// probed with when it is still unused (packets read while probing are handed out first);
+    /// opens the file again otherwise.
+    init(asset: Asset, streams: [Int], capacity: Int = 96) throws(MediaError) {
+        if let probed = asset.probed.take() { input = probed } else { input = try InputContainer(path: asset.path) }
         self.capacity = capacity
         buffers = Array(repeating: [], count: streams.count)
         detached = Array(repeating: false, count: streams.count)
