@@ -64,7 +64,7 @@ public final class FrameSource {
                 metadata: [String: String] = [:]) throws(MediaError) {
         self.path = path
         temp = TempFile.path(for: path)
-        let fmt = format ?? ContainerFormat(pathExtension: (path as NSString).pathExtension) ?? .mp4
+        let fmt = format ?? ContainerFormat(pathExtension: FilePaths.pathExtension(of: path)) ?? .mp4
         writer = try AssetWriter(path: temp, format: fmt)
         if let v {
             let pix = av_get_pix_fmt(v.pixelFormat)
