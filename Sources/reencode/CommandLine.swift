@@ -66,11 +66,6 @@ struct ArgumentScanner {
     func option(_ names: String...) -> String? { names.compactMap { options[$0]?.last }.first }
 }
 
-/// Writes to stderr.
-func printError(_ s: String) {
-    FileHandle.standardError.write(Data((s + "\n").utf8))
-}
-
 /// Maps an engine error to DESIGN §4's exit code after printing it.
 func report(_ error: MediaError) -> Int32 {
     printError("error: \(error)")

@@ -52,6 +52,10 @@ let overview = """
     }
 }
 
-// A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process.
+// Before any file is opened: a closed stdout/stderr must not lend its number to one.
+Console.shared.claimStandardDescriptors()
+// A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process; a reader
+// that closed our stdout or stderr shows as EPIPE on the write, handled as a lost stream.
 signal(SIGXFSZ, SIG_IGN)
+signal(SIGPIPE, SIG_IGN)
 exit(main(Array(CommandLine.arguments.dropFirst())))
