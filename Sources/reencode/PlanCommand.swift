@@ -33,8 +33,8 @@ struct PlanCommand: Command {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
         recipe = a.positionals[0]
-        input = a.option("-i", "--input")
-        output = a.option("-o", "--output")
+        input = try a.value("-i", "--input")
+        output = try a.value("-o", "--output")
         json = a.flag("--json")
     }
 

@@ -24,14 +24,14 @@ func readRecipeText(_ path: String) -> Result<String, ExitFailure> {
         let err = path.isEmpty ? ENOENT : errno
         return fail("cannot read the recipe: \(err == ENOENT || err == ENOTDIR ? "no such file" : String(cString: strerror(err)).lowercased())", ExitCode.noInput)
     }
-    if let kind = nonRegularKind(st.st_mode) { return fail("is \(kind), not a recipe file", ExitCode.noInput) }
+    if let kind = nonRegularFileKind(st.st_mode) { return fail("is \(kind), not a recipe file", ExitCode.noInput) }
     let limit = YAMLParser.maxBytes
     if st.st_size > limit { return fail("the recipe is \(st.st_size) bytes, larger than the limit of 1 MiB (\(limit) bytes)", ExitCode.invalidRecipe) }
     // O_NONBLOCK: should it have been swapped for a FIFO since the stat, open does not wait.
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { return fail("cannot read the recipe: \(String(cString: strerror(errno)).lowercased())", ExitCode.noInput) }
     defer { close(fd) }
-    guard fstat(fd, &st) == 0, nonRegularKind(st.st_mode) == nil else { return fail("is not a regular file, not a recipe file", ExitCode.noInput) }
+    guard fstat(fd, &st) == 0, nonRegularFileKind(st.st_mode) == nil else { return fail("is not a regular file, not a recipe file", ExitCode.noInput) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while bytes.count <= limit {
@@ -48,19 +48,6 @@ func readRecipeText(_ path: String) -> Result<String, ExitFailure> {
         return .failure(ExitFailure(["\(path): error: the recipe is not UTF-8 text"], code: ExitCode.invalidRecipe))
     }
     return .success(text)
-}
-
-/// "a directory", "a FIFO (named pipe)", …; nil for a regular file.
-func nonRegularKind(_ mode: mode_t) -> String? {
-    switch mode & S_IFMT {
-    case S_IFREG: return nil
-    case S_IFDIR: return "a directory"
-    case S_IFIFO: return "a FIFO (named pipe)"
-    case S_IFCHR: return "a character device"
-    case S_IFBLK: return "a block device"
-    case S_IFSOCK: return "a socket"
-    default: return "not a regular file"
-    }
 }
 
 /// A failure already explained: `message` holds the lines printed on stderr (for a final JSON

@@ -48,11 +48,11 @@ struct RunCommand: Command {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
         recipe = a.positionals[0]
-        input = a.option("-i", "--input")
-        output = a.option("-o", "--output")
+        input = try a.value("-i", "--input")
+        output = try a.value("-o", "--output")
         overwrite = a.flag("--overwrite")
         quiet = a.flag("--quiet", "-q")
-        let p = a.option("--progress") ?? "auto"
+        let p = try a.value("--progress") ?? "auto"
         guard let mode = ProgressMode(rawValue: p) else {
             throw UsageError(message: "--progress must be auto, bar, json or none, not '\(p)'", usage: Self.usage)
         }

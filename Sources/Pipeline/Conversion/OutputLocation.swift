@@ -17,6 +17,20 @@ public struct FileIdentity: Equatable, Sendable {
     }
 }
 
+/// What a non-regular file is, for messages: "a directory", "a FIFO (named pipe)", …; nil for a
+/// regular file.
+public func nonRegularFileKind(_ mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO (named pipe)"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    default: return "not a regular file"
+    }
+}
+
 /// Where an output may go: checked when the plan is made and again when the conversion starts.
 enum OutputLocation {
     /// The container for `out`: the one asked for, else the one its extension names.
@@ -46,8 +60,14 @@ enum OutputLocation {
         }
         let fm = FileManager.default
         var isDir: ObjCBool = false
-        if fm.fileExists(atPath: out, isDirectory: &isDir) {
-            if isDir.boolValue { throw MediaError(.cannotCreateOutput, "is a directory", file: out) }
+        var st = stat()
+        if stat(out, &st) == 0 {
+            // Only a regular file is ever replaced: renaming over /dev/stdout or a FIFO would
+            // replace the device's name, not write to it.
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw MediaError(.cannotCreateOutput, "is a directory", file: out) }
+            if let kind = nonRegularFileKind(st.st_mode) {
+                throw MediaError(.cannotCreateOutput, "is \(kind): only a regular file can be an output", file: out)
+            }
             if !overwrite { throw MediaError(.outputExists, "already exists (use --overwrite to replace it)", file: out) }
         }
         var dir = FilePaths.folder(of: out)

@@ -30,6 +30,7 @@ public enum RecipeCompiler {
         guard let source = input ?? recipe.source?.value else {
             throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
         }
+        if source.isEmpty { throw MediaError(.inputMissing, "the input path is empty", file: "''") }
         let asset = try Asset.load(source)
         guard let template = output ?? recipe.output.path?.value else {
             throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
