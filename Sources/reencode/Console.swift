@@ -35,6 +35,8 @@ final class Console: Sendable {
         var onLoss: (@Sendable (StreamLoss) -> Void)?
         /// Streams whose loss a handler has heard of.
         var reported: Set<ConsoleStream> = []
+        /// Streams a write to which did not happen.
+        var missed: Set<ConsoleStream> = []
     }
     private let state = Mutex(State())
 
@@ -58,12 +60,18 @@ final class Console: Sendable {
 
     func loss(of stream: ConsoleStream) -> StreamLoss? { state.withLock { $0.lost[stream] } }
 
+    /// Why something meant for `stream` was not written, if it was not.
+    func missedWrite(to stream: ConsoleStream) -> StreamLoss? {
+        state.withLock { $0.missed.contains(stream) ? $0.lost[stream] : nil }
+    }
+
     /// Writes `text`; false when the stream is (now) lost.
     @discardableResult
     func write(_ text: String, to stream: ConsoleStream) -> Bool {
         var found: (StreamLoss, @Sendable (StreamLoss) -> Void)?
         let ok = state.withLock { s -> Bool in
             if let lost = s.lost[stream] {
+                s.missed.insert(stream)
                 // Closed at start: the handler hears of it at the first write it could miss.
                 if !s.reported.contains(stream), let handler = s.onLoss {
                     s.reported.insert(stream)
@@ -75,6 +83,7 @@ final class Console: Sendable {
             guard err == 0 else {
                 let loss = StreamLoss(stream: stream, errorNumber: err)
                 s.lost[stream] = loss
+                s.missed.insert(stream)
                 if let handler = s.onLoss {
                     s.reported.insert(stream)
                     found = (loss, handler)

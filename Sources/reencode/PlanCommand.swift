@@ -44,7 +44,7 @@ struct PlanCommand: Command {
         // A plan is only looked at: an existing output is not an error here.
         let compiled: CompiledRecipe
         switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): compiled = c; case .failure(let f): return f.code }
-        if json { print(jsonString(Self.object(r, compiled))) } else { print(Self.text(r, compiled)) }
+        if json { writeOut(jsonString(Self.object(r, compiled))) } else { writeOut(Self.text(r, compiled)) }
         return ExitCode.ok
     }
 

@@ -181,4 +181,23 @@ struct ProcessRobustnessTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(dir.contents == (kept + ["o.mp4", "s.mp4"]).sorted())
     }
+
+    @Test("commands whose product is what they print fail with 74 when stdout cannot take it; their own failures keep their code")
+    func printingCommands() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"))
+        let recipe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("recipes/hfr-to-30fps.yaml").path
+        for (shell, why) in [("exec >&-", "Bad file descriptor"), ("exec >/dev/full", "No space left on device")] {
+            for args in [["validate", recipe], ["plan", recipe, "-i", dir.file("s.mp4"), "--json"], ["inspect", dir.file("s.mp4")],
+                         ["presets", "--json"], ["--version"], ["help", "run"]] {
+                let r = try Binary.run(args, timeLimit: 30, shell: shell)
+                #expect(r.status == 74, "\(shell) \(args): \(r.status) \(r.stderr)")
+                #expect(r.stderr == "error: stdout: \(why): the output was not written\n", "\(shell) \(args)")
+            }
+            let missing = try Binary.run(["validate", dir.file("none.yaml")], timeLimit: 30, shell: shell)
+            #expect(missing.status == 66)
+        }
+        #expect(dir.contents == ["s.mp4"])
+    }
 }
