@@ -79,9 +79,10 @@ struct ArgumentScanner {
 
     private let usage: String
 
-    /// A whole number in `range` (`--jobs 4`), or `default` when absent.
-    func wholeNumber(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
-        guard let text = try self.value(name) else { return value }
+    /// A whole number in `range` (`--jobs 4`, `-j 4`), or `default` when absent.
+    func wholeNumber(_ names: String..., default value: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        let name = names.first ?? ""
+        guard let text = try names.count > 1 ? self.value(names[0], names[1]) : self.value(name) else { return value }
         guard let n = Int(text), range.contains(n) else {
             throw UsageError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'", usage: usage)
         }

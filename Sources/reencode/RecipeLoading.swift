@@ -4,10 +4,15 @@ import Recipe
 
 /// Reads and parses a recipe file, printing every diagnostic.
 func loadRecipe(_ path: String) -> Result<Recipe, ExitFailure> {
+    loadRecipeAndText(path).map(\.recipe)
+}
+
+/// The recipe and the text it was parsed from (batch hashes the text).
+func loadRecipeAndText(_ path: String) -> Result<(recipe: Recipe, text: String), ExitFailure> {
     let text: String
     switch readRecipeText(path) { case .success(let t): text = t; case .failure(let f): return .failure(f) }
     switch RecipeParser.parse(text, file: path) {
-    case .success(let r): return .success(r)
+    case .success(let r): return .success((r, text))
     case .failure(let e): return .failure(ExitFailure(e.diagnostics.map(\.description), code: ExitCode.invalidRecipe))
     }
 }
