@@ -9,8 +9,8 @@ private struct SlowRun {
     var source: String { dir.file("long.mp4") }
     var recipe: String { dir.file("slow.yaml") }
 
-    init() throws {
-        try makeShortSource(dir.file("long.mp4"), seconds: 3, width: 640, height: 360)
+    init(seconds: Int = 3) throws {
+        try makeShortSource(dir.file("long.mp4"), seconds: seconds, width: 640, height: 360)
         try """
             recipe: 1
             reader: { outputs: { v: { track: video }, a: { track: audio } } }
@@ -47,7 +47,7 @@ private let hostTag: String = {
 struct ProcessRobustnessTests {
     @Test("every catchable termination signal cancels cleanly: exit 128+n, message, one final JSON line, nothing left",
           arguments: [(SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM"),
-                      (SIGPIPE, "SIGPIPE"), (SIGVTALRM, "SIGVTALRM"), (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
+                      (SIGVTALRM, "SIGVTALRM"), (SIGXCPU, "SIGXCPU"), (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
     func signals(sig: Int32, name: String) throws {
         let s = try SlowRun()
         let r = try Binary.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("out/o.mp4"), "--progress", "json"],
@@ -59,6 +59,15 @@ struct ProcessRobustnessTests {
         let last = try #require(jsonLines(r.stdout).last)
         #expect(last["type"] as? String == "cancelled" && last["signal"] as? String == name && last["exitCode"] as? Int == Int(128 + sig))
         #expect(s.dir.contents == s.untouched, "\(name) left \(s.dir.contents)")
+    }
+
+    @Test("SIGPIPE and SIGPROF from outside are ignored: the run finishes, exit 0, the output whole", arguments: [SIGPIPE, SIGPROF])
+    func ignoredSignals(sig: Int32) throws {
+        let s = try SlowRun(seconds: 1)
+        let r = try Binary.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("o.mp4"), "--progress", "json"], signal: sig, signalAfter: 0.5, timeLimit: 300)
+        #expect(r.status == 0, "\(r.status) \(r.stderr)")
+        #expect(jsonLines(r.stdout).last?["type"] as? String == "done")
+        #expect(s.dir.contents == (s.untouched + ["o.mp4"]).sorted())
     }
 
     @Test("a real-time signal is a termination signal too")
