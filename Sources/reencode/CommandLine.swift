@@ -108,8 +108,21 @@ func report(_ error: MediaError) -> Int32 {
 }
 
 func jsonString(_ object: Any) -> String {
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+    guard let data = try? JSONSerialization.data(withJSONObject: jsonSafe(object), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
         return "{}"
     }
     return String(decoding: data, as: UTF8.self)
+}
+
+/// The same value with every non-finite number made null: JSONSerialization refuses NaN and
+/// infinity, and one such value (a source that states no duration) must not turn a whole line
+/// into `{}`.
+func jsonSafe(_ value: Any) -> Any {
+    switch value {
+    case let d as Double: return d.isFinite ? d : NSNull()
+    case let f as Float: return f.isFinite ? f : NSNull()
+    case let a as [Any]: return a.map(jsonSafe)
+    case let o as [String: Any]: return o.mapValues(jsonSafe)
+    default: return value
+    }
 }

@@ -183,7 +183,7 @@ func byteText(_ b: Int) -> String {
 }
 
 func jsonLine(_ o: [String: Any]) -> String {
-    guard let d = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+    guard let d = try? JSONSerialization.data(withJSONObject: jsonSafe(o), options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
     return String(decoding: d, as: UTF8.self)
 }
 

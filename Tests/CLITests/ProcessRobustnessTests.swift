@@ -209,4 +209,27 @@ struct ProcessRobustnessTests {
         }
         #expect(dir.contents == ["s.mp4"])
     }
+
+    @Test("a source that states no duration: every --progress json line is still JSON (duration null), ending in done")
+    func unknownDuration() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"))
+        let recipe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("recipes/hfr-to-30fps.yaml").path
+        #expect(try Binary.run(["run", recipe, "-i", dir.file("s.mp4"), "-o", dir.file("c.mkv"), "--quiet"], timeLimit: 60).status == 0)
+        // Matroska's Duration element (ID 0x4489, an 8-byte float) becomes a Void element of the
+        // same length: the file then states no duration.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir.file("c.mkv"))))
+        let at = try #require((0..<(bytes.count - 11)).first { bytes[$0] == 0x44 && bytes[$0 + 1] == 0x89 && bytes[$0 + 2] == 0x88 })
+        bytes.replaceSubrange(at..<(at + 11), with: [0xEC, 0x89] + [UInt8](repeating: 0, count: 9))
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.file("n.mkv")))
+        let r = try Binary.run(["run", recipe, "-i", dir.file("n.mkv"), "-o", dir.file("o.mp4"), "--progress", "json"], timeLimit: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(!lines.contains("{}"), "\(r.stdout)")
+        let objects = jsonLines(r.stdout)
+        #expect(objects.count == lines.count && objects.count >= 2)
+        #expect(objects.dropLast().allSatisfy { $0["type"] as? String == "progress" && $0["duration"] is NSNull })
+        #expect(objects.last?["type"] as? String == "done" && objects.last?["output"] as? String == dir.file("o.mp4"))
+    }
 }
