@@ -22,7 +22,7 @@ final class PassthroughLane: LaneWork {
         statistics = LaneStatistics(track: track.index)
         let stream = env.reader.stream(forOutput: output)
         timeBase = stream.pointee.time_base
-        shift = env.range.start.ts(in: timeBase, rounding: .down)
+        shift = try env.range.start.ts(in: timeBase, rounding: .down)
         writerInput = try env.writer.addPassthroughInput(from: stream, rotation: track.format.rotation,
                                                          metadata: track.outputMetadata)
     }

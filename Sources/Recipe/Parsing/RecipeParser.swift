@@ -24,6 +24,35 @@ public enum RecipeParser {
     static let audioKeys = ["sample-rate", "channels", "channel-layout"]
     static let sharedKeys = ["codec", "bitrate", "codec-options"]
     static let presetKeys = ["base"] + sharedKeys + videoKeys + audioKeys
+
+    // Limits on the numbers a recipe may state (docs/recipes.md, "Limits"). They are chosen so
+    // that no later computation can overflow: a time of at most 10,000 hours is < 2^26 seconds,
+    // so even in a time base of 1/2^31 (finer than any FFmpeg uses) start + duration stays below
+    // 2^58 ticks; frame rates and GOPs fit the encoders' 32-bit fields.
+
+    /// The latest time a recipe may name: 10,000 hours.
+    public static let maxTime = MediaTime(seconds: 10_000 * 3600)
+    public static let maxTimeDescription = "0 to 10000 hours (36000000s)"
+    public static let frameRates = FrameRate(frames: 1)...FrameRate(frames: 1000)
+    public static let gopFrames = 1...100_000
+    public static let maxGOPDuration = MediaTime(seconds: 3600)
+    public static let bitrates: ClosedRange<Int64> = 1000...1_000_000_000
+}
+
+extension String {
+    /// Digits only (a whole number too large to parse is still a number, for range messages).
+    var isUnsignedNumber: Bool { !isEmpty && allSatisfy(\.isASCIIDigit) }
+
+    /// `-12`, `3.5`, `250ms`, `2s`, `7/3`: text shaped like a number or a time, whatever its size.
+    var looksLikeNumber: Bool {
+        var t = Substring(self)
+        var unit = true
+        if t.hasSuffix("ms") { t = t.dropLast(2) } else if t.hasSuffix("s") { t = t.dropLast() } else { unit = false }
+        if t.first == "-" { t = t.dropFirst() }
+        let fraction = !unit && t.contains("/")  // `7/3` is a time; `7/3s` is not
+        let parts = t.split(separator: fraction ? "/" : ".", omittingEmptySubsequences: false)
+        return parts.count <= 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }
+    }
 }
 
 private struct Parser {
@@ -74,8 +103,13 @@ private struct Parser {
     }
 
     mutating func time(_ node: Node, _ key: String) -> MediaTime? {
-        guard let s = node.scalar, let t = TimeParsing.time(s), t >= .zero else {
-            error(node.mark, "'\(key)' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not \(node.kindDescription)")
+        let s = node.scalar?.trimmingWhitespace()
+        guard let s, let t = TimeParsing.time(s), t >= .zero, t <= RecipeParser.maxTime else {
+            if let s, s.looksLikeNumber || TimeParsing.time(s) != nil {
+                error(node.mark, "'\(key)' must be a time from \(RecipeParser.maxTimeDescription), not \(node.kindDescription)")
+            } else {
+                error(node.mark, "'\(key)' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not \(node.kindDescription)")
+            }
             return nil
         }
         return t
@@ -284,8 +318,13 @@ private struct Parser {
             case "height": p.video.height = integer(value, key, range: 16...16384)
             case "frame-rate":
                 if value.scalar == "source" { p.video.frameRate = .source; continue }
-                guard let s = value.scalar, let r = TimeParsing.frameRate(s), r.framesPerSecond <= 1000 else {
-                    error(value.mark, "'frame-rate' must be a positive number (30, 29.97), a fraction (30000/1001) or 'source', not \(value.kindDescription)")
+                let s = value.scalar?.trimmingWhitespace()
+                guard let s, let r = TimeParsing.frameRate(s), RecipeParser.frameRates.contains(r) else {
+                    if let s, TimeParsing.frameRate(s) != nil || s.isUnsignedNumber {
+                        error(value.mark, "'frame-rate' must be from 1 to 1000 frames per second, not \(value.kindDescription)")
+                    } else {
+                        error(value.mark, "'frame-rate' must be a positive number (30, 29.97), a fraction (30000/1001) or 'source', not \(value.kindDescription)")
+                    }
                     continue
                 }
                 p.video.frameRate = .rate(r)
@@ -302,11 +341,20 @@ private struct Parser {
                 }
                 p.video.quality = q
             case "gop":
-                if let s = value.scalar, let n = Int(s), n >= 1 { p.video.gop = .frames(n); continue }
-                guard let s = value.scalar, s.hasSuffix("s"), let t = TimeParsing.time(s), t > .zero else {
-                    error(value.mark, "'gop' must be a duration like 2s or a frame count like 60, not \(value.kindDescription)")
+                let s = value.scalar?.trimmingWhitespace() ?? ""
+                let gopRange = "'gop' must be from \(RecipeParser.gopFrames.lowerBound) to \(RecipeParser.gopFrames.upperBound) frames or at most 3600s, not \(value.kindDescription)"
+                if s.isUnsignedNumber {
+                    guard let n = Int(s), RecipeParser.gopFrames.contains(n) else { error(value.mark, gopRange); continue }
+                    p.video.gop = .frames(n)
                     continue
                 }
+                guard value.scalar != nil, s.hasSuffix("s"), let t = TimeParsing.time(s), t > .zero else {
+                    // A duration too long to parse at all is out of range too, not malformed.
+                    let tooLong = s.hasSuffix("s") && s.looksLikeNumber && !s.hasPrefix("-") && TimeParsing.time(s) == nil
+                    error(value.mark, tooLong ? gopRange : "'gop' must be a duration like 2s or a frame count like 60, not \(value.kindDescription)")
+                    continue
+                }
+                guard t <= RecipeParser.maxGOPDuration else { error(value.mark, gopRange); continue }
                 p.video.gop = .duration(t)
             case "profile": p.video.profile = string(value, key)
             case "level": p.video.level = string(value, key)
@@ -331,26 +379,32 @@ private struct Parser {
 
     /// `128k`, `5M`, `800000`, `1.5M` → bits per second.
     mutating func bitrate(_ node: Node, _ key: String) -> Int? {
-        guard let s = node.scalar, let b = Self.bitrate(s) else {
-            error(node.mark, "'\(key)' must be a bit rate like 128k, 5M or 800000, not \(node.kindDescription)")
+        let s = node.scalar?.trimmingWhitespace()
+        guard let s, let b = Self.bitrate(s), RecipeParser.bitrates.contains(b) else {
+            if let s, Self.bitrate(s) != nil || s.isUnsignedNumber {
+                error(node.mark, "'\(key)' must be from 1k to 1000M bits per second, not \(node.kindDescription)")
+            } else {
+                error(node.mark, "'\(key)' must be a bit rate like 128k, 5M or 800000, not \(node.kindDescription)")
+            }
             return nil
         }
-        return b
+        return Int(b)
     }
 
-    static func bitrate(_ s: String) -> Int? {
+    /// `128k`, `5M`, `800000`, `1.5M` → bits per second, any size that fits; nil when not a rate.
+    static func bitrate(_ s: String) -> Int64? {
         var text = s.lowercased()
         var scale = 1
         if text.hasSuffix("k") { scale = 1000; text.removeLast() } else if text.hasSuffix("m") { scale = 1_000_000; text.removeLast() }
-        guard let t = TimeParsing.decimal(text, scale: 1), t.value > 0 else { return nil }
-        let v = WideArithmetic.mulDiv(t.value, Int64(scale), Int64(t.timescale), rounding: .nearest)
-        return (1000...1_000_000_000).contains(v) ? Int(v) : nil
+        guard let t = TimeParsing.decimal(text, scale: 1), t.value >= 0 else { return nil }
+        return WideArithmetic.checkedMulDiv(t.value, Int64(scale), Int64(t.timescale), rounding: .nearest)
     }
 
     static func sampleRate(_ s: String) -> Int? {
         let v: Int?
         if s.lowercased().hasSuffix("k") {
-            v = TimeParsing.decimal(String(s.dropLast()), scale: 1).map { Int(WideArithmetic.mulDiv($0.value, 1000, Int64($0.timescale))) }
+            v = TimeParsing.decimal(String(s.dropLast()), scale: 1)
+                .flatMap { WideArithmetic.checkedMulDiv($0.value, 1000, Int64($0.timescale)) }.map { Int($0) }
         } else {
             v = Int(s)
         }
