@@ -10,7 +10,13 @@ public enum RecipeParser {
         var p = Parser(recipe: Recipe(file: file, lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
         p.parseRoot(root)
         if p.errors.isEmpty { p.checkReferences() }
-        if !p.errors.isEmpty { return .failure(RecipeErrors(p.errors.sorted { ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0)) })) }
+        if !p.errors.isEmpty {
+            var sorted = p.errors.sorted { ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0)) }
+            if p.truncated {
+                sorted.append(Diagnostic(file: file, mark: nil, message: "too many errors: only the first \(maxErrors) are shown", sourceLine: nil))
+            }
+            return .failure(RecipeErrors(sorted))
+        }
         return .success(p.recipe)
     }
 
@@ -24,6 +30,10 @@ public enum RecipeParser {
     static let audioKeys = ["sample-rate", "channels", "channel-layout"]
     static let sharedKeys = ["codec", "bitrate", "codec-options"]
     static let presetKeys = ["base"] + sharedKeys + videoKeys + audioKeys
+
+    /// The most diagnostics one recipe gets; a generated recipe with 100,000 mistakes gets these
+    /// and a note, in well under a second, instead of 100,000 messages.
+    public static let maxErrors = 100
 
     // Limits on the numbers a recipe may state (docs/recipes.md, "Limits"). They are chosen so
     // that no later computation can overflow: a time of at most 10,000 hours is < 2^26 seconds,
@@ -58,9 +68,19 @@ extension String {
 private struct Parser {
     var recipe: Recipe
     var errors: [Diagnostic] = []
+    /// More errors were found than are kept (`RecipeParser.maxErrors`).
+    var truncated = false
+    var full: Bool { errors.count >= RecipeParser.maxErrors }
 
-    mutating func error(_ mark: Mark, _ message: String) {
-        errors.append(recipe.diagnostic(mark, message))
+    /// Records an error; past the limit the message (and its suggestion) is not even built.
+    mutating func error(_ mark: Mark, _ message: @autoclosure () -> String) {
+        if full { truncated = true; return }
+        errors.append(recipe.diagnostic(mark, message()))
+    }
+
+    mutating func add(_ d: @autoclosure () -> Diagnostic) {
+        if full { truncated = true; return }
+        errors.append(d())
     }
 
     /// The pairs of a mapping node, with unknown keys reported; nil when it is not a mapping.
@@ -195,15 +215,17 @@ private struct Parser {
                 error(value.mark, "'outputs' must be a mapping of names to reader outputs, not \(value.kindDescription)")
                 continue
             }
+            var parsed = recipe.readerOutputs  // assigned once: the recipe indexes them by name
             for (k, v) in outputs {
                 guard let name = k.scalar, !name.isEmpty else { error(k.mark, "a reader output needs a name"); continue }
-                parseReaderOutput(name, v, k.mark)
+                if let out = parseReaderOutput(name, v, k.mark) { parsed.append(out) }
             }
+            recipe.readerOutputs = parsed
         }
     }
 
-    mutating func parseReaderOutput(_ name: String, _ node: Node, _ mark: Mark) {
-        guard let pairs = mapping(node, "reader output '\(name)'", keys: RecipeParser.readerOutputKeys) else { return }
+    mutating func parseReaderOutput(_ name: String, _ node: Node, _ mark: Mark) -> ReaderOutput? {
+        guard let pairs = mapping(node, "reader output '\(name)'", keys: RecipeParser.readerOutputKeys) else { return nil }
         var track: TrackReference?
         var optional = false, decode = true
         for (key, value, _) in pairs {
@@ -221,9 +243,9 @@ private struct Parser {
         }
         guard let track else {
             if !pairs.contains(where: { $0.0 == "track" }) { error(mark, "reader output '\(name)' needs a 'track' (video, audio, video:N, audio:N or \"#N\")") }
-            return
+            return nil
         }
-        recipe.readerOutputs.append(ReaderOutput(name: name, track: track, optional: optional, decode: decode, mark: mark))
+        return ReaderOutput(name: name, track: track, optional: optional, decode: decode, mark: mark)
     }
 
     static func trackReference(_ s: String) -> TrackReference? {
@@ -460,33 +482,61 @@ private struct Parser {
             error(Mark(line: 1, column: 1), "the writer has no inputs: add at least one under writer: inputs:")
         }
         var seenNames: [String: Int] = [:]
+        // Each diagnostic once, found in constant time (a generated recipe can have thousands).
+        var reported = Set(errors)
+        func report(_ d: Diagnostic) { if reported.insert(d).inserted { add(d) } }
         for input in recipe.writerInputs {
+            if full { truncated = true; return }
             let name = input.source.value
             guard recipe.readerOutput(name) != nil else {
-                error(input.source.mark, "writer input \(input.number) reads '\(name)', which is not a reader output" + suggestion(name, among: recipe.readerOutputs.map(\.name)))
+                let hint = recipe.readerOutputs.count <= maxSuggestionCandidates ? suggestion(name, among: recipe.readerOutputs.map(\.name)) : ""
+                report(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads '\(name)', which is not a reader output" + hint))
                 continue
             }
             if let other = seenNames[name] {
-                error(input.source.mark, "reader output '\(name)' feeds writer inputs \(other) and \(input.number); each reader output feeds one input")
+                report(recipe.diagnostic(input.source.mark, "reader output '\(name)' feeds writer inputs \(other) and \(input.number); each reader output feeds one input"))
             }
             seenNames[name] = input.number
             switch input.settings {
             case .preset(let p):
-                do throws(Diagnostic) { _ = try recipe.resolvePreset(p) } catch { errors.append(error) }
+                do throws(Diagnostic) { _ = try recipe.presetChain(p) } catch { report(error) }
             case .inline(let def):
-                if let base = def.base { do throws(Diagnostic) { _ = try recipe.resolvePreset(base) } catch { errors.append(error) } }
+                if let base = def.base { do throws(Diagnostic) { _ = try recipe.presetChain(base) } catch { report(error) } }
             case .none:
                 break
             }
         }
-        for (name, p) in recipe.presets {
-            guard let base = p.base else { continue }
-            do throws(Diagnostic) { _ = try recipe.resolvePreset(Located(name, p.mark ?? base.mark)) } catch {
-                if !errors.contains(error) { errors.append(error) }
+        // In file order, so that which errors are kept past the limit does not vary between runs.
+        let origin = Mark(line: 0, column: 0)
+        // Chains are walked once: a walk stops at a preset whose chain length is known, and the
+        // lengths along it are remembered. Only a chain in trouble (a cycle, an unknown base, too
+        // long) is walked again by presetChain, which words the error.
+        var length: [String: Int] = [:]
+        for p in recipe.presets.values.sorted(by: { ($0.mark ?? origin) < ($1.mark ?? origin) }) {
+            if full { truncated = true; return }
+            guard let base = p.base, length[p.name] == nil else { continue }
+            var path: [String] = [], onPath: Set<String> = []
+            var below = 0, trouble = false
+            var current: String? = p.name
+            while let n = current {
+                if let known = length[n] { below = known; break }
+                if let def = recipe.presets[n] {
+                    if !onPath.insert(n).inserted || path.count >= Recipe.maxPresetChain { trouble = true; break }
+                    path.append(n)
+                    current = def.base?.value
+                } else {
+                    if BuiltinPresets.named(n) != nil { below = 1 } else { trouble = true }
+                    break
+                }
             }
+            if !trouble && below + path.count <= Recipe.maxPresetChain {
+                for (i, n) in path.enumerated() { length[n] = below + path.count - i }
+                continue
+            }
+            do throws(Diagnostic) { _ = try recipe.presetChain(Located(p.name, p.mark ?? base.mark)) } catch { report(error) }
         }
-        for out in recipe.readerOutputs where !recipe.writerInputs.contains(where: { $0.source.value == out.name }) {
-            error(out.mark, "reader output '\(out.name)' is not used by any writer input")
+        for out in recipe.readerOutputs where seenNames[out.name] == nil {
+            report(recipe.diagnostic(out.mark, "reader output '\(out.name)' is not used by any writer input"))
         }
     }
 }
