@@ -136,7 +136,9 @@ final class AudioLane: LaneWork {
                                         sampleRate: Int32(settings.sampleRate))
             _ = try fifo.read(into: frame, samples: n)
             frame.pts = nextPTS ?? 0
-            nextPTS = (nextPTS ?? 0) + Int64(n)
+            let (next, overflow) = frame.pts.addingReportingOverflow(Int64(n))
+            if overflow { throw MediaError(MediaTimeOverflow(saturated: .positiveInfinity, expression: "sample \(frame.pts) + \(n)")) }
+            nextPTS = next
             statistics.unitsOut += Int(n)
             try encoder.send(frame)
             try receivePackets()
