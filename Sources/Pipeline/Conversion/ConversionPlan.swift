@@ -109,7 +109,10 @@ public enum Planner {
             guard r.isValid, r.start >= .zero else {
                 throw MediaError(.invalidSettings, "time range \(r) is not valid", file: src)
             }
-            let wanted = TimeRange(start: asset.startTime + r.start, duration: r.duration)
+            // Recipe times are range-checked, but a file's start time can be anything.
+            let wantedStart: MediaTime
+            do throws(MediaTimeOverflow) { wantedStart = try asset.startTime.adding(r.start) } catch { throw MediaError(error, file: src) }
+            let wanted = TimeRange(start: wantedStart, duration: r.duration)
             if stated && r.start >= asset.duration {
                 throw MediaError(.invalidSettings, "the time range starts at \(r.start.secondsDescription), at or after the end of the source (\(asset.duration.secondsDescription))", file: src)
             }
