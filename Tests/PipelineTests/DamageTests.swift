@@ -83,6 +83,34 @@ struct DamageTests {
         #expect(Set(dir.contents) == ["whole.\(ext)", "whole-ok.mp4"])
     }
 
+    @Test("a trim inside the part a cut MKV still holds converts; one that runs to the end fails as cut off",
+          arguments: ["mkv", "mp4"])
+    func trimBeforeCut(ext: String) throws {
+        let dir = Scratch()
+        let src = dir.file("whole.\(ext)")
+        try Self.source(src)
+        let cut = dir.file("half.\(ext)")
+        try Self.cut(src, to: try Self.size(src) * 12 / 21, as: cut)
+        func request(_ range: TimeRange, _ out: String) -> ConversionRequest {
+            var r = ConversionRequest(source: cut, output: out, tracks: [TrackRequest(.type(.video, 0), .video(.fast()))])
+            r.timeRange = range
+            return r
+        }
+        let out = dir.file("early.mp4")
+        try runConversion(request(TimeRange(start: MediaTime(value: 1, timescale: 10), duration: MediaTime(value: 5, timescale: 10)), out))
+        let stamps = try Media.stamps(out).map(\.stamp)
+        // 0.1 s to 0.6 s: frames 3 to 17 (MKV's millisecond stamps may let frame 2 reach into it).
+        #expect(Array(stamps.suffix(15)) == Array(3..<18) && stamps.count <= 16, "\(stamps)")
+        do {
+            try runConversion(request(TimeRange(start: MediaTime(value: 1, timescale: 10), duration: .positiveInfinity), dir.file("late.mp4")))
+            Issue.record("the open-ended trim of a cut file converted")
+        } catch let e as MediaError {
+            #expect(e.message.hasPrefix("the file is truncated or damaged"), "\(e)")
+            #expect(e.file == cut && e.track == 0 && e.time != nil, "\(e)")
+        }
+        #expect(Set(dir.contents) == ["whole.\(ext)", "half.\(ext)", "early.mp4"])
+    }
+
     @Test("an MP4 whose index (moov) was at the end and is cut off is not media: nothing in it can be read")
     func indexAtEndCutOff() throws {
         let dir = Scratch()
