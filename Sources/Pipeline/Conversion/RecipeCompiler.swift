@@ -43,6 +43,12 @@ public enum RecipeCompiler {
         var missing: [Diagnostic] = []
         var tracks: [TrackRequest] = []
         var origins: [LaneOrigin] = []
+        /// Per source track: the writer input that writes it, for refusals found while planning.
+        var writers: [Int: TrackSource] = [:]
+        let outFormat = recipe.output.format?.value ?? ContainerFormat(pathExtension: (outPath as NSString).pathExtension)
+        if outFormat == nil, output == nil, let path = recipe.output.path {
+            errors.append(recipe.diagnostic(path.mark, "cannot tell the container from the extension '.\((outPath as NSString).pathExtension)' of \(outPath): use mp4, mov, m4a or mkv, or name it with 'format:'"))
+        }
 
         for input in recipe.writerInputs {
             guard let out = recipe.readerOutput(input.source.value) else { continue }  // checked by the parser
@@ -57,6 +63,14 @@ public enum RecipeCompiler {
                 if out.optional { continue }
                 let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }.joined(separator: ", ")
                 missing.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(source) has none (it has \(has.isEmpty ? "no tracks" : has)); add 'optional: true' to convert without it"))
+                continue
+            }
+            if let first = writers[track.index] {
+                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads track #\(track.index) of \(source) ('\(out.name)'), which writer input \(first.input.number) already writes ('\(first.output.name)'): a track can be written once"))
+                continue
+            }
+            if outFormat == .m4a, track.mediaType == .video {
+                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads a video track ('\(out.name)'), but an m4a file holds audio only"))
                 continue
             }
             var presets: [String] = []
@@ -106,6 +120,7 @@ public enum RecipeCompiler {
                 mode = .passthrough
             }
             tracks.append(TrackRequest(.index(track.index), mode))
+            writers[track.index] = TrackSource(input: input, output: out, keys: track.mediaType == .audio ? audioOnly : videoOnly)
             let explicit: [String]
             switch mode {
             case .video: explicit = setKeys(video)
@@ -130,8 +145,43 @@ public enum RecipeCompiler {
         request.overwrite = overwrite || recipe.output.overwrite
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
-        let plan = try Planner.plan(request, asset: asset, assistant: assistant)
+        let plan: ConversionPlan
+        do throws(MediaError) { plan = try Planner.plan(request, asset: asset, assistant: assistant) } catch {
+            throw placed(error, in: recipe, writers: writers, source: source)
+        }
         return CompiledRecipe(plan: plan, origins: origins)
+    }
+
+    /// A refusal the plan found that the recipe caused, at the recipe line that caused it: a
+    /// setting no encoder takes (65), or a copy the container cannot hold (the source does not
+    /// fit the recipe, 66). Anything else is the source's or the file system's, as it is.
+    private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
+        guard let track = error.track, let writer = writers[track] else { return error }
+        switch error.kind {
+        case .invalidSettings:
+            let mark = error.setting.flatMap { key in writer.keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(writer.input)
+            return RecipeErrors([recipe.diagnostic(mark, error.message)])
+        case .unsupported where writer.copies:
+            return SourceMismatch(diagnostics: [recipe.diagnostic(writer.copyMark, "\(source): \(error.message)")])
+        default:
+            return error
+        }
+    }
+
+    /// One output track's recipe origin: its writer input, reader output and the keys its
+    /// settings set, with where.
+    private struct TrackSource {
+        let input: WriterInput
+        let output: ReaderOutput
+        let keys: [(String, Mark)]
+        var copies: Bool { !output.decode || copyKey != nil }
+        /// `codec: copy` in the writer input's inline settings.
+        var copyKey: Mark? {
+            if case .inline(let def) = input.settings, def.video.codec == .copy || def.audio.codec == .copy { return def.mark }
+            return nil
+        }
+        /// Where the copy was asked for: `decode: false` on the reader output, else the settings.
+        var copyMark: Mark { !output.decode ? output.mark : (copyKey ?? settingsMark(input)) }
     }
 
     private static func settingsMark(_ input: WriterInput) -> Mark {

@@ -71,7 +71,8 @@ public struct SettingsAssistant: Sendable {
         let pixelFormat: String
         if let asked = s.pixelFormat {
             if let caps, !caps.pixelFormats.isEmpty, !caps.pixelFormats.contains(asked) {
-                throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder) (it takes \(caps.pixelFormats.joined(separator: ", ")))")
+                throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder) (it takes \(caps.pixelFormats.joined(separator: ", ")))",
+                                 setting: "pixel-format")
             }
             pixelFormat = asked
             decide("pixel-format", asked, Origin.settings, "as asked")
@@ -215,7 +216,8 @@ public struct SettingsAssistant: Sendable {
         let rate: Int
         if let r = s.sampleRate {
             if let caps, !caps.sampleRates.isEmpty, !caps.sampleRates.contains(r) {
-                throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder")
+                throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder (it takes \(caps.sampleRates.map(String.init).joined(separator: ", ")))",
+                                 setting: "sample-rate")
             }
             rate = r
             decide("sample-rate", "\(r)", Origin.settings, "as asked")
