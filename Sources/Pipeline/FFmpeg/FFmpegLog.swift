@@ -3,9 +3,16 @@ import Foundation
 import Synchronization
 
 /// Captures FFmpeg's log so that its last warning or error line can travel with our errors.
-/// One process-wide slot: codec worker threads log too, so a per-thread slot would miss lines.
+/// The last line is kept per thread: FFmpeg logs a failure on the thread that made the failing
+/// call, which is the thread that then builds the error, so conversions side by side (batch
+/// `--jobs N`) never carry each other's lines. A line logged on one of FFmpeg's own worker
+/// threads (frame-threaded decoding) is not attached to any error: better none than another
+/// file's.
 enum FFmpegLog {
-    private static let last = Mutex<String?>(nil)
+    private static let last = Mutex<[UInt: String]>([:])
+
+    /// The calling thread, as a key.
+    private static var thread: UInt { UInt(pthread_self()) }
     /// Error lines per watched context (a demuxer): some damage is only ever said in the log.
     private static let watched = Mutex<[UInt: [String]]>([:])
 
@@ -40,10 +47,8 @@ enum FFmpegLog {
 
     static func takeLast() -> String? {
         _ = install
-        return last.withLock { s in
-            defer { s = nil }
-            return s
-        }
+        let key = thread
+        return last.withLock { $0.removeValue(forKey: key) }
     }
 
     private static func handle(_ avcl: UnsafeMutableRawPointer?, _ level: Int32, _ fmt: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
@@ -55,7 +60,14 @@ enum FFmpegLog {
         var line = String(cChars: buf)
         while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
         if level <= echoLevel { FileHandle.standardError.write(Data((line + "\n").utf8)) }
-        if level <= AV_LOG_WARNING, !line.isEmpty { last.withLock { $0 = line } }
+        if level <= AV_LOG_WARNING, !line.isEmpty {
+            let key = thread
+            last.withLock { slots in
+                // Threads come and go (FFmpeg's workers): keep the table small.
+                if slots.count >= 256, slots[key] == nil { slots.removeAll() }
+                slots[key] = line
+            }
+        }
         if level <= AV_LOG_ERROR, let avcl, !line.isEmpty {
             watched.withLock { w in
                 let key = UInt(bitPattern: avcl)
