@@ -97,19 +97,14 @@ struct SourceScan {
         var best: [[UInt64]: Found] = [:]
         for f in found {
             let key = [f.device, f.inode]
-            if let b = best[key] {
-                let better = (!f.viaLink && b.viaLink) || (f.viaLink == b.viaLink && Array(f.rel.utf8).lexicographicallyPrecedes(Array(b.rel.utf8)))
-                duplicates.append(better ? (b.rel, f.rel) : (f.rel, b.rel))
-                if better { best[key] = f }
-            } else {
-                best[key] = f
-            }
+            guard let b = best[key] else { best[key] = f; continue }
+            let better = (!f.viaLink && b.viaLink)
+                || (f.viaLink == b.viaLink && Array(f.rel.utf8).lexicographicallyPrecedes(Array(b.rel.utf8)))
+            if better { best[key] = f }
         }
-        // A name may have been kept first and dropped later: report against the final winner.
-        duplicates = duplicates.map { d in
-            let winner = best.values.first { $0.rel == d.keptAs }?.rel
-                ?? found.first { $0.rel == d.keptAs }.flatMap { k in best[[k.device, k.inode]]?.rel } ?? d.keptAs
-            return (d.rel, winner)
+        duplicates = found.compactMap { f in
+            let kept = best[[f.device, f.inode]]?.rel ?? f.rel
+            return kept == f.rel ? nil : (f.rel, kept)
         }
         found = Array(best.values)
     }
