@@ -350,6 +350,27 @@ struct BatchReliabilityTests {
         #expect(mo["error"] as? String == "error: \(dir.file("nope")): no such folder")
     }
 
+    @Test("--jobs 2 over broken files of two kinds: each ledger error carries its own file's FFmpeg line")
+    func ownLogLineUnderJobs() throws {
+        let dir = Scratch()
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        var ebml = Data([0x1a, 0x45, 0xdf, 0xa3, 0x42, 0x86, 0x81, 0x01, 0x42, 0xf7, 0x81, 0x01, 0xff, 0xff, 0xff, 0xff])
+        ebml.append(Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }))
+        for i in 0..<40 {
+            try Data("not a movie \(i), no moov here".utf8).write(to: URL(fileURLWithPath: dir.file("in/m\(i).mp4")))
+            try ebml.write(to: URL(fileURLWithPath: dir.file("in/k\(i).mkv")))
+        }
+        F.settle(dir.file("in"))
+        let r = try batch(dir, ["--extensions", "mp4,mkv"], env: [:], timeLimit: 120)
+        #expect(r.status == 1)
+        let failures = F.ledger(dir.file("out")).filter { $0.status == .failed }
+        #expect(failures.count == 80)
+        let wrong = failures.filter { e in
+            !(e.error ?? "").contains(e.source.hasSuffix(".mp4") ? "moov atom not found" : "EBML header parsing failed")
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) carry another line, e.g. \(wrong.first.map { "\($0.source): \($0.error ?? "")" } ?? "")")
+    }
+
     // MARK: Clocks
 
     @Test("a host whose clock runs ahead does not take over a live claim; one running behind still takes over a dead one")
@@ -398,7 +419,7 @@ struct FFmpegLogPerConversionTests {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
-                for _ in 0..<1000 {
+                for _ in 0..<3000 {
                     do {
                         _ = try Asset.load(path)
                         wrong.withLock { $0.append("\(path) loaded") }

@@ -380,16 +380,19 @@ public final class BatchRunner: Sendable {
             events(.started(item.rel, index: index + 1, of: total))
             entry.fingerprint = SourceIdentity.fingerprint(item.path, size: item.identity.size)
             do {
-                var recipe = options.recipe
-                recipe.output.overwrite = false
-                let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
-                let session = ExportSession(plan: compiled.plan)
-                let key = ObjectIdentifier(session)
-                sessions.withLock { $0[key] = session }
-                defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
-                if cancelled.load(ordering: .acquiring) { session.cancel() }
-                try makeFolders(for: item.outputPath)
-                let result = try session.run()
+                // Side by side with other jobs: FFmpeg's log lines stay with their conversion.
+                let result = try FFmpegLog.scoped {
+                    var recipe = options.recipe
+                    recipe.output.overwrite = false
+                    let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
+                    let session = ExportSession(plan: compiled.plan)
+                    let key = ObjectIdentifier(session)
+                    sessions.withLock { $0[key] = session }
+                    defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
+                    if cancelled.load(ordering: .acquiring) { session.cancel() }
+                    try makeFolders(for: item.outputPath)
+                    return try session.run()
+                }
                 media = result.duration.seconds
                 guard claim.isHeld else {
                     // We stalled past the timeout and another machine took over: its result stands.

@@ -6,10 +6,26 @@ import Synchronization
 /// The last line is kept per thread: FFmpeg logs a failure on the thread that made the failing
 /// call, which is the thread that then builds the error, so conversions side by side (batch
 /// `--jobs N`) never carry each other's lines. A line logged on one of FFmpeg's own worker
-/// threads (frame-threaded decoding) is not attached to any error: better none than another
-/// file's.
+/// threads (frame-threaded decoding) is kept process-wide too, and used only while at most one
+/// conversion is in `scoped` (a single `run`, or a batch with one job): with several side by side
+/// it could be another file's, and none is better than a wrong one.
 enum FFmpegLog {
-    private static let last = Mutex<[UInt: String]>([:])
+    private struct Line { let seq: UInt64; let text: String }
+    private struct Slots {
+        var seq: UInt64 = 0
+        var byThread: [UInt: Line] = [:]
+        var latest: Line?
+        /// Conversions now inside `scoped`.
+        var active = 0
+    }
+    private static let slots = Mutex(Slots())
+
+    /// Runs one conversion (or probe) that may run beside others in this process.
+    static func scoped<T>(_ body: () throws -> T) rethrows -> T {
+        slots.withLock { $0.active += 1 }
+        defer { slots.withLock { $0.active -= 1 } }
+        return try body()
+    }
 
     /// The calling thread, as a key.
     private static var thread: UInt { UInt(pthread_self()) }
@@ -48,7 +64,15 @@ enum FFmpegLog {
     static func takeLast() -> String? {
         _ = install
         let key = thread
-        return last.withLock { $0.removeValue(forKey: key) }
+        return slots.withLock { s in
+            if let own = s.byThread.removeValue(forKey: key) {
+                if s.latest?.seq == own.seq { s.latest = nil }
+                return own.text
+            }
+            guard s.active <= 1, let latest = s.latest else { return nil }
+            s.latest = nil
+            return latest.text
+        }
     }
 
     private static func handle(_ avcl: UnsafeMutableRawPointer?, _ level: Int32, _ fmt: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
@@ -62,10 +86,12 @@ enum FFmpegLog {
         if level <= echoLevel { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         if level <= AV_LOG_WARNING, !line.isEmpty {
             let key = thread
-            last.withLock { slots in
+            slots.withLock { s in
+                s.seq += 1
                 // Threads come and go (FFmpeg's workers): keep the table small.
-                if slots.count >= 256, slots[key] == nil { slots.removeAll() }
-                slots[key] = line
+                if s.byThread.count >= 256, s.byThread[key] == nil { s.byThread.removeAll() }
+                s.byThread[key] = Line(seq: s.seq, text: line)
+                s.latest = Line(seq: s.seq, text: line)
             }
         }
         if level <= AV_LOG_ERROR, let avcl, !line.isEmpty {
