@@ -39,6 +39,12 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         self.track = track; self.time = time; self.detail = detail
     }
 
+    /// A time computed from the file's timing (timestamps, start, duration, time base) that does
+    /// not fit in 64 bits: the file is not something we can convert, and no output is written.
+    public init(_ overflow: MediaTimeOverflow, file: String? = nil, track: Int? = nil) {
+        self.init(.unsupported, "its timing is out of range (\(overflow.expression) does not fit in 64 bits)", file: file, track: track)
+    }
+
     public static func cancelled(file: String? = nil) -> MediaError {
         MediaError(.cancelled, "cancelled", file: file)
     }

@@ -42,7 +42,8 @@ struct BatchCommand: Command {
 
         EXIT STATUS: 0 everything that could be done was done, 1 a file failed (listed), 64 usage,
         65 invalid recipe, 66 recipe or input folder missing, 73 output folder cannot be created,
-        130/143 interrupted.
+        128+n stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP, …), 141/74 stdout or
+        stderr could not be written (docs/engine.md).
         """
 
     let recipePath: String
@@ -69,27 +70,23 @@ struct BatchCommand: Command {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
         recipePath = a.positionals[0]
-        guard let i = a.option("--input-dir") else { throw UsageError(message: "missing --input-dir", usage: Self.usage) }
-        guard let o = a.option("--output-dir") else { throw UsageError(message: "missing --output-dir", usage: Self.usage) }
+        guard let i = try a.value("--input-dir") else { throw UsageError(message: "missing --input-dir", usage: Self.usage) }
+        guard let o = try a.value("--output-dir") else { throw UsageError(message: "missing --output-dir", usage: Self.usage) }
         inputDir = i
         outputDir = o
-        func number(_ name: String, _ default: Double, min: Double) throws(UsageError) -> Double {
-            guard let s = a.option(name) else { return `default` }
-            guard let v = Double(s), v >= min else { throw UsageError(message: "\(name) must be a number ≥ \(Int(min)), not '\(s)'", usage: Self.usage) }
-            return v
-        }
-        jobs = Int(try number("--jobs", Double(max(1, ProcessInfo.processInfo.activeProcessorCount / 2)), min: 1))
-        settle = try number("--settle", 60, min: 0)
-        maxAttempts = Int(try number("--max-attempts", 3, min: 1))
-        retryAfter = try number("--retry-after", 60, min: 0)
-        claimTimeout = try number("--claim-timeout", 120, min: 1)
-        moveDone = a.option("--move-done")
+        // Bounded, so no value traps on its way to an Int or a deadline.
+        jobs = try a.wholeNumber("--jobs", "-j", default: max(1, ProcessInfo.processInfo.activeProcessorCount / 2), in: 1...256)
+        settle = try a.seconds("--settle", default: 60, in: 0...1_000_000_000)
+        maxAttempts = try a.wholeNumber("--max-attempts", default: 3, in: 1...1_000_000)
+        retryAfter = try a.seconds("--retry-after", default: 60, in: 0...1_000_000_000)
+        claimTimeout = try a.seconds("--claim-timeout", default: 120, in: 1...1_000_000_000)
+        moveDone = try a.value("--move-done")
         ignoreRecipeChange = a.flag("--ignore-recipe-change")
-        extensions = a.option("--extensions").map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }) }
+        extensions = try a.value("--extensions").map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }) }
         dryRun = a.flag("--dry-run")
         json = a.flag("--json")
         verbose = a.flag("--verbose", "-v")
-        shard = try Self.shard(a.option("--shard"), count: a.option("--shard-count"))
+        shard = try Self.shard(a.value("--shard"), count: a.value("--shard-count"))
     }
 
     /// `--shard I/N`, else Kubernetes' JOB_COMPLETION_INDEX with --shard-count, else Slurm's array.
@@ -121,17 +118,13 @@ struct BatchCommand: Command {
             if json { writeOut(jsonString(["status": "error", "exitCode": code, "error": messages.joined(separator: "\n")] as [String: Any])) }
             return code
         }
-        guard let data = FileManager.default.contents(atPath: recipePath) else {
-            let why = FileManager.default.fileExists(atPath: recipePath) ? "permission denied" : "no such file"
-            return fail(ExitCode.noInput, ["error: \(recipePath): cannot read the recipe: \(why)"])
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            return fail(ExitCode.invalidRecipe, ["\(recipePath): error: the recipe is not UTF-8 text"])
-        }
-        let recipe: Recipe
-        switch RecipeParser.parse(text, file: recipePath) {
-        case .success(let r): recipe = r
-        case .failure(let e): return fail(ExitCode.invalidRecipe, e.diagnostics.map(\.description))
+        let recipe: Recipe, text: String
+        switch loadRecipeAndText(recipePath) {
+        case .success(let r): (recipe, text) = r
+        case .failure(let f):
+            // Already printed on stderr.
+            if json { writeOut(jsonString(["status": "error", "exitCode": f.code, "error": f.message] as [String: Any])) }
+            return f.code
         }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: inputDir, isDirectory: &isDir), isDir.boolValue else {
@@ -150,16 +143,13 @@ struct BatchCommand: Command {
         if let extensions { options.extensions = extensions }
         let runner = BatchRunner(options: options)
 
-        let caught = Mutex<Int32>(0)
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { caught.withLock { if $0 == 0 { $0 = sig } }; runner.cancel() }
-            s.resume()
-            sources.append(s)
+        // Every termination signal, and a lost stdout/stderr, stop the batch as SIGINT did:
+        // unfinished files are left for the next run, nothing half-written stays.
+        let reason = Mutex<StopReason?>(nil)
+        let stops = StopRequests { r in
+            if reason.withLock({ old in defer { old = old ?? r }; return old == nil }) { runner.cancel() }
         }
-        defer { sources.forEach { $0.cancel() } }
+        defer { stops.close() }
 
         let talk = verbose || isatty(STDOUT_FILENO) == 1
         let jsonOut = json
@@ -194,8 +184,13 @@ struct BatchCommand: Command {
             return ExitCode.ok
         }
         if report.cancelled {
-            let code: Int32 = caught.withLock { $0 } == SIGTERM ? 143 : 130
-            printError("cancelled: unfinished files are left for the next run")
+            let r = reason.withLock { $0 }
+            let code = r?.exitCode ?? 130
+            switch r {
+            case .signal(let sig): printError("cancelled: unfinished files are left for the next run (\(TerminationSignals.name(sig)))")
+            case .lost(let loss): printError("error: \(loss.description): the reader is gone; stopped, unfinished files are left for the next run")
+            case nil: printError("cancelled: unfinished files are left for the next run")
+            }
             if json {
                 var o = Self.object(report, dryRun: dryRun)
                 o["status"] = "cancelled"; o["exitCode"] = code

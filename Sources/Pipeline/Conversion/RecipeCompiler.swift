@@ -30,11 +30,14 @@ public enum RecipeCompiler {
         guard let source = input ?? recipe.source?.value else {
             throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
         }
+        if source.isEmpty { throw MediaError(.inputMissing, "the input path is empty", file: "''") }
         let asset = try Asset.load(source)
         guard let template = output ?? recipe.output.path?.value else {
             throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
         }
         let outPath = expand(template, source: source)
+        // The recipe is as precious as the source: an output path that names it is refused.
+        try OutputLocation.check(outPath, source: source, protected: [(recipe.file, "recipe")], overwrite: overwrite || recipe.output.overwrite)
         var errors: [Diagnostic] = []
         /// Tracks the recipe needs that this source lacks: the input does not fit (exit 66).
         var missing: [Diagnostic] = []
@@ -138,16 +141,11 @@ public enum RecipeCompiler {
 
     /// `out/{stem}-30fps.mp4` with the source's stem, extension, folder and name.
     public static func expand(_ template: String, source: String) -> String {
-        let url = URL(fileURLWithPath: source)
-        let name = url.lastPathComponent
-        let ext = url.pathExtension
-        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        let dir = (source as NSString).deletingLastPathComponent
-        return template
-            .replacingOccurrences(of: "{stem}", with: stem)
-            .replacingOccurrences(of: "{ext}", with: ext)
-            .replacingOccurrences(of: "{dir}", with: dir.isEmpty ? "." : dir)
-            .replacingOccurrences(of: "{name}", with: name)
+        template
+            .replacingOccurrences(of: "{stem}", with: FilePaths.stem(of: source))
+            .replacingOccurrences(of: "{ext}", with: FilePaths.pathExtension(of: source))
+            .replacingOccurrences(of: "{dir}", with: FilePaths.folder(of: source))
+            .replacingOccurrences(of: "{name}", with: FilePaths.name(of: source))
     }
 
     private static func setKeys(_ v: VideoSettings) -> [String] {

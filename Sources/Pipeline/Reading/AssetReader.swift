@@ -61,7 +61,9 @@ final class AssetReader: @unchecked Sendable {
     /// Positions the file at the sync sample at or before `time` (seconds on the file's timeline).
     func seek(to time: MediaTime) throws(MediaError) {
         let tb = AVRational(num: 1, den: AV_TIME_BASE)
-        try input.seek(to: time.ts(in: tb, rounding: .down), stream: -1)
+        let ts: Int64
+        do throws(MediaError) { ts = try time.ts(in: tb, rounding: .down) } catch { throw error.at(file: input.path) }
+        try input.seek(to: ts, stream: -1)
     }
 
     /// The next packet for output `i`, or nil at the end of the file. Throws the read error, or
