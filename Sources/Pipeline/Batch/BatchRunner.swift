@@ -217,10 +217,8 @@ public final class BatchRunner: Sendable {
         let found = SourceScan.walk(root: root, outRoot: outRoot, extensions: options.extensions)
         let items = found.found.map { f in
             let outRel = outputRelativePath(for: f.rel)
-            var st = stat()
-            let ctime = stat(f.path, &st) == 0 ? Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec / 1000) / 1e6 : 0
             return Item(rel: f.rel, path: f.path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel,
-                        identity: f.identity, inode: f.inode, ctime: ctime)
+                        identity: f.identity, inode: f.inode, ctime: f.ctime)
         }
         return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted())
     }

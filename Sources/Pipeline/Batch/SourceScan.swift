@@ -11,6 +11,8 @@ struct SourceScan {
         /// The file itself (device + inode): names that reach one file are one source.
         let device: UInt64
         let inode: UInt64
+        /// Seconds since 1970, to the microsecond: any write, rename or chmod moves it.
+        let ctime: Double
         /// Reached through a symbolic link (the file's own name wins over a link's).
         let viaLink: Bool
     }
@@ -87,8 +89,9 @@ struct SourceScan {
 
     private mutating func add(_ rel: String, _ path: String, _ st: stat, viaLink: Bool) {
         let m = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec / 1000) / 1e6
+        let c = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec / 1000) / 1e6
         found.append(Found(rel: rel, path: path, identity: SourceIdentity(size: Int64(st.st_size), mtime: m),
-                           device: UInt64(st.st_dev), inode: UInt64(st.st_ino), viaLink: viaLink))
+                           device: UInt64(st.st_dev), inode: UInt64(st.st_ino), ctime: c, viaLink: viaLink))
     }
 
     /// One name per file: the file's own name over a link's, then the first in byte order of
