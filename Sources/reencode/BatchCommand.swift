@@ -35,8 +35,8 @@ struct BatchCommand: Command {
           --move-done DIR         Move each source there once its output is durable.
           --ignore-recipe-change  Keep outputs made by an earlier version of the recipe.
           --extensions LIST       Comma-separated extensions to pick (default: common media types).
-          --dry-run               Say what would be converted; change nothing.
-          --json                  Print the summary as JSON.
+          --dry-run               Say what would be converted; change nothing on disk.
+          --json                  Print one JSON object on stdout, however the run ends.
           --verbose               Say what happens even when nothing does (cron mails any output).
           -h, --help              Show help information.
 
