@@ -73,6 +73,18 @@ struct BatchReliabilityTests {
         #expect(try F.frames(dir.file("out/d-proxy.mp4")).count == 60)
     }
 
+    @Test("one-letter relative folders everywhere (input, output with a trailing slash, mirror, --move-done)")
+    func oneLetterFolders() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("i"), ["c.mp4", "a/b/x.mp4"])
+        let r = try Binary.run(["batch", F.recipe, "--input-dir", "i", "--output-dir", "o/", "--move-done", "d", "--json"],
+                               cwd: dir.path, environment: ["REENCODE_HOSTNAME": "h"])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect((F.json(r.stdout)?["converted"] as? [String])?.sorted() == ["a/b/x.mp4", "c.mp4"])
+        #expect(try F.frames(dir.file("o/a/b/x-proxy.mp4")).count == 30)
+        #expect(FileManager.default.fileExists(atPath: dir.file("d/a/b/x.mp4")) && FileManager.default.fileExists(atPath: dir.file("d/c.mp4")))
+    }
+
     // MARK: Locks
 
     @Test("four shards at once on one host each convert their slice; every file once")

@@ -227,10 +227,10 @@ public final class BatchRunner: Sendable {
     /// of the source's folder.
     func outputRelativePath(for rel: String) -> String {
         let ext = options.recipe.output.format?.value.rawValue ?? "mp4"
-        let template = options.recipe.output.path.map { ($0.value as NSString).lastPathComponent } ?? "{stem}.\(ext)"
-        let name = RecipeCompiler.expand(template, source: (rel as NSString).lastPathComponent)
-        let dir = (rel as NSString).deletingLastPathComponent
-        return dir.isEmpty ? name : dir + "/" + name
+        // FilePaths, not NSString: its path methods trap on one-letter names.
+        let template = options.recipe.output.path.map { FilePaths.name(of: $0.value) } ?? "{stem}.\(ext)"
+        let name = RecipeCompiler.expand(template, source: FilePaths.name(of: rel))
+        return rel.contains("/") ? FilePaths.folder(of: rel) + "/" + name : name
     }
 
     func inShard(_ rel: String) -> Bool {
@@ -430,10 +430,10 @@ public final class BatchRunner: Sendable {
     /// stay empty.
     private func makeFolders(for output: String) throws {
         var missing: [String] = []
-        var dir = (output as NSString).deletingLastPathComponent
-        while !dir.isEmpty, dir != options.outputDir, !FileManager.default.fileExists(atPath: dir) {
+        var dir = FilePaths.folder(of: output)
+        while dir != ".", dir != "/", dir != options.outputDir, !FileManager.default.fileExists(atPath: dir) {
             missing.append(dir)
-            dir = (dir as NSString).deletingLastPathComponent
+            dir = FilePaths.folder(of: dir)
         }
         guard !missing.isEmpty else { return }
         madeFolders.withLock { $0.append(contentsOf: missing) }
@@ -459,7 +459,7 @@ public final class BatchRunner: Sendable {
 
     private func moveSource(_ item: Item, to dest: String) throws {
         let target = dest + "/" + item.rel
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: FilePaths.folder(of: target), withIntermediateDirectories: true)
         if rename(item.path, target) == 0 { return }
         guard errno == EXDEV else { throw MediaError(.io, String(cString: strerror(errno)), file: target) }
         // Another filesystem: copy, make the copy durable, then remove the source.
@@ -493,12 +493,11 @@ public final class BatchRunner: Sendable {
         }
         guard let walker = fm.enumerator(atPath: options.outputDir) else { return }
         while let rel = walker.nextObject() as? String {
-            let name = (rel as NSString).lastPathComponent
+            let name = FilePaths.name(of: rel)
             if name == ".reencode" { walker.skipDescendants(); continue }
             guard name.hasPrefix("."), let r = name.range(of: TempFile.marker) else { continue }
             let outName = String(name[name.index(after: name.startIndex)..<r.lowerBound])
-            let dir = (rel as NSString).deletingLastPathComponent
-            let outRel = dir.isEmpty ? outName : dir + "/" + outName
+            let outRel = rel.contains("/") ? FilePaths.folder(of: rel) + "/" + outName : outName
             if !fm.fileExists(atPath: claimPath(forOutput: outRel)) {
                 unlink(options.outputDir + "/" + rel)
                 report.removedTempFiles += 1

@@ -59,7 +59,7 @@ struct SourceScan {
             let path = folder + "/" + name
             var st = stat()
             guard lstat(path, &st) == 0 else { continue }  // gone since readdir
-            let isMedia = extensions.contains((name as NSString).pathExtension.lowercased())
+            let isMedia = extensions.contains(FilePaths.pathExtension(of: name).lowercased())
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
                 if path == outRoot { continue }
