@@ -46,23 +46,35 @@ struct BatchCommand: Command {
         stderr could not be written (docs/engine.md).
         """
 
-    let recipePath: String
-    let inputDir: String
-    let outputDir: String
-    let jobs: Int
-    let shard: (Int, Int)?
-    let settle: Double
-    let maxAttempts: Int
-    let retryAfter: Double
-    let claimTimeout: Double
-    let moveDone: String?
-    let ignoreRecipeChange: Bool
-    let extensions: Set<String>?
-    let dryRun: Bool
-    let json: Bool
-    let verbose: Bool
+    private(set) var recipePath = ""
+    private(set) var inputDir = ""
+    private(set) var outputDir = ""
+    private(set) var jobs = 1
+    private(set) var shard: (Int, Int)?
+    private(set) var settle = 60.0
+    private(set) var maxAttempts = 3
+    private(set) var retryAfter = 60.0
+    private(set) var claimTimeout = 120.0
+    private(set) var moveDone: String?
+    private(set) var ignoreRecipeChange = false
+    private(set) var extensions: Set<String>?
+    private(set) var dryRun = false
+    private(set) var json = false
+    private(set) var verbose = false
+    /// With --json a usage error is answered by run() (exit 64 and a JSON object), not thrown.
+    private var usageError: UsageError?
 
     init(arguments: [String]) throws(UsageError) {
+        do throws(UsageError) {
+            try parse(arguments)
+        } catch {
+            guard arguments.contains("--json") else { throw error }
+            usageError = error
+            json = true
+        }
+    }
+
+    private mutating func parse(_ arguments: [String]) throws(UsageError) {
         let a = try ArgumentScanner(arguments, flags: ["--dry-run", "--json", "--verbose", "-v", "--ignore-recipe-change"],
                                     options: ["--input-dir", "--output-dir", "--jobs", "-j", "--shard", "--shard-count", "--settle",
                                               "--max-attempts", "--retry-after", "--claim-timeout", "--move-done", "--extensions"], usage: Self.usage)
@@ -112,6 +124,12 @@ struct BatchCommand: Command {
     }
 
     func run() -> Int32 {
+        if let u = usageError {
+            // As main.swift says it, plus the JSON answer.
+            printError("Error: \(u.message)\nUsage: \(u.usage)\n  See 'reencode help \(Self.name)'.")
+            writeOut(jsonString(["status": "error", "exitCode": ExitCode.usage, "error": u.message] as [String: Any]))
+            return ExitCode.usage
+        }
         // With --json every way out prints exactly one JSON object on stdout (errors too).
         func fail(_ code: Int32, _ messages: [String]) -> Int32 {
             for m in messages { printError(m) }

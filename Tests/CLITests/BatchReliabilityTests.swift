@@ -364,6 +364,15 @@ struct BatchReliabilityTests {
         #expect(bad.status == 65)
         #expect(F.json(bad.stdout)?["exitCode"] as? Int == 65, "'\(bad.stdout)'")
 
+        let usage = try Binary.run(["batch", F.recipe, "--input-dir", dir.file("in"), "--output-dir", dir.file("o4"), "--json", "--jobs", "0"])
+        #expect(usage.status == 64)
+        let uo = try #require(F.json(usage.stdout), "'\(usage.stdout)'")
+        #expect(uo["status"] as? String == "error" && uo["exitCode"] as? Int == 64)
+        #expect(usage.stderr.hasPrefix("Error: "), "\(usage.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("o4")))
+        let plainUsage = try Binary.run(["batch", F.recipe, "--input-dir", dir.file("in"), "--output-dir", dir.file("o4"), "--jobs", "0"])
+        #expect(plainUsage.status == 64 && plainUsage.stdout == "" && plainUsage.stderr == usage.stderr)
+
         let missing = try Binary.run(["batch", F.recipe, "--input-dir", dir.file("nope"), "--output-dir", dir.file("o3"), "--json"])
         #expect(missing.status == 66)
         let mo = try #require(F.json(missing.stdout), "'\(missing.stdout)'")
