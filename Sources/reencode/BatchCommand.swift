@@ -114,13 +114,34 @@ struct BatchCommand: Command {
         } else if let idx = env["JOB_COMPLETION_INDEX"], let count {
             guard let i = Int(idx), let n = Int(count) else { throw UsageError(message: "--shard-count must be a whole number", usage: usage) }
             pair = (i, n)
-        } else if let idx = env["SLURM_ARRAY_TASK_ID"], let n = env["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), let i = Int(idx) {
-            pair = (i - (env["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0), n)
+        } else if let id = env["SLURM_ARRAY_TASK_ID"], let count = env["SLURM_ARRAY_TASK_COUNT"] {
+            pair = try slurmShard(id: id, count: count, min: env["SLURM_ARRAY_TASK_MIN"], step: env["SLURM_ARRAY_TASK_STEP"])
         }
         if let (i, n) = pair, !(n >= 1 && i >= 0 && i < n) {
             throw UsageError(message: "shard \(i)/\(n) is out of range (I must be 0…N-1)", usage: usage)
         }
         return pair
+    }
+
+    /// Slurm's array task as a slice: `--array=0-6:2` runs IDs 0, 2, 4, 6 (COUNT 4, MIN 0, STEP 2),
+    /// slices 0…3. Values come from the environment: checked, never trusted to fit.
+    static func slurmShard(id: String, count: String, min: String?, step: String?) throws(UsageError) -> (Int, Int) {
+        func number(_ name: String, _ text: String) throws(UsageError) -> Int {
+            guard let v = Int(text) else { throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: usage) }
+            return v
+        }
+        let i = try number("SLURM_ARRAY_TASK_ID", id), n = try number("SLURM_ARRAY_TASK_COUNT", count)
+        let lowest = try min.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_MIN", v) } ?? 0
+        let stride = try step.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_STEP", v) } ?? 1
+        let (offset, overflow) = i.subtractingReportingOverflow(lowest)
+        guard !overflow else {
+            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) minus SLURM_ARRAY_TASK_MIN \(lowest) is out of range", usage: usage)
+        }
+        guard stride > 1 else { return (offset, n) }
+        guard offset % stride == 0 else {
+            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) is not SLURM_ARRAY_TASK_MIN \(lowest) plus a multiple of SLURM_ARRAY_TASK_STEP \(stride)", usage: usage)
+        }
+        return (offset / stride, n)
     }
 
     func run() -> Int32 {
