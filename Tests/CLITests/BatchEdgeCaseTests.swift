@@ -56,3 +56,39 @@ struct BatchEdgeCaseTests {
         #expect(F.json(plain.stdout)?["slice"] as? String == "3/4")
     }
 }
+
+extension BatchEdgeCaseTests {
+    // MARK: A crash between the output's rename and its `done` line
+
+    @Test("an output whose conversion began (a started line) but has no done line is converted again and replaced, exit 0")
+    func crashBeforeDoneLine() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4", "b.mp4"])
+        #expect(try batch(dir).status == 0)
+        // The crash window: the output is in place, the ledger has the `started` line but no `done`.
+        let ledgerPath = dir.file("out/.reencode/ledger.jsonl")
+        let lines = try String(contentsOfFile: ledgerPath, encoding: .utf8).split(separator: "\n").map(String.init)
+        let aDone = try #require(lines.first { $0.contains("\"source\":\"a.mp4\"") && $0.contains("\"status\":\"done\"") })
+        let bLines = lines.filter { $0.contains("\"source\":\"b.mp4\"") }
+        let started = aDone.replacingOccurrences(of: "\"status\":\"done\"", with: "\"status\":\"started\"")
+        try ((bLines + [started]).joined(separator: "\n") + "\n").write(toFile: ledgerPath, atomically: true, encoding: .utf8)
+        var before = stat()
+        stat(dir.file("out/a-proxy.mp4"), &before)
+
+        let r = try batch(dir, ["--json"])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        let o = try #require(F.json(r.stdout), "\(r.stdout)")
+        #expect(o["converted"] as? [String] == ["a.mp4"])
+        #expect(o["alreadyDone"] as? Int == 1)
+        var after = stat()
+        stat(dir.file("out/a-proxy.mp4"), &after)
+        #expect(after.st_ino != before.st_ino, "the output was replaced by the new conversion")
+        #expect(try F.frames(dir.file("out/a-proxy.mp4")).count == 30)
+        let mine = F.ledger(dir.file("out")).filter { $0.source == "a.mp4" }
+        #expect(mine.map { "\($0.status.rawValue) \($0.attempt) \($0.output ?? "-")" }
+                == ["started 1 a-proxy.mp4", "started 1 a-proxy.mp4", "done 1 a-proxy.mp4"])
+        // And now it is done: a rerun leaves it.
+        let again = try batch(dir, ["--json"])
+        #expect(F.json(again.stdout)?["alreadyDone"] as? Int == 2, "\(again.stdout)")
+    }
+}

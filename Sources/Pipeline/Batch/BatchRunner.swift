@@ -238,11 +238,11 @@ public final class BatchRunner: Sendable {
         return Int(FNV1a.hash(Array(rel.utf8)) % UInt64(count)) == index
     }
 
-    /// The source that owns each output: the one the ledger last recorded `done` for it, else
-    /// the first in byte order of the relative path among the sources that map onto it.
+    /// The source that owns each output: the one the ledger last recorded `started` or `done`
+    /// for it, else the first in byte order of the relative path among the sources that map onto it.
     func owners(_ items: [Item], entries: [LedgerEntry]) -> [String: String] {
         var recorded: [String: String] = [:]
-        for e in entries where e.status == .done { if let o = e.output { recorded[o] = e.source } }
+        for e in entries where Self.claimsOutput(e) { if let o = e.output { recorded[o] = e.source } }
         var byOutput: [String: [String]] = [:]
         for i in items { byOutput[i.outputRel, default: []].append(i.rel) }
         var owner: [String: String] = [:]
@@ -326,6 +326,10 @@ public final class BatchRunner: Sendable {
 
     enum Outcome { case converted(Double, Int64), failed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
 
+    /// The entry says its source made, or began to make, its output (a crash may come between
+    /// the output's rename and the `done` line: the `started` line before it still names the owner).
+    static func claimsOutput(_ e: LedgerEntry) -> Bool { e.status == .done || e.status == .started }
+
     func claimPath(forOutput rel: String) -> String { claimsDir + "/" + FNV1a.hex(rel) + ".claim" }
 
     func process(_ item: Item, index: Int, of total: Int, events: @Sendable (BatchEvent) -> Void) -> Outcome {
@@ -361,7 +365,7 @@ public final class BatchRunner: Sendable {
         entry.ctime = item.ctime
         // An output is only ever replaced by a new conversion of the source it was recorded for:
         // never another source's output, never a file the batch did not make.
-        let lastOwner = entries.last { $0.status == .done && $0.output == item.outputRel }?.source
+        let lastOwner = entries.last { Self.claimsOutput($0) && $0.output == item.outputRel }?.source
         let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
         var refusal = item.conflict
         if refusal == nil, outputExists, lastOwner != item.rel {
@@ -377,6 +381,15 @@ public final class BatchRunner: Sendable {
         } else {
             events(.started(item.rel, index: index + 1, of: total))
             entry.fingerprint = SourceIdentity.fingerprint(item.path, size: item.identity.size)
+            // Ownership first: once the output can exist, the ledger names its source.
+            var start = entry
+            start.status = .started
+            start.stored = clock.now()
+            do { try ledger.append(start) } catch {
+                let (m, c) = Self.describe(error)
+                events(.failed(item.rel, message: m))
+                return .failed(BatchReport.Failure(source: item.rel, error: m, exitCode: c))
+            }
             do {
                 // Side by side with other jobs: FFmpeg's log lines stay with their conversion.
                 let result = try FFmpegLog.scoped {
