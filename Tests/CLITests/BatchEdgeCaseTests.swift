@@ -92,3 +92,42 @@ extension BatchEdgeCaseTests {
         #expect(F.json(again.stdout)?["alreadyDone"] as? Int == 2, "\(again.stdout)")
     }
 }
+
+extension BatchEdgeCaseTests {
+    // MARK: A source whose inode or ctime changed
+
+    @Test("after a chmod the fingerprint is read once: its match is recorded with the new ctime, later runs stat only")
+    func chmodRecordedOnce() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4", "sub/b.mp4"])
+        #expect(try batch(dir).status == 0)
+        let first = F.ledger(dir.file("out")).filter { $0.status == .done }
+        #expect(first.count == 2)
+        Thread.sleep(forTimeInterval: 0.02)  // a ctime the recorded one cannot equal
+        for f in ["a.mp4", "sub/b.mp4"] { chmod(dir.file("in/" + f), 0o600) }
+        for run in 1...3 {
+            let r = try batch(dir, ["--json"])
+            #expect(r.status == 0 && F.json(r.stdout)?["alreadyDone"] as? Int == 2, "run \(run): \(r.stdout)")
+            let done = F.ledger(dir.file("out")).filter { $0.status == .done }
+            // One new line per file, on the first run after the chmod only.
+            #expect(done.count == 4, "run \(run): \(done.map { "\($0.source) \($0.ctime ?? 0)" })")
+        }
+        let done = F.ledger(dir.file("out")).filter { $0.status == .done }
+        for f in ["a.mp4", "sub/b.mp4"] {
+            let mine = done.filter { $0.source == f }
+            let (old, new) = (try #require(mine.first), try #require(mine.last))
+            var st = stat()
+            stat(dir.file("in/" + f), &st)
+            let ctime = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec / 1000) / 1e6
+            #expect(abs((new.ctime ?? 0) - ctime) < 1e-5, "the new line carries the ctime after the chmod")
+            #expect(new.ctime != old.ctime)
+            #expect(new.inode == old.inode && new.fingerprint == old.fingerprint && new.attempt == old.attempt && new.output == old.output)
+            #expect(new.seconds == nil)
+        }
+        // A dry run records nothing.
+        chmod(dir.file("in/a.mp4"), 0o644)
+        let before = F.snapshot(dir.file("out"))
+        #expect(try batch(dir, ["--dry-run"]).status == 0)
+        #expect(F.snapshot(dir.file("out")) == before)
+    }
+}

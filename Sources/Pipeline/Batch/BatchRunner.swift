@@ -282,7 +282,7 @@ public final class BatchRunner: Sendable {
                 continue
             }
             let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
-            if isDone(history, item) {
+            if isDone(history, item, record: record) {
                 report.alreadyDone += 1
                 continue
             }
@@ -314,12 +314,28 @@ public final class BatchRunner: Sendable {
     /// one converted (another inode, or a changed ctime: replaced, or rewritten and its mtime put
     /// back) the recorded fingerprint decides; entries from before inodes were recorded are
     /// judged by size and mtime alone.
-    func isDone(_ history: [LedgerEntry], _ item: Item) -> Bool {
+    /// When the fingerprint says it is the same file, a `done` line with its new inode and ctime
+    /// is appended (unless `record` is false, a dry run): later runs know it by a stat again
+    /// instead of reading 2 MiB every time (after a `chmod -R`, a restore from backup).
+    func isDone(_ history: [LedgerEntry], _ item: Item, record: Bool = true) -> Bool {
         guard let done = history.last(where: { $0.status == .done }),
               FileManager.default.fileExists(atPath: item.outputPath) else { return false }
         guard let inode = done.inode, let ctime = done.ctime else { return true }
         if inode == item.inode && abs(ctime - item.ctime) < 1e-5 { return true }
-        return SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint
+        guard SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint else { return false }
+        if record {
+            var same = done
+            same.inode = item.inode
+            same.ctime = item.ctime
+            same.time = ISO8601DateFormatter().string(from: HostClock.date())
+            same.stored = clock.now()
+            same.seconds = nil
+            same.host = options.host
+            same.pid = getpid()
+            // Best effort: without it the next run reads the fingerprint again, nothing worse.
+            try? ledger.append(same)
+        }
+        return true
     }
 
     // MARK: Convert one
