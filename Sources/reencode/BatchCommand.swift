@@ -244,6 +244,7 @@ struct BatchCommand: Command {
             writeOut(jsonString(o))
         } else if dryRun {
             for f in report.planned { writeOut("would convert \(f)") }
+            for r in report.refused { writeOut("would refuse \(r.path): \(r.reason)") }
             writeOut(Self.summary(report, dryRun: true))
         } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
             writeOut(Self.summary(report))
@@ -254,6 +255,7 @@ struct BatchCommand: Command {
 
     static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
         var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]
+        if !r.refused.isEmpty { parts.append("would refuse \(r.refused.count)") }
         parts.append("already done \(r.alreadyDone)")
         if !r.growing.isEmpty { parts.append("still growing \(r.growing.count)") }
         if !r.givenUp.isEmpty { parts.append("given up \(r.givenUp.count)") }
@@ -273,6 +275,7 @@ struct BatchCommand: Command {
             "converted": r.converted, "failed": r.failed.map { ["source": $0.source, "error": $0.error, "exitCode": $0.exitCode] as [String: Any] },
             "alreadyDone": r.alreadyDone, "growing": r.growing, "givenUp": r.givenUp, "otherShard": r.otherShard,
             "claimedElsewhere": r.claimedElsewhere, "triedElsewhere": r.triedElsewhere, "retryLater": r.retryLater, "planned": r.planned, "dryRun": dryRun,
+            "refused": r.refused.map { ["path": $0.path, "reason": $0.reason] },
             "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,

@@ -131,3 +131,36 @@ extension BatchEdgeCaseTests {
         #expect(F.snapshot(dir.file("out")) == before)
     }
 }
+
+extension BatchEdgeCaseTests {
+    // MARK: --dry-run and refusals
+
+    @Test("--dry-run lists the files a run would refuse apart and counts only real conversions")
+    func dryRunRefusals() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4", "a.mkv", "c.mp4", "d.mp4"])
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        try "mine".write(toFile: dir.file("out/c-proxy.mp4"), atomically: true, encoding: .utf8)
+        let r = try batch(dir, ["--dry-run"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.dropLast()) == [
+            "would convert a.mkv",
+            "would convert d.mp4",
+            "would refuse a.mp4: its output a-proxy.mp4 is also the output of a.mkv: not converted (rename one of them, or put {ext} in the recipe's output name)",
+            "would refuse c.mp4: its output c-proxy.mp4 already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)",
+        ], "\(r.stdout)")
+        #expect(lines.last?.hasPrefix("would convert 2, would refuse 2, already done 0 — ") == true, "\(r.stdout)")
+        let json = try #require(F.json(try batch(dir, ["--dry-run", "--json"]).stdout))
+        #expect(json["planned"] as? [String] == ["a.mkv", "d.mp4"])
+        #expect((json["refused"] as? [[String: String]])?.map { $0["path"] ?? "" } == ["a.mp4", "c.mp4"])
+        // What the real run then does: converts the two, refuses the two with 73.
+        let real = try #require(F.json(try batch(dir, ["--json"]).stdout))
+        #expect(Set(real["converted"] as? [String] ?? []) == ["a.mkv", "d.mp4"])
+        #expect(Set((real["failed"] as? [[String: Any]] ?? []).compactMap { $0["source"] as? String }) == ["a.mp4", "c.mp4"])
+        // Once a.mkv's output is recorded, a later dry run still refuses a.mp4 (by the ledger's owner).
+        let again = try batch(dir, ["--dry-run", "--retry-after", "0"])
+        #expect(again.stdout.hasPrefix("would refuse a.mp4: its output a-proxy.mp4 is also the output of a.mkv"), "\(again.stdout)")
+        #expect(again.stdout.contains("\nwould convert 0, would refuse 2, already done 2 — "), "\(again.stdout)")
+    }
+}

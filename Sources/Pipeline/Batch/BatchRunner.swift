@@ -66,6 +66,9 @@ public struct BatchReport: Sendable {
     public var duplicates: [String] = []
     /// Files that would be converted (`--dry-run`), or were started.
     public var planned: [String] = []
+    /// `--dry-run`: files that a run would refuse (their output is another source's, or a file
+    /// reencode batch did not make), with why; not in `planned`.
+    public var refused: [Skipped] = []
     public var removedTempFiles = 0
     public var removedClaims = 0
     public var seconds = 0.0
@@ -182,8 +185,15 @@ public final class BatchRunner: Sendable {
     /// written, not even the storage clock's probe).
     private func plan(_ base: BatchReport, started: Date) -> BatchReport {
         var report = base
-        let todo = classify(scan(), entries: ledger.entries(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
-        report.planned = todo.map(\.rel)
+        let entries = ledger.entries()
+        let todo = classify(scan(), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        for item in todo {
+            if let why = refusal(item, entries: entries) {
+                report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
+            } else {
+                report.planned.append(item.rel)
+            }
+        }
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -379,19 +389,12 @@ public final class BatchRunner: Sendable {
                                 host: options.host, pid: getpid())
         entry.inode = item.inode
         entry.ctime = item.ctime
-        // An output is only ever replaced by a new conversion of the source it was recorded for:
-        // never another source's output, never a file the batch did not make.
-        let lastOwner = entries.last { Self.claimsOutput($0) && $0.output == item.outputRel }?.source
         let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
-        var refusal = item.conflict
-        if refusal == nil, outputExists, lastOwner != item.rel {
-            refusal = lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
-                ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
-        }
+        let refused = refusal(item, entries: entries)
         var media = 0.0
-        if let refusal {
+        if let refused {
             entry.status = .failed
-            entry.error = "\(item.rel): \(refusal)"
+            entry.error = "\(item.rel): \(refused)"
             entry.exitCode = 73  // as `run` without --overwrite: the output exists
             entry.output = nil
         } else {
@@ -453,6 +456,18 @@ public final class BatchRunner: Sendable {
         }
         events(.finished(item.rel, seconds: entry.seconds ?? 0))
         return .converted(media, item.identity.size)
+    }
+
+    /// Why the item must not be converted, or nil. An output is only ever replaced by a new
+    /// conversion of the source it was recorded for: never another source's output, never a file
+    /// the batch did not make.
+    func refusal(_ item: Item, entries: [LedgerEntry]) -> String? {
+        if let conflict = item.conflict { return conflict }
+        guard FileManager.default.fileExists(atPath: item.outputPath) else { return nil }
+        let lastOwner = entries.last { Self.claimsOutput($0) && $0.output == item.outputRel }?.source
+        guard lastOwner != item.rel else { return nil }
+        return lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
+            ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
     }
 
     /// Makes the output's missing folders, remembering them so that they can go again if they
