@@ -395,7 +395,7 @@ public final class BatchRunner: Sendable {
         if let refused {
             entry.status = .failed
             entry.error = "\(item.rel): \(refused)"
-            entry.exitCode = 73  // as `run` without --overwrite: the output exists
+            entry.exitCode = LedgerExitCode.outputTaken
             entry.output = nil
         } else {
             events(.started(item.rel, index: index + 1, of: total))
@@ -495,9 +495,9 @@ public final class BatchRunner: Sendable {
     static func describe(_ error: Error) -> (String, Int32) {
         switch error {
         case let e as MediaError: return (e.description, e.exitCode)
-        case let e as RecipeErrors: return (e.diagnostics.map(\.headline).joined(separator: "; "), 65)
-        case let e as SourceMismatch: return (e.diagnostics.map(\.headline).joined(separator: "; "), 66)
-        default: return ("\(error)", 1)
+        case let e as RecipeErrors: return (e.diagnostics.map(\.headline).joined(separator: "; "), LedgerExitCode.invalidRecipe)
+        case let e as SourceMismatch: return (e.diagnostics.map(\.headline).joined(separator: "; "), LedgerExitCode.sourceMismatch)
+        default: return ("\(error)", LedgerExitCode.failure)
         }
     }
 
@@ -548,4 +548,17 @@ public final class BatchRunner: Sendable {
             }
         }
     }
+}
+
+/// The exit codes the ledger records for failures that are not a MediaError, as `reencode run`
+/// would exit (DESIGN §4): taken from MediaError's kind → exit code map, so that both say the same.
+enum LedgerExitCode {
+    /// The output exists and is not this source's to replace: as `run` without --overwrite (73).
+    static let outputTaken = MediaError(.outputExists, "").exitCode
+    /// The recipe does not compile (65).
+    static let invalidRecipe = MediaError(.invalidSettings, "").exitCode
+    /// The source lacks a track the recipe requires: the input does not fit it (66).
+    static let sourceMismatch = MediaError(.notMedia, "").exitCode
+    /// Anything else (1).
+    static let failure = MediaError(.processing, "").exitCode
 }
