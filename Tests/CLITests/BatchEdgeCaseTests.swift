@@ -164,3 +164,79 @@ extension BatchEdgeCaseTests {
         #expect(again.stdout.contains("\nwould convert 0, would refuse 2, already done 2 — "), "\(again.stdout)")
     }
 }
+
+extension BatchEdgeCaseTests {
+    // MARK: Output folders shared with other runs
+
+    @Test("a run leaves a folder it made when another run's live claim converts into it; without one it removes it")
+    func madeFolderKeptForOtherRun() throws {
+        let dir = Scratch()
+        try F.clip(dir.file("in/day1/long.mp4"), seconds: 6, width: 640, height: 360)
+        F.settle(dir.file("in"))
+        // Another host is converting day1/other.mp4 (its claim is live): out/day1 is its folder too.
+        try FileManager.default.createDirectory(atPath: dir.file("out/.reencode/claims"), withIntermediateDirectories: true)
+        let claim = #"{"host":"host-b","pid":4242,"token":"t","started":"2026-11-23T06:00:00Z","source":"day1/other.mp4"}"#
+        try claim.write(toFile: dir.file("out/.reencode/claims/other.claim"), atomically: true, encoding: .utf8)
+        // A failure mid-file (a 16 KiB file-size limit) in a folder this run made.
+        let args = ["batch", F.recipe, "--input-dir", dir.file("in"), "--output-dir", dir.file("out")]
+        let failed = try Binary.run(args, timeLimit: 120, environment: ["REENCODE_HOSTNAME": "host-a"], shell: "ulimit -f 16")
+        #expect(failed.status == 1, "\(failed.stdout) \(failed.stderr)")
+        #expect(F.ledger(dir.file("out")).last?.exitCode == 74)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("out/day1")) == [], "out/day1 kept, empty")
+        // Once the other run is done (its claim gone), the next failing run removes the folder again.
+        try FileManager.default.removeItem(atPath: dir.file("out/day1"))
+        try FileManager.default.removeItem(atPath: dir.file("out/.reencode/claims/other.claim"))
+        let alone = try Binary.run(args + ["--retry-after", "0"], timeLimit: 120, environment: ["REENCODE_HOSTNAME": "host-a"], shell: "ulimit -f 16")
+        #expect(alone.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/day1")))
+    }
+
+    @Test("a conversion whose output folder another run removed meanwhile makes it again and converts; other failures are not retried")
+    func folderRemovedMeanwhile() throws {
+        let dir = Scratch()
+        let folder = dir.file("out/day1")
+        let output = folder + "/a.mp4"
+        func make() throws { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try make()
+        // The interleaving: our folder was there, another run removed it as empty, our temp file's open fails.
+        var calls = 0
+        let result = try SharedFolder.retryingIfRemoved(output: output, make: make) { () throws -> String in
+            calls += 1
+            if calls == 1 {
+                rmdir(folder)
+                throw MediaError(.cannotCreateOutput, "cannot create the output: No such file or directory", file: output)
+            }
+            #expect(FileManager.default.fileExists(atPath: folder))
+            return "converted"
+        }
+        #expect(result == "converted" && calls == 2)
+        // The folder is there: the error is the conversion's own, said as it is, after one try.
+        calls = 0
+        #expect(throws: MediaError(.cannotCreateOutput, "the folder is not writable", file: output)) {
+            try SharedFolder.retryingIfRemoved(output: output, make: make) { () throws -> String in
+                calls += 1
+                throw MediaError(.cannotCreateOutput, "the folder is not writable", file: output)
+            }
+        }
+        #expect(calls == 1)
+        // Removed twice in a row: the second failure stands (no endless loop).
+        calls = 0
+        #expect(throws: MediaError.self) {
+            try SharedFolder.retryingIfRemoved(output: output, make: make) { () throws -> String in
+                calls += 1
+                rmdir(folder)
+                throw MediaError(.cannotCreateOutput, "cannot create the output: No such file or directory", file: output)
+            }
+        }
+        #expect(calls == 2)
+        // Another kind of error with the folder gone is not retried either.
+        calls = 0
+        #expect(throws: MediaError.self) {
+            try SharedFolder.retryingIfRemoved(output: output, make: make) { () throws -> String in
+                calls += 1
+                throw MediaError(.io, "No space left on device", file: output)
+            }
+        }
+        #expect(calls == 1)
+    }
+}

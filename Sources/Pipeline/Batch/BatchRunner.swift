@@ -135,7 +135,7 @@ public final class BatchRunner: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
         let clock = self.clock
-        defer { clock.remove(); removeEmptyFolders() }
+        defer { removeEmptyFolders(); clock.remove() }
 
         sweep(&report)
         let entries = ledger.entries()
@@ -412,16 +412,20 @@ public final class BatchRunner: Sendable {
             do {
                 // Side by side with other jobs: FFmpeg's log lines stay with their conversion.
                 let result = try FFmpegLog.scoped {
-                    var recipe = options.recipe
-                    recipe.output.overwrite = false
-                    let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
-                    let session = ExportSession(plan: compiled.plan)
-                    let key = ObjectIdentifier(session)
-                    sessions.withLock { $0[key] = session }
-                    defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
-                    if cancelled.load(ordering: .acquiring) { session.cancel() }
-                    try makeFolders(for: item.outputPath)
-                    return try session.run()
+                    // Made just before the conversion, and again if another run removed it as
+                    // empty meanwhile.
+                    try SharedFolder.retryingIfRemoved(output: item.outputPath, make: { try makeFolders(for: item.outputPath) }) {
+                        var recipe = options.recipe
+                        recipe.output.overwrite = false
+                        let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
+                        let session = ExportSession(plan: compiled.plan)
+                        let key = ObjectIdentifier(session)
+                        sessions.withLock { $0[key] = session }
+                        defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
+                        if cancelled.load(ordering: .acquiring) { session.cancel() }
+                        try makeFolders(for: item.outputPath)
+                        return try session.run()
+                    }
                 }
                 media = result.duration.seconds
                 guard claim.isHeld else {
@@ -486,10 +490,30 @@ public final class BatchRunner: Sendable {
         }
     }
 
-    /// Removes folders this run made that nothing went into (rmdir leaves any that did).
+    /// Removes folders this run made that nothing went into (rmdir leaves any that did), except
+    /// those another run is about to write into.
     private func removeEmptyFolders() {
         let made = madeFolders.withLock { $0 }
-        for d in Set(made).sorted(by: { $0.count > $1.count }) { rmdir(d) }
+        guard !made.isEmpty, let busy = foldersInUse() else { return }
+        for d in Set(made).sorted(by: { $0.count > $1.count }) where !busy.contains(where: { $0 == d || $0.hasPrefix(d + "/") }) {
+            rmdir(d)
+        }
+    }
+
+    /// The output folders of every live claim (a claim is taken before its output's folder is
+    /// made, and held until its output is in place): other runs' conversions under way. nil when
+    /// a live claim cannot be read (being written): then nothing is removed.
+    func foldersInUse() -> [String]? {
+        let now = clock.now()
+        var folders: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: claimsDir)) ?? [] where name.hasSuffix(".claim") {
+            let path = claimsDir + "/" + name
+            if Claim.isStale(path, host: options.host, timeout: options.claimTimeout, now: now) { continue }
+            guard let claim = Claim.read(path) else { return nil }
+            let rel = outputRelativePath(for: claim.source)
+            folders.append(rel.contains("/") ? options.outputDir + "/" + FilePaths.folder(of: rel) : options.outputDir)
+        }
+        return folders
     }
 
     static func describe(_ error: Error) -> (String, Int32) {
