@@ -101,6 +101,27 @@ struct BatchCommand: Command {
         shard = try Self.shard(a.value("--shard"), count: a.value("--shard-count"))
     }
 
+    /// Slurm's array task as a slice: `--array=0-6:2` runs IDs 0, 2, 4, 6 (COUNT 4, MIN 0, STEP 2),
+    /// slices 0…3. Values come from the environment: checked, never trusted to fit.
+    static func slurmShard(id: String, count: String, min: String?, step: String?) throws(UsageError) -> (Int, Int) {
+        func number(_ name: String, _ text: String) throws(UsageError) -> Int {
+            guard let v = Int(text) else { throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: usage) }
+            return v
+        }
+        let i = try number("SLURM_ARRAY_TASK_ID", id), n = try number("SLURM_ARRAY_TASK_COUNT", count)
+        let lowest = try min.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_MIN", v) } ?? 0
+        let stride = try step.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_STEP", v) } ?? 1
+        let (offset, overflow) = i.subtractingReportingOverflow(lowest)
+        guard !overflow else {
+            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) minus SLURM_ARRAY_TASK_MIN \(lowest) is out of range", usage: usage)
+        }
+        guard stride > 1 else { return (offset, n) }
+        guard offset % stride == 0 else {
+            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) is not SLURM_ARRAY_TASK_MIN \(lowest) plus a multiple of SLURM_ARRAY_TASK_STEP \(stride)", usage: usage)
+        }
+        return (offset / stride, n)
+    }
+
     /// `--shard I/N`, else Kubernetes' JOB_COMPLETION_INDEX with --shard-count, else Slurm's array.
     static func shard(_ text: String?, count: String?) throws(UsageError) -> (Int, Int)? {
         let env = ProcessInfo.processInfo.environment
@@ -121,27 +142,6 @@ struct BatchCommand: Command {
             throw UsageError(message: "shard \(i)/\(n) is out of range (I must be 0…N-1)", usage: usage)
         }
         return pair
-    }
-
-    /// Slurm's array task as a slice: `--array=0-6:2` runs IDs 0, 2, 4, 6 (COUNT 4, MIN 0, STEP 2),
-    /// slices 0…3. Values come from the environment: checked, never trusted to fit.
-    static func slurmShard(id: String, count: String, min: String?, step: String?) throws(UsageError) -> (Int, Int) {
-        func number(_ name: String, _ text: String) throws(UsageError) -> Int {
-            guard let v = Int(text) else { throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: usage) }
-            return v
-        }
-        let i = try number("SLURM_ARRAY_TASK_ID", id), n = try number("SLURM_ARRAY_TASK_COUNT", count)
-        let lowest = try min.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_MIN", v) } ?? 0
-        let stride = try step.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_STEP", v) } ?? 1
-        let (offset, overflow) = i.subtractingReportingOverflow(lowest)
-        guard !overflow else {
-            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) minus SLURM_ARRAY_TASK_MIN \(lowest) is out of range", usage: usage)
-        }
-        guard stride > 1 else { return (offset, n) }
-        guard offset % stride == 0 else {
-            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) is not SLURM_ARRAY_TASK_MIN \(lowest) plus a multiple of SLURM_ARRAY_TASK_STEP \(stride)", usage: usage)
-        }
-        return (offset / stride, n)
     }
 
     func run() -> Int32 {
