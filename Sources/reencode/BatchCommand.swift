@@ -165,7 +165,10 @@ struct BatchCommand: Command {
         // unfinished files are left for the next run, nothing half-written stays.
         let reason = Mutex<StopReason?>(nil)
         let stops = StopRequests { r in
-            if reason.withLock({ old in defer { old = old ?? r }; return old == nil }) { runner.cancel() }
+            guard reason.withLock({ old in defer { old = old ?? r }; return old == nil }) else { return }
+            // The summary must not wait for a reader that stopped reading.
+            Console.shared.abandonStalledWrites()
+            runner.cancel()
         }
         defer { stops.close() }
 
