@@ -38,7 +38,7 @@ struct DamageCLITests {
             // Killed after 10 s if it blocks: the status shows it (not 66), instead of a hang.
             let r = try Binary.run(args, timeLimit: 10)
             #expect(r.status == 66, "\(args[0]): status \(r.status)")
-            #expect(r.stderr == "error: \(fifo): is a FIFO, not a media file\n", "\(args[0])")
+            #expect(r.stderr == "error: \(fifo): is a FIFO (named pipe), not a media file\n", "\(args[0])")
         }
         #expect(dir.contents == ["x.mp4"])
     }
