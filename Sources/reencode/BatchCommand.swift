@@ -144,7 +144,31 @@ struct BatchCommand: Command {
         return pair
     }
 
+    /// What a stop has to reach: the reason (the first one counts) and, once made, the runner.
+    private struct Stop {
+        var reason: StopReason?
+        var runner: BatchRunner?
+    }
+
     func run() -> Int32 {
+        // Listening starts before anything is read (as in run): every termination signal, and a
+        // lost stdout/stderr, stop the batch as SIGINT did: unfinished files are left for the
+        // next run, nothing half-written stays. One that comes before the runner exists is
+        // answered when the setup is done (nothing exists on disk yet).
+        let stop = Mutex(Stop())
+        let stops = StopRequests { r in
+            let runner = stop.withLock { s -> BatchRunner? in
+                guard s.reason == nil else { return nil }
+                // Before the runner exists a lost stream costs only messages (as in run).
+                if s.runner == nil, case .lost = r { return nil }
+                s.reason = r
+                return s.runner
+            }
+            guard let runner else { return }
+            Console.shared.abandonStalledWrites()
+            runner.cancel()
+        }
+        defer { stops.close() }
         if let u = usageError {
             // As main.swift says it, plus the JSON answer.
             printError("Error: \(u.message)\nUsage: \(u.usage)\n  See 'reencode help \(Self.name)'.")
@@ -181,14 +205,17 @@ struct BatchCommand: Command {
         options.dryRun = dryRun
         if let extensions { options.extensions = extensions }
         let runner = BatchRunner(options: options)
-
-        // Every termination signal, and a lost stdout/stderr, stop the batch as SIGINT did:
-        // unfinished files are left for the next run, nothing half-written stays.
-        let reason = Mutex<StopReason?>(nil)
-        let stops = StopRequests { r in
-            if reason.withLock({ old in defer { old = old ?? r }; return old == nil }) { runner.cancel() }
+        // From here a stop cancels the runner; a signal that came during the setup answers now.
+        if let early = stop.withLock({ s -> StopReason? in s.runner = runner; return s.reason }), case .signal(let sig) = early {
+            Console.shared.abandonStalledWrites()
+            printError("cancelled: the batch did not begin (\(TerminationSignals.name(sig)))")
+            if json {
+                writeOut(jsonString(["status": "cancelled", "exitCode": early.exitCode, "slice": shard.map { "\($0.0)/\($0.1)" } ?? "all",
+                                     "error": "stopped before the batch began"] as [String: Any]))
+            }
+            return early.exitCode
         }
-        defer { stops.close() }
+
 
         let talk = verbose || isatty(STDOUT_FILENO) == 1
         let jsonOut = json
@@ -223,7 +250,7 @@ struct BatchCommand: Command {
             return ExitCode.ok
         }
         if report.cancelled {
-            let r = reason.withLock { $0 }
+            let r = stop.withLock { $0.reason }
             let code = r?.exitCode ?? 130
             switch r {
             case .signal(let sig): printError("cancelled: unfinished files are left for the next run (\(TerminationSignals.name(sig)))")

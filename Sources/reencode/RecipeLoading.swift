@@ -36,7 +36,8 @@ func readRecipeText(_ path: String) -> Result<String, ExitFailure> {
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { return fail("cannot read the recipe: \(String(cString: strerror(errno)).lowercased())", ExitCode.noInput) }
     defer { close(fd) }
-    guard fstat(fd, &st) == 0, nonRegularFileKind(st.st_mode) == nil else { return fail("is not a regular file, not a recipe file", ExitCode.noInput) }
+    guard fstat(fd, &st) == 0 else { return fail("cannot read the recipe: \(String(cString: strerror(errno)).lowercased())", ExitCode.io) }
+    if let kind = nonRegularFileKind(st.st_mode) { return fail("is \(kind), not a recipe file", ExitCode.noInput) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while bytes.count <= limit {

@@ -81,10 +81,13 @@ struct RunCommand: Command {
                 case .preparing:
                     // A lost stream costs only the messages; the run's own outcome still counts.
                     guard case .signal = reason else { return }
+                    Console.shared.abandonStalledWrites()
                     reporter.close()
                     self.announce(.stopped(reason))
                     _exit(reason.exitCode)
                 case .converting(let session):
+                    // The last words must not wait for a reader that stopped reading.
+                    Console.shared.abandonStalledWrites()
                     if s.reason == nil { s.reason = reason }
                     session.cancel()
                 case .finished:
@@ -188,45 +191,55 @@ func jsonLine(_ o: [String: Any]) -> String {
 }
 
 /// Draws progress: a bar on stderr, or JSON lines on stdout. Reports arrive on one serial queue;
-/// after `close` nothing more is drawn, so a final JSON line is the last line.
+/// after `close` nothing more is drawn, so a final JSON line is the last line. Lines are made
+/// under `state` and written under `drawing` only, so `close` (on the main thread, after a stop)
+/// waits at most for the one write in progress, which a stop abandons if its stream is stalled.
 final class ProgressPrinter: Sendable {
     let mode: RunCommand.ProgressMode
     private struct State { var drew = false; var closed = false }
     private let state = Mutex(State())
+    private let drawing = Mutex(())
 
     init(mode: RunCommand.ProgressMode) { self.mode = mode }
 
     func show(_ p: ConversionProgress) {
-        state.withLock { s in
-            guard !s.closed else { return }
+        let made = state.withLock { s -> (String, ConsoleStream)? in
+            guard !s.closed else { return nil }
             switch mode {
             case .json:
                 let eta: Any = p.speed > 0 && p.duration.isNumeric ? max(0, (p.duration.seconds - p.outputTime.seconds) / p.speed) : NSNull()
-                writeOut(jsonLine(["type": "progress", "fraction": p.fraction, "time": p.outputTime.seconds, "duration": p.duration.seconds,
-                                   "fps": p.framesPerSecond, "speed": p.speed, "eta": eta, "elapsed": p.elapsed]))
+                return (jsonLine(["type": "progress", "fraction": p.fraction, "time": p.outputTime.seconds, "duration": p.duration.seconds,
+                                  "fps": p.framesPerSecond, "speed": p.speed, "eta": eta, "elapsed": p.elapsed]) + "\n", .output)
             case .bar:
                 let width = 30
                 let fraction = p.fraction.isFinite ? min(max(p.fraction, 0), 1) : 0
                 let filled = Int(fraction * Double(width))
                 let left = p.speed > 0 ? (p.duration.seconds - p.outputTime.seconds) / p.speed : 0
                 let eta = left.isFinite ? Int(min(max(0, left), 359_999)) : 0
-                let line = String(format: "\r[%@%@] %3d%%  %5.0f fps  %5.1fx  ETA %d:%02d ",
-                                  String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
-                                  Int(fraction * 100), p.framesPerSecond, p.speed, eta / 60, eta % 60)
-                Console.shared.write(line, to: .error)
                 s.drew = true
+                return (String(format: "\r[%@%@] %3d%%  %5.0f fps  %5.1fx  ETA %d:%02d ",
+                               String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
+                               Int(fraction * 100), p.framesPerSecond, p.speed, eta / 60, eta % 60), .error)
             default:
-                break
+                return nil
             }
+        }
+        guard let (line, stream) = made else { return }
+        drawing.withLock { _ in
+            // Closed meanwhile: the final line may already be out.
+            guard !state.withLock({ $0.closed }) else { return }
+            Console.shared.write(line, to: stream)
         }
     }
 
-    /// Clears the bar and stops drawing.
+    /// Clears the bar and stops drawing; returns once no progress line is being written.
     func close() {
         let clear = state.withLock { s -> Bool in
             defer { s.closed = true; s.drew = false }
             return s.drew && !s.closed
         }
-        if clear { Console.shared.write("\r\u{1B}[K", to: .error) }
+        drawing.withLock { _ in
+            if clear { Console.shared.write("\r\u{1B}[K", to: .error) }
+        }
     }
 }

@@ -39,7 +39,8 @@ enum StopReason: Sendable, Equatable {
 }
 
 /// Hears every request to stop — each of `TerminationSignals.all` (through dispatch signal
-/// sources; the signals are blocked and ignored, so none kills the process mid-write) and each
+/// sources; the signals are blocked and caught by a handler that does nothing, so none kills the
+/// process mid-write) and each
 /// console stream found lost — and passes it to `handler` on another thread, which decides what
 /// it means at that moment.
 // SAFETY: `sources` is set once in init and never changed; a dispatch source may be cancelled
@@ -48,7 +49,7 @@ final class StopRequests: @unchecked Sendable {
     private let sources: [DispatchSourceSignal]
 
     init(handler: @escaping @Sendable (StopReason) -> Void) {
-        // Blocked on this (the main) thread and ignored: a signal stays pending until the
+        // Blocked on this (the main) thread, then caught: a signal stays pending until the
         // source's signalfd takes it, even one that comes before the source is registered, and
         // none ever takes its default action. Dispatch's own threads block them too.
         var set = sigset_t()
@@ -61,7 +62,9 @@ final class StopRequests: @unchecked Sendable {
         }
         var made: [DispatchSourceSignal] = []
         for sig in TerminationSignals.all {
-            signal(sig, SIG_IGN)
+            // A handler that does nothing, not SIG_IGN: setting SIG_IGN discards a signal already
+            // pending (one that came after the block above), so it would never reach its source.
+            signal(sig, { _ in })
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler { handler(.signal(sig)) }
             s.resume()
@@ -71,7 +74,7 @@ final class StopRequests: @unchecked Sendable {
         Console.shared.setLossHandler { loss in handler(.lost(loss)) }
     }
 
-    /// Stops listening. The signals stay ignored: the process is about to exit.
+    /// Stops listening. The signals stay caught: the process is about to exit.
     func close() {
         Console.shared.setLossHandler(nil)
         sources.forEach { $0.cancel() }

@@ -19,6 +19,15 @@ let overview = """
       See 'reencode help <subcommand>' for detailed help.
     """
 
+/// What help, --version, validate, plan, inspect, presets and batch print is their product: if it could
+/// not be written, they did not succeed (74, or 141 for a closed pipe); their own failures keep
+/// their code.
+func printed(_ status: Int32, what: String = "the output") -> Int32 {
+    guard status == ExitCode.ok, let loss = Console.shared.missedWrite(to: .output) else { return status }
+    printError("error: \(loss.description): \(what) was not written")
+    return loss.exitCode
+}
+
 @MainActor func main(_ args: [String]) -> Int32 {
     guard let first = args.first else {
         printError(overview)
@@ -26,15 +35,15 @@ let overview = """
     }
     switch first {
     case "-h", "--help":
-        writeOut(overview); return ExitCode.ok
+        writeOut(overview); return printed(ExitCode.ok)
     case "--version":
-        writeOut(version); return ExitCode.ok
+        writeOut(version); return printed(ExitCode.ok)
     case "help":
-        guard let name = args.dropFirst().first else { writeOut(overview); return ExitCode.ok }
+        guard let name = args.dropFirst().first else { writeOut(overview); return printed(ExitCode.ok) }
         guard let c = commands.first(where: { $0.name == name }) else {
             printError("Error: unknown subcommand '\(name)'\n\n\(overview)"); return ExitCode.usage
         }
-        writeOut(c.help); return ExitCode.ok
+        writeOut(c.help); return printed(ExitCode.ok)
     default:
         break
     }
@@ -43,9 +52,15 @@ let overview = """
         return ExitCode.usage
     }
     let rest = Array(args.dropFirst())
-    if rest.contains("-h") || rest.contains("--help") { writeOut(c.help); return ExitCode.ok }
+    // Help is help whichever way it is asked for (`reencode run --help`, `reencode help run`).
+    if rest.contains("-h") || rest.contains("--help") { writeOut(c.help); return printed(ExitCode.ok) }
     do throws(UsageError) {
-        return try c.init(arguments: rest).run()
+        let command = try c.init(arguments: rest)
+        let status = command.run()
+        // run judges its own streams (docs/engine.md); the rest print their product (batch: its
+        // report, which cron or a script reads).
+        if command is RunCommand { return status }
+        return printed(status, what: command is BatchCommand ? "the report" : "the output")
     } catch {
         printError("Error: \(error.message)\nUsage: \(error.usage)\n  See 'reencode help \(c.name)'.")
         return ExitCode.usage
@@ -59,11 +74,4 @@ Console.shared.claimStandardDescriptors()
 signal(SIGXFSZ, SIG_IGN)
 signal(SIGPIPE, SIG_IGN)
 let arguments = Array(CommandLine.arguments.dropFirst())
-var status = main(arguments)
-// What validate, plan, inspect, presets and help print is their product: if it could not be
-// written, they did not succeed. (run and batch make files; their rules are in docs/engine.md.)
-if status == ExitCode.ok, !["run", "batch"].contains(arguments.first ?? ""), let loss = Console.shared.missedWrite(to: .output) {
-    printError("error: \(loss.description): the output was not written")
-    status = loss.exitCode
-}
-exit(status)
+exit(main(arguments))

@@ -30,8 +30,8 @@ struct BatchCommandRobustnessTests {
                 - { source: v, settings: { codec: h264, codec-options: { preset: veryslow } } }
                 - { source: a }
             """.write(toFile: dir.file("slow.yaml"), atomically: true, encoding: .utf8)
-        let r = try Binary.run(["batch", dir.file("slow.yaml"), "--input-dir", input, "--output-dir", output, "--settle", "0", "--jobs", "1"],
-                               signal: sig, signalAfter: 1.5, timeLimit: 120)
+        let r = try UnderWay.run(["batch", dir.file("slow.yaml"), "--input-dir", input, "--output-dir", output, "--settle", "0", "--jobs", "1"],
+                                 signal: sig, tempUnder: output)
         #expect(r.status == 128 + sig, "\(name): \(r.status) \(r.stderr)")
         #expect(r.stderr.hasSuffix("cancelled: unfinished files are left for the next run (\(name))\n"), "\(r.stderr)")
         let left = tree(output).filter { !$0.hasPrefix(".reencode") }

@@ -18,9 +18,10 @@ enum Binary {
         let stderr: String
     }
 
-    /// Runs reencode and waits; `signal` is sent after `signalAfter` seconds if given; a run still
-    /// going after `timeLimit` seconds is killed (a watchdog, not a wait).
-    static func run(_ args: [String], signal: Int32? = nil, signalAfter: Double = 0, timeLimit: Double? = nil,
+    /// Runs reencode and waits; a run still going after `timeLimit` seconds is killed (a watchdog,
+    /// not a wait). To signal a run, use `UnderWay.run`: it waits for evidence the run is under
+    /// way, never a fixed delay.
+    static func run(_ args: [String], timeLimit: Double? = nil,
                     cwd: String? = nil, environment: [String: String] = [:], shell: String? = nil) throws -> Result {
         let p = Process()
         if let shell {
@@ -40,10 +41,6 @@ enum Binary {
         let watchdog = DispatchWorkItem { [pid = p.processIdentifier] in kill(pid, SIGKILL) }
         if let timeLimit { DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: watchdog) }
         defer { watchdog.cancel() }
-        if let signal {
-            Thread.sleep(forTimeInterval: signalAfter)
-            kill(p.processIdentifier, signal)
-        }
         return finish(p, out, err)
     }
 

@@ -35,12 +35,10 @@ struct DamageCLITests {
             ["run", recipe, "-i", fifo, "-o", dir.file("out.mp4")],
         ]
         for args in commands {
-            let started = Date()
-            // Killed after 10 s if it blocks: the test fails instead of hanging.
+            // Killed after 10 s if it blocks: the status shows it (not 66), instead of a hang.
             let r = try Binary.run(args, timeLimit: 10)
-            #expect(Date().timeIntervalSince(started) < 5, "\(args[0]) took too long")
             #expect(r.status == 66, "\(args[0]): status \(r.status)")
-            #expect(r.stderr == "error: \(fifo): is a FIFO, not a media file\n", "\(args[0])")
+            #expect(r.stderr == "error: \(fifo): is a FIFO (named pipe), not a media file\n", "\(args[0])")
         }
         #expect(dir.contents == ["x.mp4"])
     }

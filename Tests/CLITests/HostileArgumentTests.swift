@@ -25,9 +25,7 @@ struct HostileArgumentTests {
         ]
         for (path, code, message) in cases {
             for command in [["validate", path], ["plan", path, "-i", dir.file("s.mp4")], ["run", path, "-i", dir.file("s.mp4"), "-o", dir.file("o.mp4")]] {
-                let started = Date()
                 let r = try Binary.run(command, timeLimit: 20)
-                #expect(Date().timeIntervalSince(started) < 10, "\(command) took too long")
                 #expect(r.status == code, "\(command): \(r.status) \(r.stderr)")
                 #expect(r.stderr == "error: \(path): \(message)\n", "\(command)")
             }

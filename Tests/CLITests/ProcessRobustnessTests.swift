@@ -50,8 +50,8 @@ struct ProcessRobustnessTests {
                       (SIGVTALRM, "SIGVTALRM"), (SIGXCPU, "SIGXCPU"), (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
     func signals(sig: Int32, name: String) throws {
         let s = try SlowRun()
-        let r = try Binary.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("out/o.mp4"), "--progress", "json"],
-                               signal: sig, signalAfter: 0.8, timeLimit: 120)
+        let r = try UnderWay.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("out/o.mp4"), "--progress", "json"],
+                                 signal: sig, tempUnder: s.dir.file("out"))
         #expect(r.status == 128 + sig, "\(name): \(r.status) \(r.stderr)")
         #expect(r.stderr.hasSuffix("cancelled: no output written (\(name))\n"), "\(name): \(r.stderr)")
         let finals = finalEvents(r.stdout)
@@ -64,7 +64,7 @@ struct ProcessRobustnessTests {
     @Test("SIGPIPE and SIGPROF from outside are ignored: the run finishes, exit 0, the output whole", arguments: [SIGPIPE, SIGPROF])
     func ignoredSignals(sig: Int32) throws {
         let s = try SlowRun(seconds: 1)
-        let r = try Binary.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("o.mp4"), "--progress", "json"], signal: sig, signalAfter: 0.5, timeLimit: 300)
+        let r = try UnderWay.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("o.mp4"), "--progress", "json"], signal: sig, tempUnder: s.dir.path, timeLimit: 300)
         #expect(r.status == 0, "\(r.status) \(r.stderr)")
         #expect(jsonLines(r.stdout).last?["type"] as? String == "done")
         #expect(s.dir.contents == (s.untouched + ["o.mp4"]).sorted())
@@ -74,7 +74,7 @@ struct ProcessRobustnessTests {
     func realtimeSignal() throws {
         let s = try SlowRun()
         let sig = Int32(40)
-        let r = try Binary.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("o.mp4")], signal: sig, signalAfter: 0.8, timeLimit: 120)
+        let r = try UnderWay.run(["run", s.recipe, "-i", s.source, "-o", s.dir.file("o.mp4")], signal: sig, tempUnder: s.dir.path)
         #expect(r.status == 128 + sig, "\(r.status) \(r.stderr)")
         #expect(r.stderr.hasSuffix("cancelled: no output written (SIGRTMIN+\(sig - __libc_current_sigrtmin()))\n"), "\(r.stderr)")
         #expect(s.dir.contents == s.untouched)

@@ -70,7 +70,7 @@ struct RunCommandTests {
                 - { source: a }
             """.write(toFile: recipe, atomically: true, encoding: .utf8)
         for (sig, code) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
-            let r = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("out.mp4")], signal: sig, signalAfter: 1.5)
+            let r = try UnderWay.run(["run", recipe, "-i", src, "-o", dir.file("out.mp4")], signal: sig, tempUnder: dir.path)
             #expect(r.status == code)
             #expect(r.stderr.contains("cancelled: no output written"))
             #expect(dir.contents == ["long.mp4", "slow.yaml"])

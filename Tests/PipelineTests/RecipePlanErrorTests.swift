@@ -153,7 +153,7 @@ struct RecipePlanErrorTests {
             Issue.record("compiled")
         } catch let e as RecipeErrors {
             #expect(e.description == """
-            r.yaml:2:9: error: cannot tell the container from the extension '.avi' of \(dir.path)/clip.avi: use mp4, mov, m4a or mkv, or name it with 'format:'
+            r.yaml:2:9: error: \(dir.path)/clip.avi: cannot tell the container from the extension '.avi': use mp4, mov, m4a or mkv, or name the format
             output: "{dir}/{stem}.avi"
                     ^
             """)

@@ -18,24 +18,26 @@ enum SourceFileKind {
             default: throw MediaError(.io, "cannot read: \(String(cString: strerror(code)))", file: path)
             }
         }
-        if let what = describe(st.st_mode) {
+        if let what = nonRegularFileKind(st.st_mode) {
             throw MediaError(.notMedia, "is \(what), not a media file", file: path)
         }
         guard access(path, R_OK) == 0 else {
             throw MediaError(.inputMissing, "cannot read: permission denied", file: path)
         }
     }
+}
 
-    /// nil for a regular file; else what it is, with its article.
-    static func describe(_ mode: mode_t) -> String? {
-        switch mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        default: return "a special file"
-        }
+/// What a non-regular file is, with its article, for messages: "a directory", "a FIFO (named
+/// pipe)", …; nil for a regular file. The one wording for sources, outputs, recipes and the
+/// batch's skipped files, so one kind of file reads the same everywhere.
+public func nonRegularFileKind(_ mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO (named pipe)"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    default: return "a special file"
     }
 }

@@ -17,20 +17,6 @@ public struct FileIdentity: Equatable, Sendable {
     }
 }
 
-/// What a non-regular file is, for messages: "a directory", "a FIFO (named pipe)", …; nil for a
-/// regular file.
-public func nonRegularFileKind(_ mode: mode_t) -> String? {
-    switch mode & S_IFMT {
-    case S_IFREG: return nil
-    case S_IFDIR: return "a directory"
-    case S_IFIFO: return "a FIFO (named pipe)"
-    case S_IFCHR: return "a character device"
-    case S_IFBLK: return "a block device"
-    case S_IFSOCK: return "a socket"
-    default: return "not a regular file"
-    }
-}
-
 /// Where an output may go: checked when the plan is made and again when the conversion starts.
 enum OutputLocation {
     /// The container for `out`: the one asked for, else the one its extension names.

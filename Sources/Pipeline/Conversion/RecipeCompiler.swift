@@ -45,9 +45,16 @@ public enum RecipeCompiler {
         var origins: [LaneOrigin] = []
         /// Per source track: the writer input that writes it, for refusals found while planning.
         var writers: [Int: TrackSource] = [:]
-        let outFormat = recipe.output.format?.value ?? ContainerFormat(pathExtension: (outPath as NSString).pathExtension)
-        if outFormat == nil, output == nil, let path = recipe.output.path {
-            errors.append(recipe.diagnostic(path.mark, "cannot tell the container from the extension '.\((outPath as NSString).pathExtension)' of \(outPath): use mp4, mov, m4a or mkv, or name it with 'format:'"))
+        // The same rule as for -o (and as the planner applies): one place reads an extension.
+        var outFormat: ContainerFormat?
+        do {
+            outFormat = try OutputLocation.format(for: outPath, requested: recipe.output.format?.value)
+        } catch {
+            // From the recipe's own path: said at its line:col with the rest; from -o the
+            // planner says it as for any output.
+            if output == nil, let path = recipe.output.path {
+                errors.append(recipe.diagnostic(path.mark, "\(outPath): \(error.message)"))
+            }
         }
 
         for input in recipe.writerInputs {

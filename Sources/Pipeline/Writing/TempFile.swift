@@ -35,12 +35,10 @@ enum TempFile {
         "." + FilePaths.name(of: output) + marker
     }
 
-    /// This machine's name with '-' and anything unusual made '_', so HOST-PID-TOKEN splits
-    /// unambiguously.
+    /// This machine's identity (`HostIdentity`: REENCODE_HOSTNAME, else the host name, as batch
+    /// uses) with '-' and anything unusual made '_', so HOST-PID-TOKEN splits unambiguously.
     static let host: String = {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let name = gethostname(&buffer, buffer.count - 1) == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-        let cleaned = String(name.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") ? $0 : "_" })
+        let cleaned = String(HostIdentity.name.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") ? $0 : "_" })
         return cleaned.isEmpty ? "localhost" : cleaned
     }()
 
