@@ -219,9 +219,9 @@ struct BatchReliabilityTests {
         let dir = Scratch()
         try F.folder(dir.file("in"), ["good.mp4"])
         #expect(mkfifo(dir.file("in/pipe.mp4"), 0o644) == 0)
-        var expected = ["pipe.mp4 not a regular file (FIFO)"]
+        var expected = ["pipe.mp4 a FIFO (named pipe), not a regular file"]
         if getuid() == 0, mknod(dir.file("in/null.mkv"), S_IFCHR | 0o644, dev_t((1 << 8) | 3)  /* makedev(1, 3): /dev/null */) == 0 {
-            expected.append("null.mkv not a regular file (character device)")
+            expected.append("null.mkv a character device, not a regular file")
         }
         let sock = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_un()
@@ -232,9 +232,9 @@ struct BatchReliabilityTests {
         }
         let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
         defer { close(sock) }
-        if bound == 0 { expected.append("sock.webm not a regular file (socket)") }
+        if bound == 0 { expected.append("sock.webm a socket, not a regular file") }
         try FileManager.default.createSymbolicLink(atPath: dir.file("in/link-to-pipe.mov"), withDestinationPath: "pipe.mp4")
-        expected.append("link-to-pipe.mov not a regular file (FIFO)")
+        expected.append("link-to-pipe.mov a FIFO (named pipe), not a regular file")
         expected.sort()
 
         let r = try batch(dir, [], timeLimit: 30)

@@ -25,7 +25,7 @@ public struct BatchOptions: Sendable {
     public var ignoreRecipeChange = false
     public var extensions: Set<String> = BatchOptions.defaultExtensions
     /// This machine's name in claims and the ledger (REENCODE_HOSTNAME overrides the host name).
-    public var host: String = ProcessInfo.processInfo.environment["REENCODE_HOSTNAME"] ?? ProcessInfo.processInfo.hostName
+    public var host: String = HostIdentity.name
 
     public static let defaultExtensions: Set<String> = [
         "mp4", "m4v", "mov", "qt", "mkv", "webm", "avi", "ts", "mts", "m2ts", "3gp", "mxf", "wmv", "flv",

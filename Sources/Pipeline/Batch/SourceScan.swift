@@ -79,10 +79,10 @@ struct SourceScan {
                 switch target.st_mode & S_IFMT {
                 case S_IFREG: add(childRel, path, target, viaLink: true)
                 case S_IFDIR: continue
-                default: skipped.append(Skipped(rel: childRel, reason: "not a regular file (\(Self.kind(target.st_mode)))"))
+                default: skipped.append(Skipped(rel: childRel, reason: Self.notRegular(target.st_mode)))
                 }
             default:
-                if isMedia { skipped.append(Skipped(rel: childRel, reason: "not a regular file (\(Self.kind(st.st_mode)))")) }
+                if isMedia { skipped.append(Skipped(rel: childRel, reason: Self.notRegular(st.st_mode))) }
             }
         }
     }
@@ -112,14 +112,8 @@ struct SourceScan {
         found = Array(best.values)
     }
 
-    static func kind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: return "FIFO"
-        case S_IFSOCK: return "socket"
-        case S_IFCHR: return "character device"
-        case S_IFBLK: return "block device"
-        case S_IFDIR: return "folder"
-        default: return "special file"
-        }
+    /// "a FIFO (named pipe), not a regular file": the kinds are named as every command names them.
+    static func notRegular(_ mode: mode_t) -> String {
+        "\(nonRegularFileKind(mode) ?? "a special file"), not a regular file"
     }
 }
