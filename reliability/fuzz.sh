@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # libFuzzer runs of the recipe parser+compiler (RecipeFuzz) and of probing + a short conversion
-# (MediaFuzz), built with -sanitize=fuzzer (and address) in .build-fuzz.
+# (MediaFuzz), built with --sanitize=fuzzer (and address) in .build-fuzz.
 #   reliability/fuzz.sh build
 #   reliability/fuzz.sh recipe SECONDS [libFuzzer options...]
 #   reliability/fuzz.sh media SECONDS [libFuzzer options...]
-#   reliability/fuzz.sh smoke        # CI: each target for 20 s from the seed corpus
+#   reliability/fuzz.sh replay       # every reproducer in reliability/regressions/ once
+#   reliability/fuzz.sh smoke        # CI: replay, then each target for 20 s from the seed corpus
 #   KEEP_GOING=1 reliability/fuzz.sh recipe 600   # a long run that continues past crashes
 # The corpus grows in .build-fuzz/corpus/NAME (seeded from reliability/seeds/NAME); crashes land in
 # .build-fuzz/crashes/NAME/ — copy each reproducer to reliability/regressions/NAME/ and add a test.
@@ -13,7 +14,10 @@ cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 export REENCODE_FUZZ=1
 SCRATCH=.build-fuzz
-SAN=(-sanitize=fuzzer -sanitize=address)
+# With SwiftPM's --sanitize=fuzzer alone (Swift 6.3, Linux) the modules came out without coverage
+# instrumentation (no __sancov sections: libFuzzer ran blind, "no interesting inputs"); the explicit
+# -sanitize-coverage adds it in the form current libFuzzer reads (8-bit counters + PC table).
+SAN=(--sanitize=fuzzer --sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp)
 
 build() {
     nice -n 10 swift build -c debug "${SAN[@]}" --scratch-path "$SCRATCH" --product RecipeFuzz
@@ -39,9 +43,22 @@ run() {  # run NAME SECONDS [options]
         "$SCRATCH/corpus/$name" "reliability/seeds/$name"
 }
 
+replay() {  # every saved reproducer once through its target: each must pass now
+    local name target files
+    for name in recipe media; do
+        target=$SCRATCH/debug/$([ "$name" = recipe ] && echo RecipeFuzz || echo MediaFuzz)
+        [ -x "$target" ] || build
+        files=()
+        for f in reliability/regressions/"$name"/*; do [ -f "$f" ] && [[ "$f" != *.md ]] && files+=("$f"); done
+        [ ${#files[@]} -gt 0 ] || continue
+        ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 nice -n 10 "$target" -timeout=20 "${files[@]}"
+    done
+}
+
 case "${1:-}" in
     build) build ;;
     recipe|media) run "$@" ;;
-    smoke) run recipe 20 && run media 20 ;;
-    *) echo "usage: reliability/fuzz.sh build | recipe SECONDS | media SECONDS | smoke" >&2; exit 64 ;;
+    replay) replay ;;
+    smoke) replay && run recipe 20 && run media 20 ;;
+    *) echo "usage: reliability/fuzz.sh build | recipe SECONDS | media SECONDS | replay | smoke" >&2; exit 64 ;;
 esac
