@@ -32,11 +32,20 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     public var time: MediaTime?
     /// FFmpeg's last warning or error line when the error came from FFmpeg.
     public var detail: String?
+    /// The settings key whose value caused the error (`pixel-format`, `sample-rate`), so that a
+    /// recipe can point at the line that set it.
+    public var setting: String?
 
     public init(_ kind: Kind, _ message: String, file: String? = nil, track: Int? = nil,
-                time: MediaTime? = nil, detail: String? = nil) {
+                time: MediaTime? = nil, detail: String? = nil, setting: String? = nil) {
         self.kind = kind; self.message = message; self.file = file
-        self.track = track; self.time = time; self.detail = detail
+        self.track = track; self.time = time; self.detail = detail; self.setting = setting
+    }
+
+    /// A time computed from the file's timing (timestamps, start, duration, time base) that does
+    /// not fit in 64 bits: the file is not something we can convert, and no output is written.
+    public init(_ overflow: MediaTimeOverflow, file: String? = nil, track: Int? = nil) {
+        self.init(.unsupported, "its timing is out of range (\(overflow.expression) does not fit in 64 bits)", file: file, track: track)
     }
 
     public static func cancelled(file: String? = nil) -> MediaError {

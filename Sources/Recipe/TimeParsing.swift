@@ -1,7 +1,8 @@
 /// Parsing of the time and rate forms people write in recipes and on the command line.
 public enum TimeParsing {
     /// `2`, `1.5s`, `250ms`, `00:01:02.500`, `01:02`, `1001/30000` (seconds as a rational).
-    /// Exact: `1.5` is 3/2, never a float.
+    /// Exact: `1.5` is 3/2, never a float. nil for text that is not a time or does not fit in a
+    /// MediaTime; ranges (what a recipe may ask for) are the recipe parser's job.
     public static func time(_ text: String) -> MediaTime? {
         let s = text.trimmingWhitespace()
         guard !s.isEmpty else { return nil }
@@ -37,7 +38,8 @@ public enum TimeParsing {
         return FrameRate(frames: Int32(t.value), seconds: t.timescale)
     }
 
-    /// A non-negative decimal number of `1/scale` seconds, exact, up to 9 fractional digits.
+    /// A decimal number of `1/scale` seconds, exact, up to 9 fractional digits; nil when it does
+    /// not fit (never a trap).
     static func decimal(_ text: String, scale: Int64) -> MediaTime? {
         var s = Substring(text)
         var negative = false
@@ -54,8 +56,8 @@ public enum TimeParsing {
         var fracScale: Int64 = 1
         for _ in 0..<fracPart.count { fracScale *= 10 }
         let (w, o1) = whole.multipliedReportingOverflow(by: fracScale)
-        guard !o1 else { return nil }
-        let value = w + frac
+        let (value, o2) = w.addingReportingOverflow(frac)
+        guard !o1, !o2 else { return nil }
         return MediaTime(value: negative ? -value : value, timescale: Int32(ts))
     }
 
@@ -68,10 +70,13 @@ public enum TimeParsing {
         var total: Int64 = 0
         for p in parts.dropLast() {
             guard !p.isEmpty, p.allSatisfy(\.isASCIIDigit), let v = Int64(p) else { return nil }
-            total = total * 60 + v
+            let (t, o1) = total.multipliedReportingOverflow(by: 60)
+            let (sum, o2) = t.addingReportingOverflow(v)
+            guard !o1, !o2 else { return nil }
+            total = sum
         }
         if parts.count == 3, let m = Int64(parts[1]), m >= 60 { return nil }
-        return MediaTime(seconds: total * 60) + secs
+        return try? MediaTime(seconds: total).multiplied(by: 60).adding(secs)
     }
 }
 

@@ -1,4 +1,6 @@
 /// A half-open range `[start, start + duration)` on a media timeline (CMTimeRange semantics).
+/// Built on MediaTime's saturating operators, so nothing here traps: an end that does not fit is
+/// +infinity (or −infinity). `exactEnd()` is the checked form for paths that must not be approximate.
 public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
     public let start: MediaTime
     public let duration: MediaTime
@@ -16,6 +18,9 @@ public struct TimeRange: Sendable, Hashable, CustomStringConvertible {
     public static let zero = TimeRange(start: .zero, duration: .zero)
 
     public var end: MediaTime { start + duration }
+
+    /// `start + duration`, or the overflow when it does not fit (where `end` saturates).
+    public func exactEnd() throws(MediaTimeOverflow) -> MediaTime { try start.adding(duration) }
 
     /// Valid: numeric start, and a duration that is numeric and not negative, or +infinity.
     public var isValid: Bool {

@@ -7,7 +7,7 @@ import Synchronization
 struct BatchCommand: Command {
     static let name = "batch"
     static let abstract = "Convert every media file of a folder that has no finished output yet."
-    static let usage = "reencode batch RECIPE --input-dir DIR --output-dir DIR [--jobs N] [--shard I/N] [--settle SECONDS] [--max-attempts N] [--dry-run] [--json] [--verbose]"
+    static let usage = "reencode batch RECIPE --input-dir DIR --output-dir DIR [--jobs N] [--shard I/N] [--settle SECONDS] [--max-attempts N] [--retry-after SECONDS] [--dry-run] [--json] [--verbose]"
     static let help = """
         OVERVIEW: \(abstract) Made for cron: each file is converted exactly
         once whatever happens (overlapping runs, crashes, files still being copied in, corrupt files,
@@ -29,63 +29,76 @@ struct BatchCommand: Command {
                                   SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT are used when set.
           --settle SECONDS        Leave files changed within this time for the next run (default 60).
           --max-attempts N        Give up on a file after N failures (default 3).
+          --retry-after SECONDS   Try a failed file again only this long after its last
+                                  failure (default 60; hosts share one attempt per round).
           --claim-timeout SECONDS Take over a claim whose heartbeat is older (default 120).
           --move-done DIR         Move each source there once its output is durable.
           --ignore-recipe-change  Keep outputs made by an earlier version of the recipe.
           --extensions LIST       Comma-separated extensions to pick (default: common media types).
-          --dry-run               Say what would be converted; change nothing.
-          --json                  Print the summary as JSON.
+          --dry-run               Say what would be converted; change nothing on disk.
+          --json                  Print one JSON object on stdout, however the run ends.
           --verbose               Say what happens even when nothing does (cron mails any output).
           -h, --help              Show help information.
 
         EXIT STATUS: 0 everything that could be done was done, 1 a file failed (listed), 64 usage,
         65 invalid recipe, 66 recipe or input folder missing, 73 output folder cannot be created,
-        130/143 interrupted.
+        128+n stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP, …), 141/74 stdout or
+        stderr could not be written (docs/engine.md).
         """
 
-    let recipePath: String
-    let inputDir: String
-    let outputDir: String
-    let jobs: Int
-    let shard: (Int, Int)?
-    let settle: Double
-    let maxAttempts: Int
-    let claimTimeout: Double
-    let moveDone: String?
-    let ignoreRecipeChange: Bool
-    let extensions: Set<String>?
-    let dryRun: Bool
-    let json: Bool
-    let verbose: Bool
+    private(set) var recipePath = ""
+    private(set) var inputDir = ""
+    private(set) var outputDir = ""
+    private(set) var jobs = 1
+    private(set) var shard: (Int, Int)?
+    private(set) var settle = 60.0
+    private(set) var maxAttempts = 3
+    private(set) var retryAfter = 60.0
+    private(set) var claimTimeout = 120.0
+    private(set) var moveDone: String?
+    private(set) var ignoreRecipeChange = false
+    private(set) var extensions: Set<String>?
+    private(set) var dryRun = false
+    private(set) var json = false
+    private(set) var verbose = false
+    /// With --json a usage error is answered by run() (exit 64 and a JSON object), not thrown.
+    private var usageError: UsageError?
 
     init(arguments: [String]) throws(UsageError) {
+        do throws(UsageError) {
+            try parse(arguments)
+        } catch {
+            guard arguments.contains("--json") else { throw error }
+            usageError = error
+            json = true
+        }
+    }
+
+    private mutating func parse(_ arguments: [String]) throws(UsageError) {
         let a = try ArgumentScanner(arguments, flags: ["--dry-run", "--json", "--verbose", "-v", "--ignore-recipe-change"],
                                     options: ["--input-dir", "--output-dir", "--jobs", "-j", "--shard", "--shard-count", "--settle",
-                                              "--max-attempts", "--claim-timeout", "--move-done", "--extensions"], usage: Self.usage)
+                                              "--max-attempts", "--retry-after", "--claim-timeout", "--move-done", "--extensions"], usage: Self.usage)
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
         recipePath = a.positionals[0]
-        guard let i = a.option("--input-dir") else { throw UsageError(message: "missing --input-dir", usage: Self.usage) }
-        guard let o = a.option("--output-dir") else { throw UsageError(message: "missing --output-dir", usage: Self.usage) }
+        guard let i = try a.value("--input-dir") else { throw UsageError(message: "missing --input-dir", usage: Self.usage) }
+        guard let o = try a.value("--output-dir") else { throw UsageError(message: "missing --output-dir", usage: Self.usage) }
         inputDir = i
         outputDir = o
-        func number(_ name: String, _ default: Double, min: Double) throws(UsageError) -> Double {
-            guard let s = a.option(name) else { return `default` }
-            guard let v = Double(s), v >= min else { throw UsageError(message: "\(name) must be a number ≥ \(Int(min)), not '\(s)'", usage: Self.usage) }
-            return v
-        }
-        jobs = Int(try number("--jobs", Double(max(1, ProcessInfo.processInfo.activeProcessorCount / 2)), min: 1))
-        settle = try number("--settle", 60, min: 0)
-        maxAttempts = Int(try number("--max-attempts", 3, min: 1))
-        claimTimeout = try number("--claim-timeout", 120, min: 1)
-        moveDone = a.option("--move-done")
+        // Bounded, so no value traps on its way to an Int or a deadline.
+        jobs = try a.wholeNumber("--jobs", "-j", default: max(1, ProcessInfo.processInfo.activeProcessorCount / 2), in: 1...256)
+        settle = try a.seconds("--settle", default: 60, in: 0...1_000_000_000)
+        maxAttempts = try a.wholeNumber("--max-attempts", default: 3, in: 1...1_000_000)
+        retryAfter = try a.seconds("--retry-after", default: 60, in: 0...1_000_000_000)
+        claimTimeout = try a.seconds("--claim-timeout", default: 120, in: 1...1_000_000_000)
+        moveDone = try a.value("--move-done")
         ignoreRecipeChange = a.flag("--ignore-recipe-change")
-        extensions = a.option("--extensions").map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }) }
+        extensions = try a.value("--extensions").map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }) }
         dryRun = a.flag("--dry-run")
         json = a.flag("--json")
         verbose = a.flag("--verbose", "-v")
-        shard = try Self.shard(a.option("--shard"), count: a.option("--shard-count"))
+        shard = try Self.shard(a.value("--shard"), count: a.value("--shard-count"))
     }
 
     /// `--shard I/N`, else Kubernetes' JOB_COMPLETION_INDEX with --shard-count, else Slurm's array.
@@ -111,21 +124,36 @@ struct BatchCommand: Command {
     }
 
     func run() -> Int32 {
-        guard let data = FileManager.default.contents(atPath: recipePath) else {
-            printError("error: \(recipePath): cannot read the recipe"); return ExitCode.noInput
+        if let u = usageError {
+            // As main.swift says it, plus the JSON answer.
+            printError("Error: \(u.message)\nUsage: \(u.usage)\n  See 'reencode help \(Self.name)'.")
+            writeOut(jsonString(["status": "error", "exitCode": ExitCode.usage, "error": u.message] as [String: Any]))
+            return ExitCode.usage
         }
-        let text = String(decoding: data, as: UTF8.self)
-        let recipe: Recipe
-        switch loadRecipe(recipePath) { case .success(let r): recipe = r; case .failure(let f): return f.code }
+        // With --json every way out prints exactly one JSON object on stdout (errors too).
+        func fail(_ code: Int32, _ messages: [String]) -> Int32 {
+            for m in messages { printError(m) }
+            if json { writeOut(jsonString(["status": "error", "exitCode": code, "error": messages.joined(separator: "\n")] as [String: Any])) }
+            return code
+        }
+        let recipe: Recipe, text: String
+        switch loadRecipeAndText(recipePath) {
+        case .success(let r): (recipe, text) = r
+        case .failure(let f):
+            // Already printed on stderr.
+            if json { writeOut(jsonString(["status": "error", "exitCode": f.code, "error": f.message] as [String: Any])) }
+            return f.code
+        }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: inputDir, isDirectory: &isDir), isDir.boolValue else {
-            printError("error: \(inputDir): no such folder"); return ExitCode.noInput
+            return fail(ExitCode.noInput, ["error: \(inputDir): no such folder"])
         }
         var options = BatchOptions(recipe: recipe, recipeText: text, inputDir: inputDir, outputDir: outputDir)
         options.jobs = jobs
         options.shard = shard
         options.settle = settle
         options.maxAttempts = maxAttempts
+        options.retryAfter = retryAfter
         options.claimTimeout = claimTimeout
         options.moveDone = moveDone
         options.ignoreRecipeChange = ignoreRecipeChange
@@ -133,63 +161,89 @@ struct BatchCommand: Command {
         if let extensions { options.extensions = extensions }
         let runner = BatchRunner(options: options)
 
-        let caught = Mutex<Int32>(0)
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { caught.withLock { if $0 == 0 { $0 = sig } }; runner.cancel() }
-            s.resume()
-            sources.append(s)
+        // Every termination signal, and a lost stdout/stderr, stop the batch as SIGINT did:
+        // unfinished files are left for the next run, nothing half-written stays.
+        let reason = Mutex<StopReason?>(nil)
+        let stops = StopRequests { r in
+            if reason.withLock({ old in defer { old = old ?? r }; return old == nil }) { runner.cancel() }
         }
-        defer { sources.forEach { $0.cancel() } }
+        defer { stops.close() }
 
         let talk = verbose || isatty(STDOUT_FILENO) == 1
         let jsonOut = json
+        let report: BatchReport
         do {
-            let report = try runner.run { event in
+            report = try runner.run { event in
                 switch event {
                 case .started(let f, let i, let n): if talk && !jsonOut { writeOut("[\(i)/\(n)] \(f) …") }
                 case .finished(let f, let s): if talk && !jsonOut { writeOut("      \(f): done in \(String(format: "%.1f", s)) s") }
-                case .failed(_, let m): if !jsonOut { printError("error: \(m)") }
+                // Said once, in the summary (with its exit code).
+                case .failed: break
                 case .claimedElsewhere(let f, let h): if verbose && !jsonOut { writeOut("      \(f): being converted on \(h)") }
+                case .skipped(let f, let why): printError("warning: \(f): skipped, \(why) (recorded in the ledger; said once)")
                 case .warning(let f, let m): printError("warning: \(f): \(m)")
                 }
             }
-            if report.lockedOut {
-                if verbose { writeOut("another reencode batch is running on \(outputDir) on this machine: nothing to do") }
-                return ExitCode.ok
+        } catch let e as MediaError {
+            return fail(e.exitCode, [e.description])
+        } catch {
+            return fail(ExitCode.failure, ["error: \(error)"])
+        }
+        if let holder = report.lockedOut {
+            let who = holder.map { "host \($0.host), pid \($0.pid), since \($0.since)" } ?? "another process (not yet named)"
+            if json {
+                var o: [String: Any] = ["status": "skipped", "exitCode": 0, "slice": report.slice, "outputDir": outputDir,
+                                        "reason": "this slice of the output folder is being converted by another run on this host"]
+                o["holder"] = holder.map { ["host": $0.host, "pid": $0.pid, "since": $0.since] as [String: Any] } ?? NSNull()
+                writeOut(jsonString(o))
+            } else {
+                writeOut("skipped: slice \(report.slice) of \(outputDir) is being converted by another run on this host (\(who))")
+            }
+            return ExitCode.ok
+        }
+        if report.cancelled {
+            let r = reason.withLock { $0 }
+            let code = r?.exitCode ?? 130
+            switch r {
+            case .signal(let sig): printError("cancelled: unfinished files are left for the next run (\(TerminationSignals.name(sig)))")
+            case .lost(let loss): printError("error: \(loss.description): the reader is gone; stopped, unfinished files are left for the next run")
+            case nil: printError("cancelled: unfinished files are left for the next run")
             }
             if json {
-                writeOut(jsonString(Self.object(report, dryRun: dryRun)))
-            } else if dryRun {
-                for f in report.planned { writeOut("would convert \(f)") }
-                writeOut(Self.summary(report))
-            } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
-                writeOut(Self.summary(report))
-                for f in report.failed { writeOut("  failed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
+                var o = Self.object(report, dryRun: dryRun)
+                o["status"] = "cancelled"; o["exitCode"] = code
+                writeOut(jsonString(o))
             }
-            return report.failed.isEmpty ? ExitCode.ok : ExitCode.failure
-        } catch let e as MediaError {
-            if e.kind == .cancelled {
-                printError("cancelled: unfinished files are left for the next run")
-                return caught.withLock { $0 } == SIGTERM ? 143 : 130
-            }
-            return report(e)
-        } catch {
-            printError("error: \(error)")
-            return ExitCode.failure
+            return code
         }
+        let code = report.failed.isEmpty ? ExitCode.ok : ExitCode.failure
+        if json {
+            var o = Self.object(report, dryRun: dryRun)
+            o["status"] = report.failed.isEmpty ? "ok" : "failed"; o["exitCode"] = code
+            writeOut(jsonString(o))
+        } else if dryRun {
+            for f in report.planned { writeOut("would convert \(f)") }
+            writeOut(Self.summary(report, dryRun: true))
+        } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
+            writeOut(Self.summary(report))
+            for f in report.failed { writeOut("  failed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
+        }
+        return code
     }
 
-    static func summary(_ r: BatchReport) -> String {
-        var parts = ["converted \(r.converted.count)", "failed \(r.failed.count)", "already done \(r.alreadyDone)"]
+    static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
+        var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]
+        parts.append("already done \(r.alreadyDone)")
         if !r.growing.isEmpty { parts.append("still growing \(r.growing.count)") }
         if !r.givenUp.isEmpty { parts.append("given up \(r.givenUp.count)") }
         if r.otherShard > 0 { parts.append("other shards \(r.otherShard)") }
         if !r.claimedElsewhere.isEmpty { parts.append("claimed elsewhere \(r.claimedElsewhere.count)") }
+        if !r.retryLater.isEmpty { parts.append("retry later \(r.retryLater.count)") }
+        if !r.triedElsewhere.isEmpty { parts.append("tried elsewhere this run \(r.triedElsewhere.count)") }
+        if !r.skipped.isEmpty { parts.append("skipped \(r.skipped.count) (not regular files or unreadable folders)") }
+        if !r.duplicates.isEmpty { parts.append("other names of the same file \(r.duplicates.count)") }
         if r.removedTempFiles + r.removedClaims > 0 { parts.append("cleaned up \(r.removedTempFiles) temp files, \(r.removedClaims) claims") }
-        let speed = r.seconds > 0 ? String(format: ", %.1fx real time", r.mediaSeconds / r.seconds) : ""
+        let speed = r.seconds > 0 && !dryRun ? String(format: ", %.1fx real time", r.mediaSeconds / r.seconds) : ""
         return parts.joined(separator: ", ") + String(format: " — %.1f s", r.seconds) + speed
     }
 
@@ -197,7 +251,8 @@ struct BatchCommand: Command {
         [
             "converted": r.converted, "failed": r.failed.map { ["source": $0.source, "error": $0.error, "exitCode": $0.exitCode] as [String: Any] },
             "alreadyDone": r.alreadyDone, "growing": r.growing, "givenUp": r.givenUp, "otherShard": r.otherShard,
-            "claimedElsewhere": r.claimedElsewhere, "planned": r.planned, "dryRun": dryRun,
+            "claimedElsewhere": r.claimedElsewhere, "triedElsewhere": r.triedElsewhere, "retryLater": r.retryLater, "planned": r.planned, "dryRun": dryRun,
+            "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,
         ]

@@ -37,12 +37,12 @@ struct InspectCommand: Command {
         for file in files {
             do throws(MediaError) {
                 let asset = try Asset.load(file)
-                if json { objects.append(AssetJSON.object(asset)) } else { print(AssetText.describe(asset)) }
+                if json { objects.append(AssetJSON.object(asset)) } else { writeOut(AssetText.describe(asset)) }
             } catch {
                 status = report(error)
             }
         }
-        if json && !objects.isEmpty { print(jsonString(files.count == 1 ? objects[0] as Any : objects as Any)) }
+        if json && !objects.isEmpty { writeOut(jsonString(files.count == 1 ? objects[0] as Any : objects as Any)) }
         return status
     }
 }

@@ -33,8 +33,8 @@ struct PlanCommand: Command {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
         recipe = a.positionals[0]
-        input = a.option("-i", "--input")
-        output = a.option("-o", "--output")
+        input = try a.value("-i", "--input")
+        output = try a.value("-o", "--output")
         json = a.flag("--json")
     }
 
@@ -44,7 +44,7 @@ struct PlanCommand: Command {
         // A plan is only looked at: an existing output is not an error here.
         let compiled: CompiledRecipe
         switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): compiled = c; case .failure(let f): return f.code }
-        if json { print(jsonString(Self.object(r, compiled))) } else { print(Self.text(r, compiled)) }
+        if json { writeOut(jsonString(Self.object(r, compiled))) } else { writeOut(Self.text(r, compiled)) }
         return ExitCode.ok
     }
 

@@ -26,10 +26,10 @@ struct PresetsCommand: Command {
 
     func run() -> Int32 {
         if json {
-            print(jsonString(BuiltinPresets.all.map(Self.object)))
+            writeOut(jsonString(BuiltinPresets.all.map(Self.object)))
         } else {
             for p in BuiltinPresets.all {
-                print("\(p.name.padding(toLength: 22, withPad: " ", startingAt: 0))\(p.summary ?? "")")
+                writeOut("\(p.name.padding(toLength: 22, withPad: " ", startingAt: 0))\(p.summary ?? "")")
             }
         }
         return ExitCode.ok

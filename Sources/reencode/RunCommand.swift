@@ -27,7 +27,9 @@ struct RunCommand: Command {
           -h, --help           Show help information.
 
         EXIT STATUS: 0 ok, 1 conversion failed, 64 usage, 65 invalid recipe, 66 input missing or
-        not media, 73 output exists or cannot be created, 74 I/O error, 130/143 interrupted.
+        not media, 73 output exists or cannot be created, 74 I/O error (also: stdout or stderr
+        cannot be written), 128+n stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP, …;
+        141 also when the reader of stdout or stderr goes away). Nothing is left behind.
         """
 
     enum ProgressMode: String { case auto, bar, json, none }
@@ -46,68 +48,132 @@ struct RunCommand: Command {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
         recipe = a.positionals[0]
-        input = a.option("-i", "--input")
-        output = a.option("-o", "--output")
+        input = try a.value("-i", "--input")
+        output = try a.value("-o", "--output")
         overwrite = a.flag("--overwrite")
         quiet = a.flag("--quiet", "-q")
-        let p = a.option("--progress") ?? "auto"
+        let p = try a.value("--progress") ?? "auto"
         guard let mode = ProgressMode(rawValue: p) else {
             throw UsageError(message: "--progress must be auto, bar, json or none, not '\(p)'", usage: Self.usage)
         }
         progress = mode
     }
 
+    /// How a run ended.
+    enum Outcome {
+        case done(ConversionResult)
+        /// Already printed on stderr; `message` is what was printed.
+        case failed(code: Int32, message: String)
+        case stopped(StopReason)
+    }
+
     func run() -> Int32 {
-        let r: Recipe
-        switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return f.code }
-        let compiled: CompiledRecipe
-        switch compileRecipe(r, input: input, output: output, overwrite: overwrite) { case .success(let c): compiled = c; case .failure(let f): return f.code }
-        let session = ExportSession(plan: compiled.plan)
-
-        // SIGINT/SIGTERM cancel cleanly: lanes stop, the temp file goes, the exit code says which.
-        let caught = Mutex<Int32>(0)
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler {
-                caught.withLock { if $0 == 0 { $0 = sig } }
-                session.cancel()
-            }
-            s.resume()
-            sources.append(s)
-        }
-        defer { sources.forEach { $0.cancel() } }
-
         let mode: ProgressMode = progress == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .none) : progress
         let reporter = ProgressPrinter(mode: mode)
+        let stage = StageBox()
+        // Listening starts before anything is read: a signal while the recipe is parsed or the
+        // source probed ends the run at once (nothing exists yet); during the conversion a
+        // signal or a lost stream cancels the session, which removes its temp file and any
+        // folder it made. Once the output is in place the run has succeeded: nothing changes that.
+        let stops = StopRequests { reason in
+            stage.state.withLock { s in
+                switch s.step {
+                case .preparing:
+                    // A lost stream costs only the messages; the run's own outcome still counts.
+                    guard case .signal = reason else { return }
+                    reporter.close()
+                    self.announce(.stopped(reason))
+                    _exit(reason.exitCode)
+                case .converting(let session):
+                    if s.reason == nil { s.reason = reason }
+                    session.cancel()
+                case .finished:
+                    break
+                }
+            }
+        }
+        defer { stops.close() }
+        let outcome = convert(stage: stage, reporter: reporter)
+        stage.state.withLock { $0.step = .finished }
+        reporter.close()
+        return announce(outcome)
+    }
+
+    private enum Step {
+        case preparing
+        case converting(ExportSession)
+        case finished
+    }
+
+    private struct Stage {
+        var step = Step.preparing
+        /// What stopped the conversion, set before the session is cancelled.
+        var reason: StopReason?
+    }
+
+    /// Where the run is, shared with the stop handler.
+    private final class StageBox: Sendable {
+        let state = Mutex(Stage())
+    }
+
+    private func convert(stage: StageBox, reporter: ProgressPrinter) -> Outcome {
+        let r: Recipe
+        switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return .failed(code: f.code, message: f.message) }
+        let compiled: CompiledRecipe
+        switch compileRecipe(r, input: input, output: output, overwrite: overwrite) {
+        case .success(let c): compiled = c
+        case .failure(let f): return .failed(code: f.code, message: f.message)
+        }
+        let session = ExportSession(plan: compiled.plan)
+        stage.state.withLock { $0.step = .converting(session) }
         do throws(MediaError) {
             var handler: (@Sendable (ConversionProgress) -> Void)? = nil
-            if mode != .none { handler = { @Sendable p in reporter.show(p) } }
+            if reporter.mode != .none { handler = { @Sendable p in reporter.show(p) } }
             let result = try session.run(progress: handler)
-            reporter.finish()
-            if mode == .json {
+            return .done(result)
+        } catch let e {
+            reporter.close()
+            if e.kind == .cancelled, let reason = stage.state.withLock({ $0.reason }) { return .stopped(reason) }
+            return .failed(code: report(e), message: "error: \(e)")
+        }
+    }
+
+    /// The run's last words: a summary or message, and with `--progress json` exactly one final
+    /// JSON line (`done`, `failed` or `cancelled`) on stdout. Returns the exit code.
+    @discardableResult
+    private func announce(_ outcome: Outcome) -> Int32 {
+        let json = progress == .json
+        switch outcome {
+        case .done(let result):
+            if json {
                 writeOut(jsonLine(["type": "done", "output": result.outputPath, "duration": result.duration.seconds,
-                                "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]))
+                                   "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]))
             } else if !quiet {
                 writeOut("wrote \(result.outputPath): \(result.duration.secondsDescription), \(byteText(result.bytes)), \(String(format: "%.1f", result.speed))x real time (\(String(format: "%.1f", result.elapsed)) s)")
             }
             return ExitCode.ok
-        } catch let e {
-            reporter.finish()
-            if e.kind == .cancelled {
-                let sig = caught.withLock { $0 }
-                printError("cancelled: no output written")
-                return sig == SIGTERM ? 143 : 130
+        case .failed(let code, let message):
+            if json { writeOut(jsonLine(["type": "failed", "message": message, "exitCode": code])) }
+            return code
+        case .stopped(let reason):
+            switch reason {
+            case .signal(let sig):
+                printError("cancelled: no output written (\(TerminationSignals.name(sig)))")
+                if json { writeOut(jsonLine(["type": "cancelled", "signal": TerminationSignals.name(sig), "exitCode": reason.exitCode])) }
+            case .lost(let loss):
+                let message = "\(loss.description): the reader is gone; stopped, no output written"
+                if loss.stream != .error { printError("error: " + message) }
+                if json && loss.stream != .output {
+                    if loss.errorNumber == EPIPE {
+                        writeOut(jsonLine(["type": "cancelled", "signal": "SIGPIPE", "exitCode": reason.exitCode]))
+                    } else {
+                        writeOut(jsonLine(["type": "failed", "message": message, "exitCode": reason.exitCode]))
+                    }
+                }
             }
-            return report(e)
+            return reason.exitCode
         }
     }
-}
-
-/// One line on stdout, unbuffered, so progress lines and the summary stay in order in a pipe.
-func writeOut(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 func byteText(_ b: Int) -> String {
@@ -117,38 +183,50 @@ func byteText(_ b: Int) -> String {
 }
 
 func jsonLine(_ o: [String: Any]) -> String {
-    guard let d = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+    guard let d = try? JSONSerialization.data(withJSONObject: jsonSafe(o), options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
     return String(decoding: d, as: UTF8.self)
 }
 
-/// Draws progress: a bar on stderr, or JSON lines on stdout. Reports arrive on one serial queue.
+/// Draws progress: a bar on stderr, or JSON lines on stdout. Reports arrive on one serial queue;
+/// after `close` nothing more is drawn, so a final JSON line is the last line.
 final class ProgressPrinter: Sendable {
     let mode: RunCommand.ProgressMode
-    private let drew = Mutex(false)
+    private struct State { var drew = false; var closed = false }
+    private let state = Mutex(State())
 
     init(mode: RunCommand.ProgressMode) { self.mode = mode }
 
     func show(_ p: ConversionProgress) {
-        switch mode {
-        case .json:
-            let eta: Any = p.speed > 0 && p.duration.isNumeric ? max(0, (p.duration.seconds - p.outputTime.seconds) / p.speed) : NSNull()
-            writeOut(jsonLine(["type": "progress", "fraction": p.fraction, "time": p.outputTime.seconds, "duration": p.duration.seconds,
-                               "fps": p.framesPerSecond, "speed": p.speed, "eta": eta, "elapsed": p.elapsed]))
-        case .bar:
-            let width = 30
-            let filled = Int(p.fraction * Double(width))
-            let eta = p.speed > 0 ? Int(max(0, (p.duration.seconds - p.outputTime.seconds) / p.speed)) : 0
-            let line = String(format: "\r[%@%@] %3d%%  %5.0f fps  %5.1fx  ETA %d:%02d ",
-                              String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
-                              Int(p.fraction * 100), p.framesPerSecond, p.speed, eta / 60, eta % 60)
-            FileHandle.standardError.write(Data(line.utf8))
-            drew.withLock { $0 = true }
-        default:
-            break
+        state.withLock { s in
+            guard !s.closed else { return }
+            switch mode {
+            case .json:
+                let eta: Any = p.speed > 0 && p.duration.isNumeric ? max(0, (p.duration.seconds - p.outputTime.seconds) / p.speed) : NSNull()
+                writeOut(jsonLine(["type": "progress", "fraction": p.fraction, "time": p.outputTime.seconds, "duration": p.duration.seconds,
+                                   "fps": p.framesPerSecond, "speed": p.speed, "eta": eta, "elapsed": p.elapsed]))
+            case .bar:
+                let width = 30
+                let fraction = p.fraction.isFinite ? min(max(p.fraction, 0), 1) : 0
+                let filled = Int(fraction * Double(width))
+                let left = p.speed > 0 ? (p.duration.seconds - p.outputTime.seconds) / p.speed : 0
+                let eta = left.isFinite ? Int(min(max(0, left), 359_999)) : 0
+                let line = String(format: "\r[%@%@] %3d%%  %5.0f fps  %5.1fx  ETA %d:%02d ",
+                                  String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
+                                  Int(fraction * 100), p.framesPerSecond, p.speed, eta / 60, eta % 60)
+                Console.shared.write(line, to: .error)
+                s.drew = true
+            default:
+                break
+            }
         }
     }
 
-    func finish() {
-        if drew.withLock({ $0 }) { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    /// Clears the bar and stops drawing.
+    func close() {
+        let clear = state.withLock { s -> Bool in
+            defer { s.closed = true; s.drew = false }
+            return s.drew && !s.closed
+        }
+        if clear { Console.shared.write("\r\u{1B}[K", to: .error) }
     }
 }

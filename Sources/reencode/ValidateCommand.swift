@@ -31,7 +31,7 @@ struct ValidateCommand: Command {
         var status = ExitCode.ok
         for path in recipes {
             switch loadRecipe(path) {
-            case .success: print("\(path): ok")
+            case .success: writeOut("\(path): ok")
             case .failure(let f): status = max(status, f.code)
             }
         }

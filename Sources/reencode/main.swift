@@ -26,15 +26,15 @@ let overview = """
     }
     switch first {
     case "-h", "--help":
-        print(overview); return ExitCode.ok
+        writeOut(overview); return ExitCode.ok
     case "--version":
-        print(version); return ExitCode.ok
+        writeOut(version); return ExitCode.ok
     case "help":
-        guard let name = args.dropFirst().first else { print(overview); return ExitCode.ok }
+        guard let name = args.dropFirst().first else { writeOut(overview); return ExitCode.ok }
         guard let c = commands.first(where: { $0.name == name }) else {
             printError("Error: unknown subcommand '\(name)'\n\n\(overview)"); return ExitCode.usage
         }
-        print(c.help); return ExitCode.ok
+        writeOut(c.help); return ExitCode.ok
     default:
         break
     }
@@ -43,7 +43,7 @@ let overview = """
         return ExitCode.usage
     }
     let rest = Array(args.dropFirst())
-    if rest.contains("-h") || rest.contains("--help") { print(c.help); return ExitCode.ok }
+    if rest.contains("-h") || rest.contains("--help") { writeOut(c.help); return ExitCode.ok }
     do throws(UsageError) {
         return try c.init(arguments: rest).run()
     } catch {
@@ -52,6 +52,18 @@ let overview = """
     }
 }
 
-// A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process.
+// Before any file is opened: a closed stdout/stderr must not lend its number to one.
+Console.shared.claimStandardDescriptors()
+// A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process; a reader
+// that closed our stdout or stderr shows as EPIPE on the write, handled as a lost stream.
 signal(SIGXFSZ, SIG_IGN)
-exit(main(Array(CommandLine.arguments.dropFirst())))
+signal(SIGPIPE, SIG_IGN)
+let arguments = Array(CommandLine.arguments.dropFirst())
+var status = main(arguments)
+// What validate, plan, inspect, presets and help print is their product: if it could not be
+// written, they did not succeed. (run and batch make files; their rules are in docs/engine.md.)
+if status == ExitCode.ok, !["run", "batch"].contains(arguments.first ?? ""), let loss = Console.shared.missedWrite(to: .output) {
+    printError("error: \(loss.description): the output was not written")
+    status = loss.exitCode
+}
+exit(status)

@@ -182,11 +182,11 @@ struct BatchTests {
         try Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: dir.file("in/bad.mov")))
         settle(dir.file("in"))
         for attempt in 1...2 {
-            let r = try batch(dir, ["--max-attempts", "2"])
+            let r = try batch(dir, ["--max-attempts", "2", "--retry-after", "0"])
             #expect(r.status == 1)
             #expect(r.stdout.contains("failed: bad.mov (exit 66)"), "attempt \(attempt): \(r.stdout)")
         }
-        let third = try batch(dir, ["--max-attempts", "2", "--json"])
+        let third = try batch(dir, ["--max-attempts", "2", "--retry-after", "0", "--json"])
         #expect(third.status == 0)
         let o = try #require(try JSONSerialization.jsonObject(with: Data(third.stdout.utf8)) as? [String: Any])
         #expect(o["givenUp"] as? [String] == ["bad.mov"])
@@ -208,7 +208,7 @@ struct BatchTests {
         #expect(failed.status == .failed && failed.exitCode == 74, "\(failed)")
         let outputs = try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).filter { $0 != ".reencode" }
         #expect(outputs.isEmpty, "partial output: \(outputs)")
-        let retry = try batch(dir)
+        let retry = try batch(dir, ["--retry-after", "0"])
         #expect(retry.status == 0)
         #expect(ledger(dir.file("out")).last?.status == .done)
         _ = names

@@ -101,7 +101,7 @@ struct SettingsAssistantTests {
         #expect(avc.profile == "high")
         let plain = try Self.assistant.video(source: Self.video(1920, 1080), settings: VideoSettings(codec: .hevc))
         #expect(plain.pixelFormat == "yuv420p" && plain.profile == "main")
-        #expect(throws: MediaError(.invalidSettings, "pixel format 'yuv444p' is not supported by libx265 (it takes yuv420p, yuv420p10le)")) {
+        #expect(throws: MediaError(.invalidSettings, "pixel format 'yuv444p' is not supported by libx265 (it takes yuv420p, yuv420p10le)", setting: "pixel-format")) {
             try Self.assistant.video(source: Self.video(1920, 1080), settings: VideoSettings(codec: .hevc, pixelFormat: "yuv444p"))
         }
     }

@@ -27,16 +27,16 @@ struct MediaTimeTests {
     }
 
     @Test("arithmetic across timescales is exact")
-    func arithmetic() {
+    func arithmetic() throws {
         let d = MediaTime(value: 1001, timescale: 30000)
         let sum = d * 30000
         #expect(sum == MediaTime(seconds: 1001))
         #expect(MediaTime(value: 1, timescale: 3) + MediaTime(value: 1, timescale: 2) == MediaTime(value: 5, timescale: 6))
         #expect(MediaTime(value: 1, timescale: 30).half == MediaTime(value: 1, timescale: 60))
-        #expect(MediaTime(value: 1001, timescale: 30000).converted(to: 90000) == MediaTime(value: 3003, timescale: 90000))
-        #expect(MediaTime(value: 1, timescale: 3).converted(to: 10, rounding: .down).value == 3)
-        #expect(MediaTime(value: 1, timescale: 3).converted(to: 10, rounding: .up).value == 4)
-        #expect(MediaTime(value: -1, timescale: 3).converted(to: 10, rounding: .down).value == -4)
+        #expect(try MediaTime(value: 1001, timescale: 30000).converted(to: 90000) == MediaTime(value: 3003, timescale: 90000))
+        #expect(try MediaTime(value: 1, timescale: 3).converted(to: 10, rounding: .down).value == 3)
+        #expect(try MediaTime(value: 1, timescale: 3).converted(to: 10, rounding: .up).value == 4)
+        #expect(try MediaTime(value: -1, timescale: 3).converted(to: 10, rounding: .down).value == -4)
     }
 
     @Test("time forms people write", arguments: [

@@ -14,6 +14,9 @@ public struct BatchOptions: Sendable {
     /// Seconds a file must have been left alone before it is converted.
     public var settle: TimeInterval = 60
     public var maxAttempts = 3
+    /// Seconds after a failure (by the storage's clock) before the file is tried again: hosts
+    /// whose runs overlap spend one attempt per round between them, not one each.
+    public var retryAfter: TimeInterval = 60
     public var dryRun = false
     /// A claim whose heartbeat is older than this is taken over.
     public var claimTimeout: TimeInterval = 120
@@ -39,7 +42,14 @@ public struct BatchOptions: Sendable {
 /// What happened to the files of one batch run.
 public struct BatchReport: Sendable {
     public struct Failure: Sendable { public let source: String; public let error: String; public let exitCode: Int32 }
-    public var lockedOut = false
+    /// A path left out with the reason: not a regular file, an unreadable folder, a broken link.
+    public struct Skipped: Sendable { public let path: String; public let reason: String }
+    /// Another run holds this folder's lock for this host and slice; nothing was done.
+    public var lockedOut: FolderLock.Holder??
+    /// The run stopped on Ctrl-C or SIGTERM; what it finished before is listed.
+    public var cancelled = false
+    /// This run's slice, "all" or "I/N".
+    public var slice = "all"
     public var converted: [String] = []
     public var failed: [Failure] = []
     public var alreadyDone = 0
@@ -47,6 +57,13 @@ public struct BatchReport: Sendable {
     public var givenUp: [String] = []
     public var otherShard = 0
     public var claimedElsewhere: [String] = []
+    /// Failed on another host since this run began: left for the next run (one attempt a run).
+    public var triedElsewhere: [String] = []
+    /// Failed less than `retryAfter` ago: tried again by a later run.
+    public var retryLater: [String] = []
+    public var skipped: [Skipped] = []
+    /// Other names (links, hard links) of files converted under their winning name.
+    public var duplicates: [String] = []
     /// Files that would be converted (`--dry-run`), or were started.
     public var planned: [String] = []
     public var removedTempFiles = 0
@@ -61,6 +78,8 @@ public enum BatchEvent: Sendable {
     case finished(String, seconds: Double)
     case failed(String, message: String)
     case claimedElsewhere(String, host: String)
+    /// Left out for good and recorded in the ledger (said once, on the run that first sees it).
+    case skipped(String, reason: String)
     /// Something went wrong that does not undo the conversion (e.g. --move-done could not move).
     case warning(String, message: String)
 }
@@ -71,12 +90,21 @@ public final class BatchRunner: Sendable {
     public let options: BatchOptions
     private let cancelled = Atomic<Bool>(false)
     private let sessions = Mutex<[ObjectIdentifier: ExportSession]>([:])
+    /// Output subfolders this run made: removed at the end if still empty (a cancel, a failure).
+    private let madeFolders = Mutex<[String]>([])
 
     public init(options: BatchOptions) { self.options = options }
 
     var stateDir: String { options.outputDir + "/.reencode" }
     var ledger: Ledger { Ledger(path: stateDir + "/ledger.jsonl") }
     var claimsDir: String { stateDir + "/claims" }
+    var clock: StorageClock { StorageClock(folder: claimsDir, host: options.host) }
+    var slice: String { options.shard.map { "\($0.index)/\($0.count)" } ?? "all" }
+    /// One lock per host and slice: shards packed onto one machine run side by side; an
+    /// overlapping run of the same slice steps aside.
+    var lockPath: String {
+        stateDir + "/batch-\(options.host)-" + (options.shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all") + ".lock"
+    }
 
     public func cancel() {
         cancelled.store(true, ordering: .releasing)
@@ -86,24 +114,31 @@ public final class BatchRunner: Sendable {
     public func run(events: @escaping @Sendable (BatchEvent) -> Void = { _ in }) throws -> BatchReport {
         let started = Date()
         var report = BatchReport()
-        let fm = FileManager.default
+        report.slice = slice
+        // A dry run reads only: no folder, lock, claim, probe or ledger line is made.
+        if options.dryRun { return plan(report, started: started) }
         do {
-            try fm.createDirectory(atPath: claimsDir, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: claimsDir, withIntermediateDirectories: true)
         } catch {
             throw MediaError(.cannotCreateOutput, "cannot create the output folder: \(error.localizedDescription)", file: options.outputDir)
         }
-        // One run per output folder per host; other hosts are kept apart by claims.
-        guard let lock = try FolderLock(path: stateDir + "/batch-\(options.host).lock") else {
-            report.lockedOut = true
+        let holder = FolderLock.Holder(host: options.host, pid: getpid(), since: ISO8601DateFormatter().string(from: HostClock.date()))
+        let lock: FolderLock
+        switch try FolderLock.acquire(path: lockPath, holder: holder) {
+        case .held(let by):
+            report.lockedOut = .some(by)
             return report
+        case .acquired(let l): lock = l
         }
         defer { withExtendedLifetime(lock) {} }
+        let clock = self.clock
+        defer { clock.remove(); removeEmptyFolders() }
 
-        if !options.dryRun { sweep(&report) }
+        sweep(&report)
         let entries = ledger.entries()
-        let todo = classify(scan(), entries: entries, report: &report)
+        let todo = classify(scan(), entries: entries, now: clock.now(), report: &report, events: events)
         report.planned = todo.map(\.rel)
-        if options.dryRun || todo.isEmpty {
+        if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
             return report
         }
@@ -128,6 +163,8 @@ public final class BatchRunner: Sendable {
                         case .failed(let f): s.report.failed.append(f)
                         case .claimed: s.report.claimedElsewhere.append(todo[i].rel)
                         case .doneElsewhere: s.report.alreadyDone += 1
+                        case .givenUp: s.report.givenUp.append(todo[i].rel)
+                        case .triedElsewhere: s.report.triedElsewhere.append(todo[i].rel)
                         case .cancelled: break
                         }
                     }
@@ -137,7 +174,17 @@ public final class BatchRunner: Sendable {
         group.wait()
         report = shared.withLock { $0.report }
         report.seconds = Date().timeIntervalSince(started)
-        if cancelled.load(ordering: .acquiring) { throw MediaError.cancelled(file: options.inputDir) }
+        report.cancelled = cancelled.load(ordering: .acquiring)
+        return report
+    }
+
+    /// `--dry-run`: what a run would convert now, judged by this host's clock (nothing may be
+    /// written, not even the storage clock's probe).
+    private func plan(_ base: BatchReport, started: Date) -> BatchReport {
+        var report = base
+        let todo = classify(scan(), entries: ledger.entries(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        report.planned = todo.map(\.rel)
+        report.seconds = Date().timeIntervalSince(started)
         return report
     }
 
@@ -149,52 +196,84 @@ public final class BatchRunner: Sendable {
         let outputRel: String
         let outputPath: String
         let identity: SourceIdentity
+        let inode: UInt64
+        let ctime: Double
+        /// Failed attempts of this version in the ledger when this run read it.
+        var failuresAtScan = 0
+        /// Another source present owns the same output: refused with this message.
+        var conflict: String?
     }
 
-    /// Media files under the input folder, by extension; links are followed only inside it;
-    /// hidden files and the output folder (when inside) are left out.
-    func scan() -> [Item] {
+    struct Scan {
+        var items: [Item]
+        var skipped: [SourceScan.Skipped]
+        var duplicates: [String]
+    }
+
+    /// Media files under the input folder (SourceScan: regular files only, one name per file).
+    func scan() -> Scan {
         let root = URL(fileURLWithPath: options.inputDir).standardizedFileURL.resolvingSymlinksInPath().path
         let outRoot = URL(fileURLWithPath: options.outputDir).standardizedFileURL.resolvingSymlinksInPath().path
-        var items: [Item] = []
-        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
-        while let rel = walker.nextObject() as? String {
-            let path = root + "/" + rel
-            let name = (rel as NSString).lastPathComponent
-            if name.hasPrefix(".") { if isDirectory(path) { walker.skipDescendants() }; continue }
-            let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-            if real == outRoot || real.hasPrefix(outRoot + "/") { if isDirectory(path) { walker.skipDescendants() }; continue }
-            guard real == root || real.hasPrefix(root + "/") else { continue }  // a link out of the tree
-            guard !isDirectory(path), options.extensions.contains((name as NSString).pathExtension.lowercased()),
-                  let identity = SourceIdentity.of(path) else { continue }
-            let outRel = outputRelativePath(for: rel)
-            items.append(Item(rel: rel, path: path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel, identity: identity))
+        let found = SourceScan.walk(root: root, outRoot: outRoot, extensions: options.extensions)
+        let items = found.found.map { f in
+            let outRel = outputRelativePath(for: f.rel)
+            return Item(rel: f.rel, path: f.path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel,
+                        identity: f.identity, inode: f.inode, ctime: f.ctime)
         }
-        return items.sorted { $0.rel < $1.rel }
-    }
-
-    private func isDirectory(_ p: String) -> Bool {
-        var d: ObjCBool = false
-        return FileManager.default.fileExists(atPath: p, isDirectory: &d) && d.boolValue
+        return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted())
     }
 
     /// The recipe's output name (its last path component, tokens from the source) in the mirror
     /// of the source's folder.
     func outputRelativePath(for rel: String) -> String {
         let ext = options.recipe.output.format?.value.rawValue ?? "mp4"
-        let template = options.recipe.output.path.map { ($0.value as NSString).lastPathComponent } ?? "{stem}.\(ext)"
-        let name = RecipeCompiler.expand(template, source: (rel as NSString).lastPathComponent)
-        let dir = (rel as NSString).deletingLastPathComponent
-        return dir.isEmpty ? name : dir + "/" + name
+        // FilePaths, not NSString: its path methods trap on one-letter names.
+        let template = options.recipe.output.path.map { FilePaths.name(of: $0.value) } ?? "{stem}.\(ext)"
+        let name = RecipeCompiler.expand(template, source: FilePaths.name(of: rel))
+        return rel.contains("/") ? FilePaths.folder(of: rel) + "/" + name : name
     }
 
-    func classify(_ items: [Item], entries: [LedgerEntry], report: inout BatchReport) -> [Item] {
+    func inShard(_ rel: String) -> Bool {
+        guard let (index, count) = options.shard else { return true }
+        return Int(FNV1a.hash(Array(rel.utf8)) % UInt64(count)) == index
+    }
+
+    /// The source that owns each output: the one the ledger last recorded `done` for it, else
+    /// the first in byte order of the relative path among the sources that map onto it.
+    func owners(_ items: [Item], entries: [LedgerEntry]) -> [String: String] {
+        var recorded: [String: String] = [:]
+        for e in entries where e.status == .done { if let o = e.output { recorded[o] = e.source } }
+        var byOutput: [String: [String]] = [:]
+        for i in items { byOutput[i.outputRel, default: []].append(i.rel) }
+        var owner: [String: String] = [:]
+        for (output, sources) in byOutput {
+            if let r = recorded[output], sources.contains(r) { owner[output] = r; continue }
+            owner[output] = sources.min { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        }
+        return owner
+    }
+
+    func classify(_ scan: Scan, entries: [LedgerEntry], now: Double, report: inout BatchReport,
+                  events: @Sendable (BatchEvent) -> Void, record: Bool = true) -> [Item] {
         var bySource: [String: [LedgerEntry]] = [:]
         for e in entries { bySource[e.source, default: []].append(e) }
-        let now = Date().timeIntervalSince1970
+        // Left-out paths are recorded once (status "skipped") and said once; later runs count them.
+        for s in scan.skipped where inShard(s.rel) {
+            report.skipped.append(BatchReport.Skipped(path: s.rel, reason: s.reason))
+            let known = (bySource[s.rel] ?? []).contains { $0.status == .skipped && $0.error == s.reason }
+            if record && !known {
+                let entry = LedgerEntry(time: ISO8601DateFormatter().string(from: HostClock.date()), source: s.rel, size: 0, mtime: 0,
+                                        fingerprint: "", recipe: options.recipeHash, status: .skipped, attempt: 0, error: s.reason,
+                                        exitCode: nil, output: nil, seconds: nil, host: options.host, pid: getpid())
+                try? ledger.append(entry)
+                events(.skipped(s.rel, reason: s.reason))
+            }
+        }
+        report.duplicates = scan.duplicates.filter(inShard)
+        let owner = owners(scan.items, entries: entries)
         var todo: [Item] = []
-        for item in items {
-            if let (index, count) = options.shard, Int(FNV1a.hash(Array(item.rel.utf8)) % UInt64(count)) != index {
+        for var item in scan.items {
+            guard inShard(item.rel) else {
                 report.otherShard += 1
                 continue
             }
@@ -203,13 +282,22 @@ public final class BatchRunner: Sendable {
                 continue
             }
             let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
-            if history.contains(where: { $0.status == .done }) && FileManager.default.fileExists(atPath: item.outputPath) {
+            if isDone(history, item) {
                 report.alreadyDone += 1
                 continue
             }
-            if history.filter({ $0.status == .failed }).count >= options.maxAttempts {
+            let failures = history.filter { $0.status == .failed }
+            item.failuresAtScan = failures.count
+            if item.failuresAtScan >= options.maxAttempts {
                 report.givenUp.append(item.rel)
                 continue
+            }
+            if let at = failures.last?.stored, now - at < options.retryAfter {
+                report.retryLater.append(item.rel)
+                continue
+            }
+            if let o = owner[item.outputRel], o != item.rel {
+                item.conflict = "its output \(item.outputRel) is also the output of \(o): not converted (rename one of them, or put {ext} in the recipe's output name)"
             }
             todo.append(item)
         }
@@ -222,59 +310,104 @@ public final class BatchRunner: Sendable {
             && (options.ignoreRecipeChange || e.recipe == options.recipeHash)
     }
 
+    /// A `done` entry for this version whose output exists. When the file is no longer the very
+    /// one converted (another inode, or a changed ctime: replaced, or rewritten and its mtime put
+    /// back) the recorded fingerprint decides; entries from before inodes were recorded are
+    /// judged by size and mtime alone.
+    func isDone(_ history: [LedgerEntry], _ item: Item) -> Bool {
+        guard let done = history.last(where: { $0.status == .done }),
+              FileManager.default.fileExists(atPath: item.outputPath) else { return false }
+        guard let inode = done.inode, let ctime = done.ctime else { return true }
+        if inode == item.inode && abs(ctime - item.ctime) < 1e-5 { return true }
+        return SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint
+    }
+
     // MARK: Convert one
 
-    enum Outcome { case converted(Double, Int64), failed(BatchReport.Failure), claimed, doneElsewhere, cancelled }
+    enum Outcome { case converted(Double, Int64), failed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
 
     func claimPath(forOutput rel: String) -> String { claimsDir + "/" + FNV1a.hex(rel) + ".claim" }
 
     func process(_ item: Item, index: Int, of total: Int, events: @Sendable (BatchEvent) -> Void) -> Outcome {
         let claim: Claim
-        switch Claim.acquire(at: claimPath(forOutput: item.outputRel), source: item.rel, host: options.host, timeout: options.claimTimeout) {
-        case .busy(let host, _):
+        // A refused source does not wait for its output's claim (its owner may hold it): it
+        // claims itself, so that hosts record the refusal once between them.
+        let claimAt = item.conflict == nil ? claimPath(forOutput: item.outputRel) : claimsDir + "/" + FNV1a.hex("source:" + item.rel) + ".claim"
+        switch Claim.acquire(at: claimAt, source: item.rel, host: options.host,
+                             timeout: options.claimTimeout, clock: clock) {
+        case .busy(let host, _, _):
             events(.claimedElsewhere(item.rel, host: host))
             return .claimed
         case .acquired(let c): claim = c
         }
         defer { claim.release() }
         claim.startHeartbeat(every: max(0.5, options.claimTimeout / 4))
-        // Read again under the claim: another machine may have finished it since our scan.
-        let history = ledger.entries().filter { $0.source == item.rel && sameVersion($0, item) }
-        if history.contains(where: { $0.status == .done }), FileManager.default.fileExists(atPath: item.outputPath) {
-            return .doneElsewhere
-        }
-        let attempt = history.filter { $0.status == .failed }.count + 1
-        events(.started(item.rel, index: index + 1, of: total))
+        // Read again under the claim: another machine may have finished it, or tried it, since
+        // our scan. Attempts are counted across hosts, and a run makes at most one: a file
+        // another host tried during this run waits for the next.
+        let entries = ledger.entries()
+        let history = entries.filter { $0.source == item.rel && sameVersion($0, item) }
+        if isDone(history, item) { return .doneElsewhere }
+        let failures = history.filter { $0.status == .failed }.count
+        if failures >= options.maxAttempts { return .givenUp }
+        if failures > item.failuresAtScan { return .triedElsewhere }
+        let clock = self.clock
         let t0 = Date()
-        let fingerprint = SourceIdentity.fingerprint(item.path, size: item.identity.size)
-        var entry = LedgerEntry(time: ISO8601DateFormatter().string(from: Date()), source: item.rel, size: item.identity.size,
-                                mtime: item.identity.mtime, fingerprint: fingerprint, recipe: options.recipeHash, status: .done,
-                                attempt: attempt, error: nil, exitCode: nil, output: item.outputRel, seconds: nil,
+        var entry = LedgerEntry(time: ISO8601DateFormatter().string(from: HostClock.date()), source: item.rel, size: item.identity.size,
+                                mtime: item.identity.mtime, fingerprint: "", recipe: options.recipeHash, status: .done,
+                                attempt: failures + 1, error: nil, exitCode: nil, output: item.outputRel, seconds: nil,
                                 host: options.host, pid: getpid())
+        entry.inode = item.inode
+        entry.ctime = item.ctime
+        // An output is only ever replaced by a new conversion of the source it was recorded for:
+        // never another source's output, never a file the batch did not make.
+        let lastOwner = entries.last { $0.status == .done && $0.output == item.outputRel }?.source
+        let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
+        var refusal = item.conflict
+        if refusal == nil, outputExists, lastOwner != item.rel {
+            refusal = lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
+                ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
+        }
         var media = 0.0
-        do {
-            let compiled = try RecipeCompiler.compile(options.recipe, input: item.path, output: item.outputPath, overwrite: true)
-            let session = ExportSession(plan: compiled.plan)
-            let key = ObjectIdentifier(session)
-            sessions.withLock { $0[key] = session }
-            defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
-            if cancelled.load(ordering: .acquiring) { session.cancel() }
-            let result = try session.run()
-            media = result.duration.seconds
-            guard claim.isHeld else {
-                // We stalled past the timeout and another machine took over: its result stands.
-                return .claimed
-            }
-        } catch let e as MediaError where e.kind == .cancelled {
-            return .cancelled
-        } catch {
-            let (message, code) = Self.describe(error)
+        if let refusal {
             entry.status = .failed
-            entry.error = message
-            entry.exitCode = code
+            entry.error = "\(item.rel): \(refusal)"
+            entry.exitCode = 73  // as `run` without --overwrite: the output exists
             entry.output = nil
+        } else {
+            events(.started(item.rel, index: index + 1, of: total))
+            entry.fingerprint = SourceIdentity.fingerprint(item.path, size: item.identity.size)
+            do {
+                // Side by side with other jobs: FFmpeg's log lines stay with their conversion.
+                let result = try FFmpegLog.scoped {
+                    var recipe = options.recipe
+                    recipe.output.overwrite = false
+                    let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
+                    let session = ExportSession(plan: compiled.plan)
+                    let key = ObjectIdentifier(session)
+                    sessions.withLock { $0[key] = session }
+                    defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
+                    if cancelled.load(ordering: .acquiring) { session.cancel() }
+                    try makeFolders(for: item.outputPath)
+                    return try session.run()
+                }
+                media = result.duration.seconds
+                guard claim.isHeld else {
+                    // We stalled past the timeout and another machine took over: its result stands.
+                    return .claimed
+                }
+            } catch let e as MediaError where e.kind == .cancelled {
+                return .cancelled
+            } catch {
+                let (message, code) = Self.describe(error)
+                entry.status = .failed
+                entry.error = message
+                entry.exitCode = code
+                entry.output = nil
+            }
         }
         entry.seconds = Date().timeIntervalSince(t0)
+        entry.stored = clock.now()
         do { try ledger.append(entry) } catch {
             let (m, c) = Self.describe(error)
             events(.failed(item.rel, message: m))
@@ -293,6 +426,28 @@ public final class BatchRunner: Sendable {
         return .converted(media, item.identity.size)
     }
 
+    /// Makes the output's missing folders, remembering them so that they can go again if they
+    /// stay empty.
+    private func makeFolders(for output: String) throws {
+        var missing: [String] = []
+        var dir = FilePaths.folder(of: output)
+        while dir != ".", dir != "/", dir != options.outputDir, !FileManager.default.fileExists(atPath: dir) {
+            missing.append(dir)
+            dir = FilePaths.folder(of: dir)
+        }
+        guard !missing.isEmpty else { return }
+        madeFolders.withLock { $0.append(contentsOf: missing) }
+        do { try FileManager.default.createDirectory(atPath: missing[0], withIntermediateDirectories: true) } catch {
+            throw MediaError(.cannotCreateOutput, "cannot create the folder \(missing[0]): \(error.localizedDescription)", file: output)
+        }
+    }
+
+    /// Removes folders this run made that nothing went into (rmdir leaves any that did).
+    private func removeEmptyFolders() {
+        let made = madeFolders.withLock { $0 }
+        for d in Set(made).sorted(by: { $0.count > $1.count }) { rmdir(d) }
+    }
+
     static func describe(_ error: Error) -> (String, Int32) {
         switch error {
         case let e as MediaError: return (e.description, e.exitCode)
@@ -304,7 +459,7 @@ public final class BatchRunner: Sendable {
 
     private func moveSource(_ item: Item, to dest: String) throws {
         let target = dest + "/" + item.rel
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: FilePaths.folder(of: target), withIntermediateDirectories: true)
         if rename(item.path, target) == 0 { return }
         guard errno == EXDEV else { throw MediaError(.io, String(cString: strerror(errno)), file: target) }
         // Another filesystem: copy, make the copy durable, then remove the source.
@@ -324,20 +479,25 @@ public final class BatchRunner: Sendable {
     func sweep(_ report: inout BatchReport) {
         let fm = FileManager.default
         // No claims folder yet: no claims to sweep.
+        let now = clock.now()
         if let claims = try? fm.contentsOfDirectory(atPath: claimsDir) {
+            for c in claims where c.hasPrefix(".clock-") {
+                // A clock probe of a process gone (kill -9): old by the storage's own clock.
+                var st = stat()
+                if stat(claimsDir + "/" + c, &st) == 0, now - Double(st.st_mtim.tv_sec) > options.claimTimeout { unlink(claimsDir + "/" + c) }
+            }
             for c in claims where c.hasSuffix(".claim") {
                 let p = claimsDir + "/" + c
-                if Claim.isStale(p, host: options.host, timeout: options.claimTimeout) { unlink(p); report.removedClaims += 1 }
+                if Claim.isStale(p, host: options.host, timeout: options.claimTimeout, now: now) { unlink(p); report.removedClaims += 1 }
             }
         }
         guard let walker = fm.enumerator(atPath: options.outputDir) else { return }
         while let rel = walker.nextObject() as? String {
-            let name = (rel as NSString).lastPathComponent
+            let name = FilePaths.name(of: rel)
             if name == ".reencode" { walker.skipDescendants(); continue }
             guard name.hasPrefix("."), let r = name.range(of: TempFile.marker) else { continue }
             let outName = String(name[name.index(after: name.startIndex)..<r.lowerBound])
-            let dir = (rel as NSString).deletingLastPathComponent
-            let outRel = dir.isEmpty ? outName : dir + "/" + outName
+            let outRel = rel.contains("/") ? FilePaths.folder(of: rel) + "/" + outName : outName
             if !fm.fileExists(atPath: claimPath(forOutput: outRel)) {
                 unlink(options.outputDir + "/" + rel)
                 report.removedTempFiles += 1

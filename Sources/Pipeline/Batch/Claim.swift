@@ -3,7 +3,8 @@ import Foundation
 /// Who is converting a file, for many machines sharing one output folder over NFS-like storage
 /// (no flock across hosts). A claim file is created with O_EXCL; its mtime is the heartbeat. A
 /// claim whose heartbeat is older than the timeout, or whose process is gone on this very host,
-/// is stale and may be taken over. Ownership is confirmed by re-reading the token after a short
+/// is stale and may be taken over. A heartbeat's age is judged by the storage's clock
+/// (`StorageClock`), never this host's. Ownership is confirmed by re-reading the token after a short
 /// pause, so two machines that take over the same stale claim cannot both proceed.
 public final class Claim: @unchecked Sendable {
     // SAFETY: `path` and `token` are immutable; the heartbeat timer only touches the file.
@@ -22,13 +23,13 @@ public final class Claim: @unchecked Sendable {
     public enum Outcome {
         case acquired(Claim)
         /// Someone else holds a live claim.
-        case busy(host: String, pid: Int32)
+        case busy(host: String, pid: Int32, since: String)
     }
 
-    public static func acquire(at path: String, source: String, host: String, timeout: TimeInterval,
+    public static func acquire(at path: String, source: String, host: String, timeout: TimeInterval, clock: StorageClock,
                                verifyDelay: TimeInterval = 0.2) -> Outcome {
         let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let content = Content(host: host, pid: getpid(), token: token, started: ISO8601DateFormatter().string(from: Date()), source: source)
+        let content = Content(host: host, pid: getpid(), token: token, started: ISO8601DateFormatter().string(from: HostClock.date()), source: source)
         for attempt in 0..<2 {
             if create(path, content) {
                 // O_EXCL alone decides a first claim; after a takeover another machine may have
@@ -40,7 +41,7 @@ public final class Claim: @unchecked Sendable {
                 return .acquired(Claim(path: path, token: token))
             }
             // It exists: live, or stale (take it over once).
-            guard isStale(path, host: host, timeout: timeout) else { return busyOutcome(path) }
+            guard isStale(path, host: host, timeout: timeout, now: clock.now()) else { return busyOutcome(path) }
             unlink(path)
         }
         return busyOutcome(path)
@@ -48,7 +49,7 @@ public final class Claim: @unchecked Sendable {
 
     private static func busyOutcome(_ path: String) -> Outcome {
         let c = read(path)
-        return .busy(host: c?.host ?? "?", pid: c?.pid ?? 0)
+        return .busy(host: c?.host ?? "?", pid: c?.pid ?? 0, since: c?.started ?? "?")
     }
 
     private static func create(_ path: String, _ content: Content) -> Bool {
@@ -68,12 +69,13 @@ public final class Claim: @unchecked Sendable {
         return try? JSONDecoder().decode(Content.self, from: d)
     }
 
-    /// Stale: its heartbeat is older than `timeout`, or its owner is a process of this host that
-    /// no longer exists (after kill -9 the next run need not wait for the timeout).
-    public static func isStale(_ path: String, host: String, timeout: TimeInterval) -> Bool {
+    /// Stale: its heartbeat is older than `timeout` by `now`, the storage's clock, or its owner is
+    /// a process of this host that no longer exists (after kill -9 the next run need not wait for
+    /// the timeout).
+    public static func isStale(_ path: String, host: String, timeout: TimeInterval, now: Double) -> Bool {
         var st = stat()
         guard stat(path, &st) == 0 else { return true }
-        let age = Date().timeIntervalSince1970 - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+        let age = now - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
         if age > timeout { return true }
         if let c = read(path), c.host == host, c.pid != getpid(), kill(c.pid, 0) != 0, errno == ESRCH { return true }
         return false

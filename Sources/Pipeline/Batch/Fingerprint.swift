@@ -28,8 +28,13 @@ public struct SourceIdentity: Sendable, Hashable, Codable {
 
     /// "unreadable" when the file cannot be read: a partial hash would look like a real one.
     public static func fingerprint(_ path: String, size: Int64) -> String {
-        guard let h = FileHandle(forReadingAtPath: path) else { return "unreadable" }
-        defer { h.closeFile() }
+        // O_NONBLOCK: a FIFO put in the file's place must not hang the batch; only a regular
+        // file is read.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return "unreadable" }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return "unreadable" }
+        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         let chunk = 1 << 20
         var hash = FNV1a.hash(withUnsafeBytes(of: size.littleEndian, Array.init))
         do {

@@ -2,7 +2,9 @@ import Foundation
 
 /// One line of the ledger: what happened to one source, once.
 public struct LedgerEntry: Codable, Sendable {
-    public enum Status: String, Codable, Sendable { case done, failed }
+    /// `skipped`: a path left out for good (not a regular file, an unreadable folder), recorded
+    /// once; `error` says why.
+    public enum Status: String, Codable, Sendable { case done, failed, skipped }
     public var time: String
     /// Relative to the input folder.
     public var source: String
@@ -22,6 +24,20 @@ public struct LedgerEntry: Codable, Sendable {
     public var seconds: Double?
     public var host: String
     public var pid: Int32
+    /// The source's inode and ctime when converted: while both stay, size and mtime say it is the
+    /// same file; when either changed, the fingerprint is compared. Absent in older ledgers.
+    public var inode: UInt64?
+    public var ctime: Double?
+    /// When it was recorded, by the storage's clock (seconds since 1970): retries wait
+    /// `--retry-after` from a failure's.
+    public var stored: Double?
+
+    public init(time: String, source: String, size: Int64, mtime: Double, fingerprint: String, recipe: String, status: Status,
+                attempt: Int, error: String?, exitCode: Int32?, output: String?, seconds: Double?, host: String, pid: Int32) {
+        self.time = time; self.source = source; self.size = size; self.mtime = mtime; self.fingerprint = fingerprint
+        self.recipe = recipe; self.status = status; self.attempt = attempt; self.error = error; self.exitCode = exitCode
+        self.output = output; self.seconds = seconds; self.host = host; self.pid = pid
+    }
 }
 
 /// The append-only journal in the output folder (`.reencode/ledger.jsonl`): one JSON object per

@@ -97,14 +97,8 @@ public enum Planner {
         let out = request.output
 
         // Output file and format.
-        let ext = (out as NSString).pathExtension
-        guard let format = request.format ?? ContainerFormat(pathExtension: ext) else {
-            throw MediaError(.invalidSettings, "cannot tell the container from the extension '.\(ext)': use mp4, mov, m4a or mkv, or name the format", file: out)
-        }
-        if URL(fileURLWithPath: src).standardizedFileURL.path == URL(fileURLWithPath: out).standardizedFileURL.path {
-            throw MediaError(.cannotCreateOutput, "the output would replace the source", file: out)
-        }
-        try checkOutputLocation(out, overwrite: request.overwrite)
+        let format = try OutputLocation.format(for: out, requested: request.format)
+        try OutputLocation.check(out, source: src, overwrite: request.overwrite)
 
         // Time range.
         // A container that states no length (or 0) does not mean an empty file: read to the end.
@@ -115,7 +109,10 @@ public enum Planner {
             guard r.isValid, r.start >= .zero else {
                 throw MediaError(.invalidSettings, "time range \(r) is not valid", file: src)
             }
-            let wanted = TimeRange(start: asset.startTime + r.start, duration: r.duration)
+            // Recipe times are range-checked, but a file's start time can be anything.
+            let wantedStart: MediaTime
+            do throws(MediaTimeOverflow) { wantedStart = try asset.startTime.adding(r.start) } catch { throw MediaError(error, file: src) }
+            let wanted = TimeRange(start: wantedStart, duration: r.duration)
             if stated && r.start >= asset.duration {
                 throw MediaError(.invalidSettings, "the time range starts at \(r.start.secondsDescription), at or after the end of the source (\(asset.duration.secondsDescription))", file: src)
             }
@@ -173,28 +170,6 @@ public enum Planner {
         case .passthrough: return true
         case .video(let s): return s.codec == .copy
         case .audio(let s): return s.codec == .copy
-        }
-    }
-
-    static func checkOutputLocation(_ out: String, overwrite: Bool) throws(MediaError) {
-        let fm = FileManager.default
-        var isDir: ObjCBool = false
-        if fm.fileExists(atPath: out, isDirectory: &isDir) {
-            if isDir.boolValue { throw MediaError(.cannotCreateOutput, "is a directory", file: out) }
-            if !overwrite { throw MediaError(.outputExists, "already exists (use --overwrite to replace it)", file: out) }
-        }
-        // Missing folders are made when the conversion starts; the nearest existing one must be
-        // a writable folder.
-        var dir = (out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent
-        while !fm.fileExists(atPath: dir, isDirectory: &isDir) {
-            let parent = (dir as NSString).deletingLastPathComponent
-            dir = parent.isEmpty ? "." : parent
-        }
-        guard isDir.boolValue else {
-            throw MediaError(.cannotCreateOutput, "\(dir) is a file, not a folder", file: out)
-        }
-        guard fm.isWritableFile(atPath: dir) else {
-            throw MediaError(.cannotCreateOutput, "the folder \(dir) is not writable", file: out)
         }
     }
 

@@ -42,13 +42,9 @@ public final class ExportSession: Sendable {
     @discardableResult
     public func run(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> ConversionResult {
         let started = DispatchTime.now().uptimeNanoseconds
-        try Planner.checkOutputLocation(plan.outputPath, overwrite: plan.overwrite)
-        let folder = (plan.outputPath as NSString).deletingLastPathComponent
-        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
-                throw MediaError(.cannotCreateOutput, "cannot create the folder \(folder): \(error.localizedDescription)", file: plan.outputPath)
-            }
-        }
+        try OutputLocation.check(plan.outputPath, source: plan.source.path, overwrite: plan.overwrite)
+        TempFile.removeStale(for: plan.outputPath)
+        let madeFolders = try makeFolders(for: plan.outputPath)
         let temp = TempFile.path(for: plan.outputPath)
         do throws(MediaError) {
             let lanes = try runLanes(temp: temp, progress: progress)
@@ -59,8 +55,31 @@ public final class ExportSession: Sendable {
                                     elapsed: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, lanes: lanes)
         } catch {
             TempFile.remove(temp)
+            // Folders this run made go too (innermost first); one something else was put in stays.
+            for folder in madeFolders.reversed() { rmdir(folder) }
             throw error
         }
+    }
+
+    /// Makes the output's missing folders, outermost first, and returns the ones it made.
+    private func makeFolders(for output: String) throws(MediaError) -> [String] {
+        var missing: [String] = []
+        var folder = FilePaths.folder(of: output)
+        while access(folder, F_OK) != 0 && errno == ENOENT {
+            missing.append(folder)
+            let parent = FilePaths.folder(of: folder)
+            if parent == folder { break }
+            folder = parent
+        }
+        var made: [String] = []
+        for f in missing.reversed() {
+            if mkdir(f, 0o777) == 0 { made.append(f); continue }
+            let err = errno
+            if err == EEXIST { continue }  // made by someone else meanwhile
+            for m in made.reversed() { rmdir(m) }
+            throw MediaError(.cannotCreateOutput, "cannot create the folder \(f): \(String(cString: strerror(err)))", file: output)
+        }
+        return made
     }
 
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {

@@ -22,17 +22,18 @@ struct FrameGrid: Sendable {
     func firstSlot(after t: MediaTime) -> Int64 {
         guard t.isNumeric else { return t.isNegativeInfinity ? 0 : .max }
         let k = slotIndex(t, rounding: .down)
-        return time(k) > t ? k : k + 1
+        return time(k) > t || k == .max ? k : k + 1
     }
 
+    /// Slots are counted exactly (128-bit); a count beyond 64 bits, or a grid without a positive
+    /// frame duration, is past every slot: `.max`, which is never in the session.
     private func slotIndex(_ t: MediaTime, rounding: MediaTime.Rounding) -> Int64 {
         if t.isNegativeInfinity { return 0 }
         guard t.isNumeric else { return .max }
-        let offset = t - start
-        if offset.value <= 0 && rounding == .up { return 0 }
-        // offset / frameDuration = offset.value * D.timescale / (offset.timescale * D.value)
-        let k = WideArithmetic.mulDiv(offset.value, Int64(frameDuration.timescale),
-                                      Int64(offset.timescale) * frameDuration.value, rounding: rounding)
+        if t <= start && rounding == .up { return 0 }
+        guard let k = MediaTime.count(of: frameDuration, from: start, to: t, rounding: rounding) else {
+            return t < start ? 0 : .max
+        }
         return max(0, k)
     }
 

@@ -30,16 +30,25 @@ public enum RecipeCompiler {
         guard let source = input ?? recipe.source?.value else {
             throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
         }
+        if source.isEmpty { throw MediaError(.inputMissing, "the input path is empty", file: "''") }
         let asset = try Asset.load(source)
         guard let template = output ?? recipe.output.path?.value else {
             throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
         }
         let outPath = expand(template, source: source)
+        // The recipe is as precious as the source: an output path that names it is refused.
+        try OutputLocation.check(outPath, source: source, protected: [(recipe.file, "recipe")], overwrite: overwrite || recipe.output.overwrite)
         var errors: [Diagnostic] = []
         /// Tracks the recipe needs that this source lacks: the input does not fit (exit 66).
         var missing: [Diagnostic] = []
         var tracks: [TrackRequest] = []
         var origins: [LaneOrigin] = []
+        /// Per source track: the writer input that writes it, for refusals found while planning.
+        var writers: [Int: TrackSource] = [:]
+        let outFormat = recipe.output.format?.value ?? ContainerFormat(pathExtension: (outPath as NSString).pathExtension)
+        if outFormat == nil, output == nil, let path = recipe.output.path {
+            errors.append(recipe.diagnostic(path.mark, "cannot tell the container from the extension '.\((outPath as NSString).pathExtension)' of \(outPath): use mp4, mov, m4a or mkv, or name it with 'format:'"))
+        }
 
         for input in recipe.writerInputs {
             guard let out = recipe.readerOutput(input.source.value) else { continue }  // checked by the parser
@@ -54,6 +63,14 @@ public enum RecipeCompiler {
                 if out.optional { continue }
                 let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }.joined(separator: ", ")
                 missing.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(source) has none (it has \(has.isEmpty ? "no tracks" : has)); add 'optional: true' to convert without it"))
+                continue
+            }
+            if let first = writers[track.index] {
+                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads track #\(track.index) of \(source) ('\(out.name)'), which writer input \(first.input.number) already writes ('\(first.output.name)'): a track can be written once"))
+                continue
+            }
+            if outFormat == .m4a, track.mediaType == .video {
+                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads a video track ('\(out.name)'), but an m4a file holds audio only"))
                 continue
             }
             var presets: [String] = []
@@ -103,6 +120,7 @@ public enum RecipeCompiler {
                 mode = .passthrough
             }
             tracks.append(TrackRequest(.index(track.index), mode))
+            writers[track.index] = TrackSource(input: input, output: out, keys: track.mediaType == .audio ? audioOnly : videoOnly)
             let explicit: [String]
             switch mode {
             case .video: explicit = setKeys(video)
@@ -127,8 +145,43 @@ public enum RecipeCompiler {
         request.overwrite = overwrite || recipe.output.overwrite
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
-        let plan = try Planner.plan(request, asset: asset, assistant: assistant)
+        let plan: ConversionPlan
+        do throws(MediaError) { plan = try Planner.plan(request, asset: asset, assistant: assistant) } catch {
+            throw placed(error, in: recipe, writers: writers, source: source)
+        }
         return CompiledRecipe(plan: plan, origins: origins)
+    }
+
+    /// A refusal the plan found that the recipe caused, at the recipe line that caused it: a
+    /// setting no encoder takes (65), or a copy the container cannot hold (the source does not
+    /// fit the recipe, 66). Anything else is the source's or the file system's, as it is.
+    private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
+        guard let track = error.track, let writer = writers[track] else { return error }
+        switch error.kind {
+        case .invalidSettings:
+            let mark = error.setting.flatMap { key in writer.keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(writer.input)
+            return RecipeErrors([recipe.diagnostic(mark, error.message)])
+        case .unsupported where writer.copies:
+            return SourceMismatch(diagnostics: [recipe.diagnostic(writer.copyMark, "\(source): \(error.message)")])
+        default:
+            return error
+        }
+    }
+
+    /// One output track's recipe origin: its writer input, reader output and the keys its
+    /// settings set, with where.
+    private struct TrackSource {
+        let input: WriterInput
+        let output: ReaderOutput
+        let keys: [(String, Mark)]
+        var copies: Bool { !output.decode || copyKey != nil }
+        /// `codec: copy` in the writer input's inline settings.
+        var copyKey: Mark? {
+            if case .inline(let def) = input.settings, def.video.codec == .copy || def.audio.codec == .copy { return def.mark }
+            return nil
+        }
+        /// Where the copy was asked for: `decode: false` on the reader output, else the settings.
+        var copyMark: Mark { !output.decode ? output.mark : (copyKey ?? settingsMark(input)) }
     }
 
     private static func settingsMark(_ input: WriterInput) -> Mark {
@@ -138,16 +191,11 @@ public enum RecipeCompiler {
 
     /// `out/{stem}-30fps.mp4` with the source's stem, extension, folder and name.
     public static func expand(_ template: String, source: String) -> String {
-        let url = URL(fileURLWithPath: source)
-        let name = url.lastPathComponent
-        let ext = url.pathExtension
-        let stem = ext.isEmpty ? name : String(name.dropLast(ext.count + 1))
-        let dir = (source as NSString).deletingLastPathComponent
-        return template
-            .replacingOccurrences(of: "{stem}", with: stem)
-            .replacingOccurrences(of: "{ext}", with: ext)
-            .replacingOccurrences(of: "{dir}", with: dir.isEmpty ? "." : dir)
-            .replacingOccurrences(of: "{name}", with: name)
+        template
+            .replacingOccurrences(of: "{stem}", with: FilePaths.stem(of: source))
+            .replacingOccurrences(of: "{ext}", with: FilePaths.pathExtension(of: source))
+            .replacingOccurrences(of: "{dir}", with: FilePaths.folder(of: source))
+            .replacingOccurrences(of: "{name}", with: FilePaths.name(of: source))
     }
 
     private static func setKeys(_ v: VideoSettings) -> [String] {

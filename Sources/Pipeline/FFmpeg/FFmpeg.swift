@@ -50,21 +50,25 @@ extension AVRational {
 }
 
 extension MediaTime {
-    /// A timestamp in an FFmpeg time base (`AV_NOPTS_VALUE` → invalid).
+    /// A timestamp in an FFmpeg time base (`AV_NOPTS_VALUE` or an unusable base → invalid). A
+    /// timestamp whose `ts · num` does not fit saturates to ±infinity (a hostile file's stamps).
     init(ts: Int64, timeBase tb: AVRational) {
         if ts == FFmpeg.noPTS || tb.den <= 0 || tb.num <= 0 {
             self = .invalid
-        } else if tb.num == 1 {
-            self = MediaTime(value: ts, timescale: tb.den)
         } else {
-            self = MediaTime(value: ts * Int64(tb.num), timescale: tb.den)
+            self = MediaTime(value: ts, timescale: tb.den) * Int64(tb.num)
         }
     }
 
-    /// This time as a timestamp in an FFmpeg time base, rounded to nearest (`.invalid` → NOPTS).
-    func ts(in tb: AVRational, rounding: Rounding = .nearest) -> Int64 {
+    /// This time as a timestamp in an FFmpeg time base, rounded as asked (`.invalid` → NOPTS).
+    /// Throws when it does not fit in 64 bits or the base is unusable.
+    func ts(in tb: AVRational, rounding: Rounding = .nearest) throws(MediaError) -> Int64 {
         guard isNumeric else { return FFmpeg.noPTS }
         // value/timescale seconds in units of num/den: value*den / (timescale*num)
-        return WideArithmetic.mulDiv(value, Int64(tb.den), Int64(timescale) * Int64(tb.num), rounding: rounding)
+        guard tb.num > 0, let ts = WideArithmetic.checkedMulDiv(value, Int64(tb.den), Int64(timescale) * Int64(tb.num), rounding: rounding) else {
+            throw MediaError(MediaTimeOverflow(saturated: value < 0 ? .negativeInfinity : .positiveInfinity,
+                                               expression: "\(self) in time base \(tb.num)/\(tb.den)"))
+        }
+        return ts
     }
 }

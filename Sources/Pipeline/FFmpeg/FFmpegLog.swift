@@ -3,9 +3,32 @@ import Foundation
 import Synchronization
 
 /// Captures FFmpeg's log so that its last warning or error line can travel with our errors.
-/// One process-wide slot: codec worker threads log too, so a per-thread slot would miss lines.
+/// The last line is kept per thread: FFmpeg logs a failure on the thread that made the failing
+/// call, which is the thread that then builds the error, so conversions side by side (batch
+/// `--jobs N`) never carry each other's lines. A line logged on one of FFmpeg's own worker
+/// threads (frame-threaded decoding) is kept process-wide too, and used only while at most one
+/// conversion is in `scoped` (a single `run`, or a batch with one job): with several side by side
+/// it could be another file's, and none is better than a wrong one.
 enum FFmpegLog {
-    private static let last = Mutex<String?>(nil)
+    private struct Line { let seq: UInt64; let text: String }
+    private struct Slots {
+        var seq: UInt64 = 0
+        var byThread: [UInt: Line] = [:]
+        var latest: Line?
+        /// Conversions now inside `scoped`.
+        var active = 0
+    }
+    private static let slots = Mutex(Slots())
+
+    /// Runs one conversion (or probe) that may run beside others in this process.
+    static func scoped<T>(_ body: () throws -> T) rethrows -> T {
+        slots.withLock { $0.active += 1 }
+        defer { slots.withLock { $0.active -= 1 } }
+        return try body()
+    }
+
+    /// The calling thread, as a key.
+    private static var thread: UInt { UInt(pthread_self()) }
     /// Error lines per watched context (a demuxer): some damage is only ever said in the log.
     private static let watched = Mutex<[UInt: [String]]>([:])
 
@@ -40,9 +63,15 @@ enum FFmpegLog {
 
     static func takeLast() -> String? {
         _ = install
-        return last.withLock { s in
-            defer { s = nil }
-            return s
+        let key = thread
+        return slots.withLock { s in
+            if let own = s.byThread.removeValue(forKey: key) {
+                if s.latest?.seq == own.seq { s.latest = nil }
+                return own.text
+            }
+            guard s.active <= 1, let latest = s.latest else { return nil }
+            s.latest = nil
+            return latest.text
         }
     }
 
@@ -55,7 +84,16 @@ enum FFmpegLog {
         var line = String(cChars: buf)
         while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
         if level <= echoLevel { FileHandle.standardError.write(Data((line + "\n").utf8)) }
-        if level <= AV_LOG_WARNING, !line.isEmpty { last.withLock { $0 = line } }
+        if level <= AV_LOG_WARNING, !line.isEmpty {
+            let key = thread
+            slots.withLock { s in
+                s.seq += 1
+                // Threads come and go (FFmpeg's workers): keep the table small.
+                if s.byThread.count >= 256, s.byThread[key] == nil { s.byThread.removeAll() }
+                s.byThread[key] = Line(seq: s.seq, text: line)
+                s.latest = Line(seq: s.seq, text: line)
+            }
+        }
         if level <= AV_LOG_ERROR, let avcl, !line.isEmpty {
             watched.withLock { w in
                 let key = UInt(bitPattern: avcl)

@@ -91,7 +91,9 @@ final class AudioLane: LaneWork {
         guard to > from else { return }
         if nextPTS == nil {
             let firstKept = start + MediaTime(value: from, timescale: Int32(rate))
-            nextPTS = (firstKept - range.start).converted(to: Int32(settings.sampleRate)).value
+            do throws(MediaTimeOverflow) {
+                nextPTS = try firstKept.subtracting(range.start).converted(to: Int32(settings.sampleRate)).value
+            } catch { throw MediaError(error) }
         }
         var kept = frame
         if from > 0 || to < n {
@@ -110,11 +112,15 @@ final class AudioLane: LaneWork {
         try encodeQueued(flush: false)
     }
 
-    /// Whole samples from `a` to `b` at `rate`, rounded as asked.
+    /// Whole samples from `a` to `b` at `rate`, rounded as asked; a count beyond 64 bits is
+    /// clamped (it only bounds a frame's few thousand samples).
     private func samplesBetween(_ a: MediaTime, _ b: MediaTime, rate: Int64, rounding: MediaTime.Rounding) -> Int64 {
         guard b.isNumeric else { return b.isPositiveInfinity ? .max : 0 }
-        let d = b - a
-        return WideArithmetic.mulDiv(d.value, rate, Int64(d.timescale), rounding: rounding)
+        guard rate > 0, rate <= Int64(Int32.max),
+              let n = MediaTime.count(of: MediaTime(value: 1, timescale: Int32(rate)), from: a, to: b, rounding: rounding) else {
+            return b > a ? .max : .min
+        }
+        return n
     }
 
     private func queue(_ frame: Frame) throws(MediaError) {
@@ -130,7 +136,9 @@ final class AudioLane: LaneWork {
                                         sampleRate: Int32(settings.sampleRate))
             _ = try fifo.read(into: frame, samples: n)
             frame.pts = nextPTS ?? 0
-            nextPTS = (nextPTS ?? 0) + Int64(n)
+            let (next, overflow) = frame.pts.addingReportingOverflow(Int64(n))
+            if overflow { throw MediaError(MediaTimeOverflow(saturated: .positiveInfinity, expression: "sample \(frame.pts) + \(n)")) }
+            nextPTS = next
             statistics.unitsOut += Int(n)
             try encoder.send(frame)
             try receivePackets()

@@ -23,9 +23,10 @@ final class LaneEnvironment: Sendable {
     /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane
     /// has got. The end is read first: the writer takes the packet's data and rescales it.
     func deliver(_ packet: Packet, timeBase: AVRational, input: Int, lane: Int, frames: Int) throws(MediaError) {
-        let end = MediaTime(ts: packet.pts + max(packet.duration, 0), timeBase: timeBase)
+        // Saturating MediaTime sums: a file's stamps near Int64.max cannot trap here.
+        let end = MediaTime(ts: packet.pts, timeBase: timeBase) + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase)
         try writer.append(packet, to: input)
-        progress.update(lane: lane, outputTime: end, frames: frames)
+        progress.update(lane: lane, outputTime: end.isNumeric ? end : .zero, frames: frames)
     }
 
     /// A decode error on a file whose data is cut short says so: that is what the user can act on.

@@ -22,7 +22,7 @@ final class PassthroughLane: LaneWork {
         statistics = LaneStatistics(track: track.index)
         let stream = env.reader.stream(forOutput: output)
         timeBase = stream.pointee.time_base
-        shift = env.range.start.ts(in: timeBase, rounding: .down)
+        shift = try env.range.start.ts(in: timeBase, rounding: .down)
         writerInput = try env.writer.addPassthroughInput(from: stream, rotation: track.format.rotation,
                                                          metadata: track.outputMetadata)
     }
@@ -45,8 +45,15 @@ final class PassthroughLane: LaneWork {
                     }
                     started = true
                 }
-                if packet.pts != FFmpeg.noPTS { packet.pts -= shift }
-                if packet.dts != FFmpeg.noPTS { packet.dts -= shift }
+                // A file's stamps can be anything: one that cannot be shifted is an error, not a trap.
+                let (pts64, ptsOverflow) = packet.pts.subtractingReportingOverflow(shift)
+                let (dts64, dtsOverflow) = packet.dts.subtractingReportingOverflow(shift)
+                if (packet.pts != FFmpeg.noPTS && ptsOverflow) || (packet.dts != FFmpeg.noPTS && dtsOverflow) {
+                    throw MediaError(MediaTimeOverflow(saturated: shift > 0 ? .negativeInfinity : .positiveInfinity,
+                                                       expression: "timestamps \(packet.pts), \(packet.dts) − \(shift) in time base \(timeBase.num)/\(timeBase.den)"))
+                }
+                if packet.pts != FFmpeg.noPTS { packet.pts = pts64 }
+                if packet.dts != FFmpeg.noPTS { packet.dts = dts64 }
                 statistics.unitsOut += 1
                 statistics.packetsWritten += 1
                 try env.deliver(packet, timeBase: timeBase, input: writerInput, lane: output, frames: statistics.unitsOut)

@@ -172,7 +172,7 @@ final class VideoLane: LaneWork {
         if pts >= range.end { done = true; return }
         let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .zero
         guard pts + duration > range.start || pts >= range.start else { return }
-        let out = MediaTime.max(pts - range.start, .zero).ts(in: sourceTimeBase)
+        let out = try MediaTime.max(pts - range.start, .zero).ts(in: sourceTimeBase)
         guard out > lastOutputPTS else { return }
         try emit(frame, pts: out, duration: frame.duration)
     }

@@ -24,6 +24,8 @@ final class AssetReader: @unchecked Sendable {
     private var sawDamage = false
     /// The latest presentation time read, where damage found at the end is placed.
     private var lastReadTime: MediaTime = .invalid
+    /// The first packet the demuxer flagged incomplete: its stream and presentation time.
+    private var firstShortSample: (Int, MediaTime)?
 
     /// True once the demuxer handed out a packet it could not read whole, or failed to read.
     /// Declared durations are not evidence: many good files state them wrong.
@@ -43,15 +45,10 @@ final class AssetReader: @unchecked Sendable {
         buffers = Array(repeating: [], count: streams.count)
         detached = Array(repeating: false, count: streams.count)
         for (i, s) in streams.enumerated() { routing[Int32(s)] = i }
-        FFmpegLog.watch(UnsafeMutableRawPointer(input.context))
         // Streams nobody reads are not even handed to us by the demuxer where it can skip them.
         for i in 0..<input.streamCount where routing[Int32(i)] == nil {
             input.stream(i).pointee.discard = AVDISCARD_ALL
         }
-    }
-
-    deinit {
-        _ = FFmpegLog.unwatch(UnsafeMutableRawPointer(input.context))
     }
 
     func stream(forOutput i: Int) -> UnsafeMutablePointer<AVStream> {
@@ -61,7 +58,9 @@ final class AssetReader: @unchecked Sendable {
     /// Positions the file at the sync sample at or before `time` (seconds on the file's timeline).
     func seek(to time: MediaTime) throws(MediaError) {
         let tb = AVRational(num: 1, den: AV_TIME_BASE)
-        try input.seek(to: time.ts(in: tb, rounding: .down), stream: -1)
+        let ts: Int64
+        do throws(MediaError) { ts = try time.ts(in: tb, rounding: .down) } catch { throw error.at(file: input.path) }
+        try input.seek(to: ts, stream: -1)
     }
 
     /// The next packet for output `i`, or nil at the end of the file. Throws the read error, or
@@ -100,17 +99,25 @@ final class AssetReader: @unchecked Sendable {
             case .success(false):
                 atEnd = true
                 // Some demuxers meet a cut-off file with an error line and a quiet end of file
-                // ("partial file"): that is damage, not the end of the media.
-                if let line = FFmpegLog.errors(of: UnsafeMutableRawPointer(input.context)).first {
+                // ("partial file", "File ended prematurely"; the line may have come while the
+                // file was probed, before any read here), and a transport stream just stops: that
+                // is damage, not the end of the media. So is a sample read short on the way.
+                if let (reason, line) = input.damageAtEnd {
                     sawDamage = true
-                    failure = MediaError(.processing, LaneEnvironment.truncated, file: input.path,
+                    failure = MediaError(.processing, LaneEnvironment.truncated + (reason.map { ": " + $0 } ?? ""), file: input.path,
                                          time: lastReadTime.isNumeric ? lastReadTime : nil, detail: line)
+                } else if let (track, time) = firstShortSample {
+                    failure = MediaError(.processing, "\(LaneEnvironment.truncated): a sample is incomplete", file: input.path,
+                                         track: track, time: time.isNumeric ? time : nil)
                 }
             case .success(true):
                 packetsRead += 1
                 // A sample the index promises but the file does not hold (cut-off copy).
-                if packet.isCorrupt { sawDamage = true }
                 let t = MediaTime(ts: packet.pts, timeBase: input.stream(Int(packet.streamIndex)).pointee.time_base)
+                if packet.isCorrupt {
+                    sawDamage = true
+                    if firstShortSample == nil { firstShortSample = (Int(packet.streamIndex), t) }
+                }
                 if t.isNumeric && (!lastReadTime.isNumeric || t > lastReadTime) { lastReadTime = t }
                 if let o = routing[packet.streamIndex], !detached[o] { buffers[o].append(packet) }
             }

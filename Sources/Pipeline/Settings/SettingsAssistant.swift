@@ -71,7 +71,8 @@ public struct SettingsAssistant: Sendable {
         let pixelFormat: String
         if let asked = s.pixelFormat {
             if let caps, !caps.pixelFormats.isEmpty, !caps.pixelFormats.contains(asked) {
-                throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder) (it takes \(caps.pixelFormats.joined(separator: ", ")))")
+                throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder) (it takes \(caps.pixelFormats.joined(separator: ", ")))",
+                                 setting: "pixel-format")
             }
             pixelFormat = asked
             decide("pixel-format", asked, Origin.settings, "as asked")
@@ -110,10 +111,11 @@ public struct SettingsAssistant: Sendable {
             gop = n
             decide("gop", "\(n)", Origin.settings, "as asked")
         case .duration(let d)?:
-            gop = max(1, Int(WideArithmetic.mulDiv(d.value, Int64(gopRate.frames), Int64(d.timescale) * Int64(gopRate.seconds))))
+            // The encoder's field is 32 bits: a hostile source rate cannot make it overflow.
+            gop = Int(min(max(1, WideArithmetic.mulDiv(d.value, Int64(gopRate.frames), Int64(d.timescale) * Int64(gopRate.seconds))), Int64(Int32.max)))
             decide("gop", "\(gop)", Origin.settings, "\(d.secondsDescription) at \(gopRate.decimalDescription) fps")
         case nil:
-            gop = max(1, Int(WideArithmetic.mulDiv(Self.gopSeconds, Int64(gopRate.frames), Int64(gopRate.seconds))))
+            gop = Int(min(max(1, WideArithmetic.mulDiv(Self.gopSeconds, Int64(gopRate.frames), Int64(gopRate.seconds))), Int64(Int32.max)))
             decide("gop", "\(gop)", "gop.two-seconds", "a keyframe about every 2 s at \(gopRate.decimalDescription) fps: quick seeking, small cost")
         }
 
@@ -184,7 +186,13 @@ public struct SettingsAssistant: Sendable {
             let num = Int64(src.frames) * Int64(target.seconds)
             let den = Int64(src.seconds) * Int64(target.frames)
             let n = max(1, (num + den - 1) / den)
-            let rate = FrameRate(frames: src.frames, seconds: Int32(Int64(src.seconds) * n))
+            // A source rate beyond any camera's (a hostile file) could need a divisor whose
+            // product leaves Int32: keep the target then.
+            guard let seconds = Int32(exactly: Int64(src.seconds) * n) else {
+                decide("frame-rate", target.description, "frame-rate.divisor", "the \(src.decimalDescription) fps source is converted to \(target.decimalDescription) fps")
+                return target
+            }
+            let rate = FrameRate(frames: src.frames, seconds: seconds)
             decide("frame-rate", rate.description, "frame-rate.divisor",
                    n == 1 ? "the source's \(src.decimalDescription) fps is at or below \(target.decimalDescription)" : "every \(n)th frame of the \(src.decimalDescription) fps source: \(rate.decimalDescription) fps")
             return rate
@@ -208,7 +216,8 @@ public struct SettingsAssistant: Sendable {
         let rate: Int
         if let r = s.sampleRate {
             if let caps, !caps.sampleRates.isEmpty, !caps.sampleRates.contains(r) {
-                throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder")
+                throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder (it takes \(caps.sampleRates.map(String.init).joined(separator: ", ")))",
+                                 setting: "sample-rate")
             }
             rate = r
             decide("sample-rate", "\(r)", Origin.settings, "as asked")

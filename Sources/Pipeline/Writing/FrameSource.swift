@@ -64,7 +64,7 @@ public final class FrameSource {
                 metadata: [String: String] = [:]) throws(MediaError) {
         self.path = path
         temp = TempFile.path(for: path)
-        let fmt = format ?? ContainerFormat(pathExtension: (path as NSString).pathExtension) ?? .mp4
+        let fmt = format ?? ContainerFormat(pathExtension: FilePaths.pathExtension(of: path)) ?? .mp4
         writer = try AssetWriter(path: temp, format: fmt)
         if let v {
             let pix = av_get_pix_fmt(v.pixelFormat)
@@ -120,9 +120,9 @@ public final class FrameSource {
         let frame = try Frame.video(width: Int32(v.format.width), height: Int32(v.format.height), format: v.pixelFormat)
         let picture = PictureBuffer(frame: frame, width: v.format.width, height: v.format.height, bitDepth: v.bitDepth)
         draw(picture)
-        frame.pts = time.ts(in: v.encoder.timeBase)
+        frame.pts = try time.ts(in: v.encoder.timeBase)
         // Encoders leave packet durations at 0; the writer needs them for the last sample.
-        pictureDurations[frame.pts] = (duration ?? v.format.frameRate.frameDuration).ts(in: v.encoder.timeBase)
+        pictureDurations[frame.pts] = try (duration ?? v.format.frameRate.frameDuration).ts(in: v.encoder.timeBase)
         try v.encoder.send(frame)
         try drain(v.encoder, input: v.input)
     }

@@ -6,11 +6,47 @@ enum TempFile {
     /// Batch runs recognise stale temp files by this marker.
     static let marker = ".reencode-tmp-"
 
+    /// `.NAME.reencode-tmp-HOST-PID-TOKEN` beside `output`: the host and pid say whose it is, so
+    /// a later run can tell a dead process's leftover from a live one's work (`removeStale`).
     static func path(for output: String) -> String {
-        let url = URL(fileURLWithPath: output)
-        let dir = url.deletingLastPathComponent().path
         let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        return dir + "/." + url.lastPathComponent + marker + "\(getpid())-\(token)"
+        return FilePaths.join(FilePaths.folder(of: output), prefix(for: output) + "\(host)-\(getpid())-\(token)")
+    }
+
+    /// Removes temp files of `output` left by processes of this host that no longer exist (a
+    /// kill -9, a crash, a reboot). A live process's file, another host's, or one whose owner
+    /// cannot be told is kept. Returns how many were removed.
+    @discardableResult
+    static func removeStale(for output: String) -> Int {
+        let folder = FilePaths.folder(of: output)
+        let prefix = prefix(for: output) + host + "-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) {
+            // PID-TOKEN after the prefix; the host cannot swallow a '-' of its own (see `host`).
+            let rest = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard rest.count == 2, let pid = pid_t(rest[0]), pid > 0, !isAlive(pid) else { continue }
+            if unlink(FilePaths.join(folder, name)) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    private static func prefix(for output: String) -> String {
+        "." + FilePaths.name(of: output) + marker
+    }
+
+    /// This machine's name with '-' and anything unusual made '_', so HOST-PID-TOKEN splits
+    /// unambiguously.
+    static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let name = gethostname(&buffer, buffer.count - 1) == 0 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let cleaned = String(name.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") ? $0 : "_" })
+        return cleaned.isEmpty ? "localhost" : cleaned
+    }()
+
+    private static func isAlive(_ pid: pid_t) -> Bool {
+        // EPERM: it exists but belongs to someone else — alive.
+        kill(pid, 0) == 0 || errno != ESRCH
     }
 
     /// Makes the temp file durable, then moves it to `output`. Without `overwrite` an output that
@@ -43,8 +79,7 @@ enum TempFile {
     }
 
     private static func syncDirectory(of path: String) {
-        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let fd = open(dir, O_RDONLY | O_DIRECTORY)
+        let fd = open(FilePaths.folder(of: path), O_RDONLY | O_DIRECTORY)
         if fd >= 0 { fsync(fd); close(fd) }
     }
 }

@@ -70,25 +70,16 @@ public enum BuiltinPresets {
 }
 
 extension Recipe {
+    /// The longest `base:` chain a preset may have (counting itself). Real recipes use two or
+    /// three; the bound keeps resolving every preset of a recipe linear in its size.
+    public static let maxPresetChain = 32
+
     /// Merges a preset with its `base:` chain (user presets, then built-ins). Cycles and unknown
-    /// bases are errors at the `base:` that causes them.
+    /// bases are errors at the `base:` that causes them; a chain longer than `maxPresetChain` is an
+    /// error at the reference that starts it.
     public func resolvePreset(_ name: Located<String>) throws(Diagnostic) -> ResolvedPreset {
-        var chain: [String] = []
-        var visiting: [String] = []
-        var current: Located<String>? = name
-        var layers: [PresetDefinition] = []
-        while let n = current {
-            if visiting.contains(n.value) {
-                throw diagnostic(n.mark, "preset '\(visiting[0])' extends itself: \((visiting + [n.value]).joined(separator: " → "))")
-            }
-            visiting.append(n.value)
-            guard let p = presets[n.value] ?? BuiltinPresets.named(n.value) else {
-                throw diagnostic(n.mark, "unknown preset '\(n.value)'" + suggestion(n.value, among: presetNames))
-            }
-            chain.append(n.value)
-            layers.append(p)
-            current = p.base
-        }
+        let chain = try presetChain(name)
+        let layers = chain.map { presets[$0] ?? BuiltinPresets.named($0) ?? PresetDefinition(name: $0, mark: nil) }
         var video = VideoSettings(), audio = AudioSettings()
         var vk: [(String, Mark)] = [], ak: [(String, Mark)] = []
         for p in layers.reversed() {
@@ -98,6 +89,35 @@ extension Recipe {
             ak += p.audioOnlyKeys
         }
         return ResolvedPreset(video: video, audio: audio, videoOnlyKeys: vk, audioOnlyKeys: ak, chain: chain)
+    }
+
+    /// The names of a preset's `base:` chain, most specific first, with `resolvePreset`'s errors;
+    /// names only, so that checking every preset of a large recipe stays cheap.
+    public func presetChain(_ name: Located<String>) throws(Diagnostic) -> [String] {
+        var chain: [String] = []
+        var visiting: Set<String> = []
+        var current: Located<String>? = name
+        while let n = current {
+            if visiting.contains(n.value) {
+                throw diagnostic(n.mark, "preset '\(chain[0])' extends itself: \((chain + [n.value]).joined(separator: " → "))")
+            }
+            if chain.count >= Self.maxPresetChain {
+                throw diagnostic(name.mark, "preset '\(name.value)' has a 'base:' chain longer than \(Self.maxPresetChain) presets (\(name.value) → … → \(chain[chain.count - 1]) → \(n.value) …)")
+            }
+            visiting.insert(n.value)
+            let base: Located<String>?
+            if let p = presets[n.value] {
+                base = p.base
+            } else if BuiltinPresets.named(n.value) != nil {
+                base = nil  // built-ins have no base
+            } else {
+                let hint = presets.count + BuiltinPresets.all.count <= maxSuggestionCandidates ? suggestion(n.value, among: presetNames) : ""
+                throw diagnostic(n.mark, "unknown preset '\(n.value)'" + hint)
+            }
+            chain.append(n.value)
+            current = base
+        }
+        return chain
     }
 
     public var presetNames: [String] { Array(presets.keys) + BuiltinPresets.all.map(\.name) }

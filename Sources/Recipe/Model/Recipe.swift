@@ -80,7 +80,12 @@ public struct Recipe: Sendable {
     public var source: Located<String>?
     public var output = OutputSpec()
     public var presets: [String: PresetDefinition] = [:]
-    public var readerOutputs: [ReaderOutput] = []
+    public var readerOutputs: [ReaderOutput] = [] {
+        didSet { readerOutputIndex = Dictionary(readerOutputs.enumerated().map { ($1.name, $0) }) { first, _ in first } }
+    }
+    /// Name → position in `readerOutputs`, so that looking up every writer input's source stays
+    /// linear in a recipe with thousands of them.
+    private var readerOutputIndex: [String: Int] = [:]
     public var writerInputs: [WriterInput] = []
     public var timeRange: TimeRangeSpec?
     /// Skip pictures the frame-rate converter will not show (DESIGN §3); on by default.
@@ -91,7 +96,7 @@ public struct Recipe: Sendable {
         self.lines = lines
     }
 
-    public func readerOutput(_ name: String) -> ReaderOutput? { readerOutputs.first { $0.name == name } }
+    public func readerOutput(_ name: String) -> ReaderOutput? { readerOutputIndex[name].map { readerOutputs[$0] } }
 
     /// A diagnostic pointing into this recipe.
     public func diagnostic(_ mark: Mark?, _ message: String) -> Diagnostic {

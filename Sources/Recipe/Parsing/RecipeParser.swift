@@ -10,7 +10,13 @@ public enum RecipeParser {
         var p = Parser(recipe: Recipe(file: file, lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
         p.parseRoot(root)
         if p.errors.isEmpty { p.checkReferences() }
-        if !p.errors.isEmpty { return .failure(RecipeErrors(p.errors.sorted { ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0)) })) }
+        if !p.errors.isEmpty {
+            var sorted = p.errors.sorted { ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0)) }
+            if p.truncated {
+                sorted.append(Diagnostic(file: file, mark: nil, message: "too many errors: only the first \(maxErrors) are shown", sourceLine: nil))
+            }
+            return .failure(RecipeErrors(sorted))
+        }
         return .success(p.recipe)
     }
 
@@ -24,14 +30,57 @@ public enum RecipeParser {
     static let audioKeys = ["sample-rate", "channels", "channel-layout"]
     static let sharedKeys = ["codec", "bitrate", "codec-options"]
     static let presetKeys = ["base"] + sharedKeys + videoKeys + audioKeys
+
+    /// The most diagnostics one recipe gets; a generated recipe with 100,000 mistakes gets these
+    /// and a note, in well under a second, instead of 100,000 messages.
+    public static let maxErrors = 100
+
+    // Limits on the numbers a recipe may state (docs/recipes.md, "Limits"). They are chosen so
+    // that no later computation can overflow: a time of at most 10,000 hours is < 2^26 seconds,
+    // so even in a time base of 1/2^31 (finer than any FFmpeg uses) start + duration stays below
+    // 2^58 ticks; frame rates and GOPs fit the encoders' 32-bit fields.
+
+    /// The latest time a recipe may name: 10,000 hours.
+    public static let maxTime = MediaTime(seconds: 10_000 * 3600)
+    public static let maxTimeDescription = "0 to 10000 hours (36000000s)"
+    public static let frameRates = FrameRate(frames: 1)...FrameRate(frames: 1000)
+    public static let gopFrames = 1...100_000
+    public static let maxGOPDuration = MediaTime(seconds: 3600)
+    public static let bitrates: ClosedRange<Int64> = 1000...1_000_000_000
+}
+
+extension String {
+    /// Digits only (a whole number too large to parse is still a number, for range messages).
+    var isUnsignedNumber: Bool { !isEmpty && allSatisfy(\.isASCIIDigit) }
+
+    /// `-12`, `3.5`, `250ms`, `2s`, `7/3`: text shaped like a number or a time, whatever its size.
+    var looksLikeNumber: Bool {
+        var t = Substring(self)
+        var unit = true
+        if t.hasSuffix("ms") { t = t.dropLast(2) } else if t.hasSuffix("s") { t = t.dropLast() } else { unit = false }
+        if t.first == "-" { t = t.dropFirst() }
+        let fraction = !unit && t.contains("/")  // `7/3` is a time; `7/3s` is not
+        let parts = t.split(separator: fraction ? "/" : ".", omittingEmptySubsequences: false)
+        return parts.count <= 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }
+    }
 }
 
 private struct Parser {
     var recipe: Recipe
     var errors: [Diagnostic] = []
+    /// More errors were found than are kept (`RecipeParser.maxErrors`).
+    var truncated = false
+    var full: Bool { errors.count >= RecipeParser.maxErrors }
 
-    mutating func error(_ mark: Mark, _ message: String) {
-        errors.append(recipe.diagnostic(mark, message))
+    /// Records an error; past the limit the message (and its suggestion) is not even built.
+    mutating func error(_ mark: Mark, _ message: @autoclosure () -> String) {
+        if full { truncated = true; return }
+        errors.append(recipe.diagnostic(mark, message()))
+    }
+
+    mutating func add(_ d: @autoclosure () -> Diagnostic) {
+        if full { truncated = true; return }
+        errors.append(d())
     }
 
     /// The pairs of a mapping node, with unknown keys reported; nil when it is not a mapping.
@@ -74,8 +123,13 @@ private struct Parser {
     }
 
     mutating func time(_ node: Node, _ key: String) -> MediaTime? {
-        guard let s = node.scalar, let t = TimeParsing.time(s), t >= .zero else {
-            error(node.mark, "'\(key)' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not \(node.kindDescription)")
+        let s = node.scalar?.trimmingWhitespace()
+        guard let s, let t = TimeParsing.time(s), t >= .zero, t <= RecipeParser.maxTime else {
+            if let s, s.looksLikeNumber || TimeParsing.time(s) != nil {
+                error(node.mark, "'\(key)' must be a time from \(RecipeParser.maxTimeDescription), not \(node.kindDescription)")
+            } else {
+                error(node.mark, "'\(key)' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not \(node.kindDescription)")
+            }
             return nil
         }
         return t
@@ -161,15 +215,17 @@ private struct Parser {
                 error(value.mark, "'outputs' must be a mapping of names to reader outputs, not \(value.kindDescription)")
                 continue
             }
+            var parsed = recipe.readerOutputs  // assigned once: the recipe indexes them by name
             for (k, v) in outputs {
                 guard let name = k.scalar, !name.isEmpty else { error(k.mark, "a reader output needs a name"); continue }
-                parseReaderOutput(name, v, k.mark)
+                if let out = parseReaderOutput(name, v, k.mark) { parsed.append(out) }
             }
+            recipe.readerOutputs = parsed
         }
     }
 
-    mutating func parseReaderOutput(_ name: String, _ node: Node, _ mark: Mark) {
-        guard let pairs = mapping(node, "reader output '\(name)'", keys: RecipeParser.readerOutputKeys) else { return }
+    mutating func parseReaderOutput(_ name: String, _ node: Node, _ mark: Mark) -> ReaderOutput? {
+        guard let pairs = mapping(node, "reader output '\(name)'", keys: RecipeParser.readerOutputKeys) else { return nil }
         var track: TrackReference?
         var optional = false, decode = true
         for (key, value, _) in pairs {
@@ -187,9 +243,9 @@ private struct Parser {
         }
         guard let track else {
             if !pairs.contains(where: { $0.0 == "track" }) { error(mark, "reader output '\(name)' needs a 'track' (video, audio, video:N, audio:N or \"#N\")") }
-            return
+            return nil
         }
-        recipe.readerOutputs.append(ReaderOutput(name: name, track: track, optional: optional, decode: decode, mark: mark))
+        return ReaderOutput(name: name, track: track, optional: optional, decode: decode, mark: mark)
     }
 
     static func trackReference(_ s: String) -> TrackReference? {
@@ -284,8 +340,13 @@ private struct Parser {
             case "height": p.video.height = integer(value, key, range: 16...16384)
             case "frame-rate":
                 if value.scalar == "source" { p.video.frameRate = .source; continue }
-                guard let s = value.scalar, let r = TimeParsing.frameRate(s), r.framesPerSecond <= 1000 else {
-                    error(value.mark, "'frame-rate' must be a positive number (30, 29.97), a fraction (30000/1001) or 'source', not \(value.kindDescription)")
+                let s = value.scalar?.trimmingWhitespace()
+                guard let s, let r = TimeParsing.frameRate(s), RecipeParser.frameRates.contains(r) else {
+                    if let s, TimeParsing.frameRate(s) != nil || s.isUnsignedNumber {
+                        error(value.mark, "'frame-rate' must be from 1 to 1000 frames per second, not \(value.kindDescription)")
+                    } else {
+                        error(value.mark, "'frame-rate' must be a positive number (30, 29.97), a fraction (30000/1001) or 'source', not \(value.kindDescription)")
+                    }
                     continue
                 }
                 p.video.frameRate = .rate(r)
@@ -302,11 +363,20 @@ private struct Parser {
                 }
                 p.video.quality = q
             case "gop":
-                if let s = value.scalar, let n = Int(s), n >= 1 { p.video.gop = .frames(n); continue }
-                guard let s = value.scalar, s.hasSuffix("s"), let t = TimeParsing.time(s), t > .zero else {
-                    error(value.mark, "'gop' must be a duration like 2s or a frame count like 60, not \(value.kindDescription)")
+                let s = value.scalar?.trimmingWhitespace() ?? ""
+                let gopRange = "'gop' must be from \(RecipeParser.gopFrames.lowerBound) to \(RecipeParser.gopFrames.upperBound) frames or at most 3600s, not \(value.kindDescription)"
+                if s.isUnsignedNumber {
+                    guard let n = Int(s), RecipeParser.gopFrames.contains(n) else { error(value.mark, gopRange); continue }
+                    p.video.gop = .frames(n)
                     continue
                 }
+                guard value.scalar != nil, s.hasSuffix("s"), let t = TimeParsing.time(s), t > .zero else {
+                    // A duration too long to parse at all is out of range too, not malformed.
+                    let tooLong = s.hasSuffix("s") && s.looksLikeNumber && !s.hasPrefix("-") && TimeParsing.time(s) == nil
+                    error(value.mark, tooLong ? gopRange : "'gop' must be a duration like 2s or a frame count like 60, not \(value.kindDescription)")
+                    continue
+                }
+                guard t <= RecipeParser.maxGOPDuration else { error(value.mark, gopRange); continue }
                 p.video.gop = .duration(t)
             case "profile": p.video.profile = string(value, key)
             case "level": p.video.level = string(value, key)
@@ -331,26 +401,32 @@ private struct Parser {
 
     /// `128k`, `5M`, `800000`, `1.5M` → bits per second.
     mutating func bitrate(_ node: Node, _ key: String) -> Int? {
-        guard let s = node.scalar, let b = Self.bitrate(s) else {
-            error(node.mark, "'\(key)' must be a bit rate like 128k, 5M or 800000, not \(node.kindDescription)")
+        let s = node.scalar?.trimmingWhitespace()
+        guard let s, let b = Self.bitrate(s), RecipeParser.bitrates.contains(b) else {
+            if let s, Self.bitrate(s) != nil || s.isUnsignedNumber {
+                error(node.mark, "'\(key)' must be from 1k to 1000M bits per second, not \(node.kindDescription)")
+            } else {
+                error(node.mark, "'\(key)' must be a bit rate like 128k, 5M or 800000, not \(node.kindDescription)")
+            }
             return nil
         }
-        return b
+        return Int(b)
     }
 
-    static func bitrate(_ s: String) -> Int? {
+    /// `128k`, `5M`, `800000`, `1.5M` → bits per second, any size that fits; nil when not a rate.
+    static func bitrate(_ s: String) -> Int64? {
         var text = s.lowercased()
         var scale = 1
         if text.hasSuffix("k") { scale = 1000; text.removeLast() } else if text.hasSuffix("m") { scale = 1_000_000; text.removeLast() }
-        guard let t = TimeParsing.decimal(text, scale: 1), t.value > 0 else { return nil }
-        let v = WideArithmetic.mulDiv(t.value, Int64(scale), Int64(t.timescale), rounding: .nearest)
-        return (1000...1_000_000_000).contains(v) ? Int(v) : nil
+        guard let t = TimeParsing.decimal(text, scale: 1), t.value >= 0 else { return nil }
+        return WideArithmetic.checkedMulDiv(t.value, Int64(scale), Int64(t.timescale), rounding: .nearest)
     }
 
     static func sampleRate(_ s: String) -> Int? {
         let v: Int?
         if s.lowercased().hasSuffix("k") {
-            v = TimeParsing.decimal(String(s.dropLast()), scale: 1).map { Int(WideArithmetic.mulDiv($0.value, 1000, Int64($0.timescale))) }
+            v = TimeParsing.decimal(String(s.dropLast()), scale: 1)
+                .flatMap { WideArithmetic.checkedMulDiv($0.value, 1000, Int64($0.timescale)) }.map { Int($0) }
         } else {
             v = Int(s)
         }
@@ -406,33 +482,61 @@ private struct Parser {
             error(Mark(line: 1, column: 1), "the writer has no inputs: add at least one under writer: inputs:")
         }
         var seenNames: [String: Int] = [:]
+        // Each diagnostic once, found in constant time (a generated recipe can have thousands).
+        var reported = Set(errors)
+        func report(_ d: Diagnostic) { if reported.insert(d).inserted { add(d) } }
         for input in recipe.writerInputs {
+            if full { truncated = true; return }
             let name = input.source.value
             guard recipe.readerOutput(name) != nil else {
-                error(input.source.mark, "writer input \(input.number) reads '\(name)', which is not a reader output" + suggestion(name, among: recipe.readerOutputs.map(\.name)))
+                let hint = recipe.readerOutputs.count <= maxSuggestionCandidates ? suggestion(name, among: recipe.readerOutputs.map(\.name)) : ""
+                report(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads '\(name)', which is not a reader output" + hint))
                 continue
             }
             if let other = seenNames[name] {
-                error(input.source.mark, "reader output '\(name)' feeds writer inputs \(other) and \(input.number); each reader output feeds one input")
+                report(recipe.diagnostic(input.source.mark, "reader output '\(name)' feeds writer inputs \(other) and \(input.number); each reader output feeds one input"))
             }
             seenNames[name] = input.number
             switch input.settings {
             case .preset(let p):
-                do throws(Diagnostic) { _ = try recipe.resolvePreset(p) } catch { errors.append(error) }
+                do throws(Diagnostic) { _ = try recipe.presetChain(p) } catch { report(error) }
             case .inline(let def):
-                if let base = def.base { do throws(Diagnostic) { _ = try recipe.resolvePreset(base) } catch { errors.append(error) } }
+                if let base = def.base { do throws(Diagnostic) { _ = try recipe.presetChain(base) } catch { report(error) } }
             case .none:
                 break
             }
         }
-        for (name, p) in recipe.presets {
-            guard let base = p.base else { continue }
-            do throws(Diagnostic) { _ = try recipe.resolvePreset(Located(name, p.mark ?? base.mark)) } catch {
-                if !errors.contains(error) { errors.append(error) }
+        // In file order, so that which errors are kept past the limit does not vary between runs.
+        let origin = Mark(line: 0, column: 0)
+        // Chains are walked once: a walk stops at a preset whose chain length is known, and the
+        // lengths along it are remembered. Only a chain in trouble (a cycle, an unknown base, too
+        // long) is walked again by presetChain, which words the error.
+        var length: [String: Int] = [:]
+        for p in recipe.presets.values.sorted(by: { ($0.mark ?? origin) < ($1.mark ?? origin) }) {
+            if full { truncated = true; return }
+            guard let base = p.base, length[p.name] == nil else { continue }
+            var path: [String] = [], onPath: Set<String> = []
+            var below = 0, trouble = false
+            var current: String? = p.name
+            while let n = current {
+                if let known = length[n] { below = known; break }
+                if let def = recipe.presets[n] {
+                    if !onPath.insert(n).inserted || path.count >= Recipe.maxPresetChain { trouble = true; break }
+                    path.append(n)
+                    current = def.base?.value
+                } else {
+                    if BuiltinPresets.named(n) != nil { below = 1 } else { trouble = true }
+                    break
+                }
             }
+            if !trouble && below + path.count <= Recipe.maxPresetChain {
+                for (i, n) in path.enumerated() { length[n] = below + path.count - i }
+                continue
+            }
+            do throws(Diagnostic) { _ = try recipe.presetChain(Located(p.name, p.mark ?? base.mark)) } catch { report(error) }
         }
-        for out in recipe.readerOutputs where !recipe.writerInputs.contains(where: { $0.source.value == out.name }) {
-            error(out.mark, "reader output '\(out.name)' is not used by any writer input")
+        for out in recipe.readerOutputs where seenNames[out.name] == nil {
+            report(recipe.diagnostic(out.mark, "reader output '\(out.name)' is not used by any writer input"))
         }
     }
 }

@@ -1,29 +1,47 @@
-/// " (did you mean 'frame-rate'?)" when a close name exists, else "".
+/// The most names a suggestion is looked for among. A hand-written recipe has a few dozen; a
+/// generated one with thousands of names gets no suggestions, so that thousands of misspelt
+/// references cannot cost thousands × thousands edit distances.
+public let maxSuggestionCandidates = 1000
+
+/// " (did you mean 'frame-rate'?)" when a close name exists, else "". Linear in the candidates:
+/// a name whose length alone puts it out of reach costs no edit distance.
 public func suggestion(_ word: String, among candidates: [String]) -> String {
-    let w = word.lowercased()
-    var best: (String, Int)? = nil
+    guard candidates.count <= maxSuggestionCandidates else { return "" }
+    let w = Array(word.lowercased().unicodeScalars)
+    let wNormal = w.filter { $0 != "-" && $0 != "_" }
+    var best: (name: String, score: Int)? = nil
+    var scratch: [Int] = []
     for c in candidates {
-        let d = editDistance(w, c.lowercased())
-        let normalised = c.lowercased().replacingOccurrences(of: "-", with: "") == w.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "_", with: "")
-        let score = normalised ? 0 : d
-        if score <= max(2, c.count / 4), best == nil || score < best!.1 { best = (c, score) }
+        let cl = Array(c.lowercased().unicodeScalars)
+        let limit = max(2, cl.count / 4)
+        let score: Int
+        if cl.filter({ $0 != "-" }) == wNormal {
+            score = 0
+        } else if abs(cl.count - w.count) > limit {
+            continue  // the distance is at least the difference in length
+        } else {
+            score = editDistance(w, cl, scratch: &scratch)
+        }
+        if score <= limit, best == nil || score < best!.score { best = (c, score) }
     }
-    return best.map { " (did you mean '\($0.0)'?)" } ?? ""
+    return best.map { " (did you mean '\($0.name)'?)" } ?? ""
 }
 
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+/// Levenshtein distance with two rows of scratch space.
+func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], scratch: inout [Int]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
-    var prev = Array(0...b.count)
+    scratch.removeAll(keepingCapacity: true)
+    scratch.append(contentsOf: 0...b.count)
+    var cur = [Int](repeating: 0, count: b.count + 1)
     for i in 1...a.count {
-        var cur = [i] + Array(repeating: 0, count: b.count)
+        cur[0] = i
         for j in 1...b.count {
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            cur[j] = min(scratch[j] + 1, cur[j - 1] + 1, scratch[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
         }
-        prev = cur
+        swap(&scratch, &cur)
     }
-    return prev[b.count]
+    return scratch[b.count]
 }
 
 extension String {

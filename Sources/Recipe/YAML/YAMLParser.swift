@@ -63,49 +63,48 @@ public enum YAMLParser {
     }
 }
 
-/// Assembles nodes from events; duplicate keys are found as mappings close.
+/// Assembles nodes from events; duplicate keys are found as mappings close. Linear in the number
+/// of nodes: each open collection is grown in place on the stack (taking it out of an enum and
+/// putting it back copied the whole array per item, which made a 40k-item list take 15 s).
 private struct TreeBuilder {
-    private enum Open {
-        case mapping([(key: Node, value: Node)], Mark, pendingKey: Node?)
-        case sequence([Node], Mark)
+    private struct Open {
+        let isMapping: Bool
+        let mark: Mark
+        var items: [Node] = []
+        var pairs: [(key: Node, value: Node)] = []
+        var pendingKey: Node?
     }
     private var stack: [Open] = []
     private(set) var root: Node?
     var depth: Int { stack.count }
 
     mutating func open(mapping: Bool, _ mark: Mark) {
-        stack.append(mapping ? .mapping([], mark, pendingKey: nil) : .sequence([], mark))
+        stack.append(Open(isMapping: mapping, mark: mark))
     }
 
     mutating func close() -> (Mark, String)? {
         guard let top = stack.popLast() else { return nil }
-        switch top {
-        case .mapping(let pairs, let m, _):
-            var seen: [String: Mark] = [:]
-            for (k, _) in pairs {
-                guard let name = k.scalar else { return (k.mark, "keys must be plain names, not \(k.kindDescription)") }
-                if let first = seen[name] { return (k.mark, "duplicate key '\(name)' (first at \(first))") }
-                seen[name] = k.mark
-            }
-            return add(.mapping(pairs, m))
-        case .sequence(let items, let m):
-            return add(.sequence(items, m))
+        guard top.isMapping else { return add(.sequence(top.items, top.mark)) }
+        var seen: [String: Mark] = [:]
+        seen.reserveCapacity(top.pairs.count)
+        for (k, _) in top.pairs {
+            guard let name = k.scalar else { return (k.mark, "keys must be plain names, not \(k.kindDescription)") }
+            if let first = seen[name] { return (k.mark, "duplicate key '\(name)' (first at \(first))") }
+            seen[name] = k.mark
         }
+        return add(.mapping(top.pairs, top.mark))
     }
 
     mutating func add(_ node: Node) -> (Mark, String)? {
-        guard let top = stack.popLast() else { root = node; return nil }
-        switch top {
-        case .mapping(var pairs, let m, let key):
-            if let key {
-                pairs.append((key, node))
-                stack.append(.mapping(pairs, m, pendingKey: nil))
-            } else {
-                stack.append(.mapping(pairs, m, pendingKey: node))
-            }
-        case .sequence(var items, let m):
-            items.append(node)
-            stack.append(.sequence(items, m))
+        guard !stack.isEmpty else { root = node; return nil }
+        let i = stack.count - 1
+        if !stack[i].isMapping {
+            stack[i].items.append(node)
+        } else if let key = stack[i].pendingKey {
+            stack[i].pairs.append((key, node))
+            stack[i].pendingKey = nil
+        } else {
+            stack[i].pendingKey = node
         }
         return nil
     }

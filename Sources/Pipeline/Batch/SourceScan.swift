@@ -1,0 +1,125 @@
+import Foundation
+
+/// What a batch finds under its input folder: media files to consider, and what it had to leave
+/// out and must say so (docs/batch.md, "What is picked").
+struct SourceScan {
+    struct Found {
+        /// Relative to the input folder (the name the ledger and the output mirror use).
+        let rel: String
+        let path: String
+        let identity: SourceIdentity
+        /// The file itself (device + inode): names that reach one file are one source.
+        let device: UInt64
+        let inode: UInt64
+        /// Seconds since 1970, to the microsecond: any write, rename or chmod moves it.
+        let ctime: Double
+        /// Reached through a symbolic link (the file's own name wins over a link's).
+        let viaLink: Bool
+    }
+
+    /// A path left out on purpose, with the reason (a FIFO, an unreadable folder…).
+    struct Skipped: Sendable, Equatable {
+        let rel: String
+        let reason: String
+    }
+
+    var found: [Found] = []
+    var skipped: [Skipped] = []
+    /// Names dropped because another name of the same file won: (dropped, kept).
+    var duplicates: [(rel: String, keptAs: String)] = []
+
+    /// Walks `root` (already resolved). Hidden names and `outRoot` are left out; links are
+    /// followed to files inside the tree, never into folders (their files are reached by their
+    /// own names). Only regular files are ever opened later: anything else with a media
+    /// extension is recorded as skipped.
+    static func walk(root: String, outRoot: String, extensions: Set<String>) -> SourceScan {
+        var scan = SourceScan()
+        scan.visit(folder: root, rel: "", root: root, outRoot: outRoot, extensions: extensions)
+        scan.dedupe()
+        scan.found.sort { $0.rel < $1.rel }
+        scan.skipped.sort { $0.rel < $1.rel }
+        return scan
+    }
+
+    private mutating func visit(folder: String, rel: String, root: String, outRoot: String, extensions: Set<String>) {
+        guard let d = opendir(folder) else {
+            skipped.append(Skipped(rel: rel.isEmpty ? "." : rel, reason: "unreadable folder: \(String(cString: strerror(errno)))"))
+            return
+        }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(d)
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let childRel = rel.isEmpty ? name : rel + "/" + name
+            let path = folder + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { continue }  // gone since readdir
+            let isMedia = extensions.contains(FilePaths.pathExtension(of: name).lowercased())
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR:
+                if path == outRoot { continue }
+                visit(folder: path, rel: childRel, root: root, outRoot: outRoot, extensions: extensions)
+            case S_IFREG:
+                if isMedia { add(childRel, path, st, viaLink: false) }
+            case S_IFLNK:
+                guard isMedia else { continue }
+                let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+                // A link out of the tree (or into the output folder) is not followed.
+                guard real.hasPrefix(root + "/"), real != outRoot, !real.hasPrefix(outRoot + "/") else { continue }
+                var target = stat()
+                guard stat(path, &target) == 0 else {
+                    skipped.append(Skipped(rel: childRel, reason: "broken link"))
+                    continue
+                }
+                switch target.st_mode & S_IFMT {
+                case S_IFREG: add(childRel, path, target, viaLink: true)
+                case S_IFDIR: continue
+                default: skipped.append(Skipped(rel: childRel, reason: "not a regular file (\(Self.kind(target.st_mode)))"))
+                }
+            default:
+                if isMedia { skipped.append(Skipped(rel: childRel, reason: "not a regular file (\(Self.kind(st.st_mode)))")) }
+            }
+        }
+    }
+
+    private mutating func add(_ rel: String, _ path: String, _ st: stat, viaLink: Bool) {
+        let m = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec / 1000) / 1e6
+        let c = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec / 1000) / 1e6
+        found.append(Found(rel: rel, path: path, identity: SourceIdentity(size: Int64(st.st_size), mtime: m),
+                           device: UInt64(st.st_dev), inode: UInt64(st.st_ino), ctime: c, viaLink: viaLink))
+    }
+
+    /// One name per file: the file's own name over a link's, then the first in byte order of
+    /// the relative path. Stable from run to run while the names stay.
+    private mutating func dedupe() {
+        var best: [[UInt64]: Found] = [:]
+        for f in found {
+            let key = [f.device, f.inode]
+            guard let b = best[key] else { best[key] = f; continue }
+            let better = (!f.viaLink && b.viaLink)
+                || (f.viaLink == b.viaLink && Array(f.rel.utf8).lexicographicallyPrecedes(Array(b.rel.utf8)))
+            if better { best[key] = f }
+        }
+        duplicates = found.compactMap { f in
+            let kept = best[[f.device, f.inode]]?.rel ?? f.rel
+            return kept == f.rel ? nil : (f.rel, kept)
+        }
+        found = Array(best.values)
+    }
+
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "FIFO"
+        case S_IFSOCK: return "socket"
+        case S_IFCHR: return "character device"
+        case S_IFBLK: return "block device"
+        case S_IFDIR: return "folder"
+        default: return "special file"
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Recipe
+
+/// A file as the kernel knows it: device and inode, after following links. Two paths name the
+/// same file exactly when their identities are equal, however they are spelled (`./s.mp4`,
+/// `d/../s.mp4`, a symlink, a symlinked folder, a hard link).
+public struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// nil when nothing (reachable) is there.
+    public init?(path: String) {
+        var st = stat()
+        guard !path.isEmpty, stat(path, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+}
+
+/// What a non-regular file is, for messages: "a directory", "a FIFO (named pipe)", …; nil for a
+/// regular file.
+public func nonRegularFileKind(_ mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO (named pipe)"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    default: return "not a regular file"
+    }
+}
+
+/// Where an output may go: checked when the plan is made and again when the conversion starts.
+enum OutputLocation {
+    /// The container for `out`: the one asked for, else the one its extension names.
+    static func format(for out: String, requested: ContainerFormat?) throws(MediaError) -> ContainerFormat {
+        try checkSpelling(out)
+        if let requested { return requested }
+        let ext = FilePaths.pathExtension(of: out)
+        guard !ext.isEmpty else {
+            throw MediaError(.invalidSettings, "has no extension to tell the container from: end it in .mp4, .mov, .m4a or .mkv, or name the format", file: out)
+        }
+        guard let format = ContainerFormat(pathExtension: ext) else {
+            throw MediaError(.invalidSettings, "cannot tell the container from the extension '.\(ext)': use mp4, mov, m4a or mkv, or name the format", file: out)
+        }
+        return format
+    }
+
+    /// The output can be made: it is not the source (nor any of `protected`, such as the recipe),
+    /// it is not a folder, it does not exist unless `overwrite`, and the nearest existing folder
+    /// above it is a writable folder (missing ones are made when the conversion starts).
+    static func check(_ out: String, source: String, protected: [(path: String, role: String)] = [],
+                      overwrite: Bool) throws(MediaError) {
+        try checkSpelling(out)
+        if let target = FileIdentity(path: out) {
+            for (path, role) in [(source, "source")] + protected where FileIdentity(path: path) == target {
+                throw MediaError(.cannotCreateOutput, "is the \(role) \(path) (the same file): the output may never replace it; name another output", file: out)
+            }
+        }
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        var st = stat()
+        if stat(out, &st) == 0 {
+            // Only a regular file is ever replaced: renaming over /dev/stdout or a FIFO would
+            // replace the device's name, not write to it.
+            if (st.st_mode & S_IFMT) == S_IFDIR { throw MediaError(.cannotCreateOutput, "is a directory", file: out) }
+            if let kind = nonRegularFileKind(st.st_mode) {
+                throw MediaError(.cannotCreateOutput, "is \(kind): only a regular file can be an output", file: out)
+            }
+            if !overwrite { throw MediaError(.outputExists, "already exists (use --overwrite to replace it)", file: out) }
+        }
+        var dir = FilePaths.folder(of: out)
+        while !fm.fileExists(atPath: dir, isDirectory: &isDir) {
+            let parent = FilePaths.folder(of: dir)
+            if parent == dir { break }
+            dir = parent
+        }
+        guard isDir.boolValue else {
+            throw MediaError(.cannotCreateOutput, "\(dir) is not a folder", file: out)
+        }
+        guard fm.isWritableFile(atPath: dir) else {
+            throw MediaError(.cannotCreateOutput, "the folder \(dir) is not writable", file: out)
+        }
+        let tempName = FilePaths.name(of: TempFile.path(for: out))
+        if tempName.utf8.count > Int(NAME_MAX) {
+            throw MediaError(.cannotCreateOutput, "the file name is too long (\(FilePaths.name(of: out).utf8.count) bytes; at most \(Int(NAME_MAX) - (tempName.utf8.count - FilePaths.name(of: out).utf8.count)) here, as it is first written under a longer temporary name)", file: out)
+        }
+    }
+
+    /// Paths that cannot name a file at all.
+    private static func checkSpelling(_ out: String) throws(MediaError) {
+        if out.isEmpty { throw MediaError(.cannotCreateOutput, "the output path is empty", file: "''") }
+        if out.hasSuffix("/") || FilePaths.name(of: out) == "." || FilePaths.name(of: out) == ".." {
+            throw MediaError(.cannotCreateOutput, "names a folder, not a file: end it with a file name such as out.mp4", file: out)
+        }
+        if out.utf8.contains(0) { throw MediaError(.cannotCreateOutput, "contains a NUL byte", file: out) }
+    }
+}

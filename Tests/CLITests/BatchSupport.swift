@@ -1,0 +1,61 @@
+import Foundation
+import Pipeline
+import Recipe
+import Testing
+
+/// Helpers for the batch reliability tests (BatchReliabilityTests, SlurmTests).
+enum BatchFixture {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let recipe = repo.appendingPathComponent("recipes/proxy-540p.yaml").path
+
+    /// A frame-stamped clip of `seconds` at 30 fps with audio (the container from the extension).
+    static func clip(_ path: String, seconds: Int = 1, width: Int = 160, height: Int = 120) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        var v = GeneratedVideoFormat(width: width, height: height, frameRate: FrameRate(frames: 30))
+        v.codecOptions = ["preset": "ultrafast"]
+        let s = try FrameSource(path: path, video: v, audio: GeneratedAudioFormat())
+        for f in 0..<(30 * seconds) {
+            try s.appendPicture(at: FrameRate(frames: 30).frameDuration * Int64(f)) { TestPattern.draw(index: f, into: $0) }
+        }
+        try s.appendAudio(count: 48000 * seconds) { _, n in Float(sin(Double(n) * 0.05)) * 0.2 }
+        try s.finish()
+    }
+
+    /// Clips at the given relative paths, settled in the past.
+    static func folder(_ dir: String, _ names: [String], seconds: Int = 1) throws {
+        for n in names { try clip(dir + "/" + n, seconds: seconds) }
+        settle(dir)
+    }
+
+    /// Every file (not folders, not links' targets) under `dir` older than any settle time used here.
+    static func settle(_ dir: String) {
+        let old = Date().addingTimeInterval(-600)
+        let e = FileManager.default.enumerator(atPath: dir)!
+        while let rel = e.nextObject() as? String {
+            var st = stat()
+            guard lstat(dir + "/" + rel, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { continue }
+            try? FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir + "/" + rel)
+        }
+    }
+
+    static func ledger(_ out: String) -> [LedgerEntry] { Ledger(path: out + "/.reencode/ledger.jsonl").entries() }
+
+    static func json(_ text: String) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    }
+
+    /// Frame stamps of an output's video (nil frames unreadable).
+    static func frames(_ output: String) throws -> [Int?] { try SampleReaderStamps.read(output) }
+
+    /// Everything under `dir` with size and mtime: to compare a folder before and after.
+    static func snapshot(_ dir: String) -> [String] {
+        guard let e = FileManager.default.enumerator(atPath: dir) else { return [] }
+        var out: [String] = []
+        while let rel = e.nextObject() as? String {
+            var st = stat()
+            lstat(dir + "/" + rel, &st)
+            out.append("\(rel) \(st.st_mode) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)")
+        }
+        return out.sorted()
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Pipeline
+import Testing
+
+private typealias F = BatchFixture
+
+/// Starts a private single-node Slurm (scripts/slurm-single-node.sh) and stops it afterwards.
+private final class SlurmCluster {
+    let dir: String
+    let conf: String
+    private static let script = F.repo.appendingPathComponent("scripts/slurm-single-node.sh").path
+
+    /// nil, with the script's reason, where Slurm cannot be installed or started (exit 77).
+    static func start(in dir: String) throws -> Result<SlurmCluster, SlurmUnavailable> {
+        let r = try shell([script, "start", dir])
+        if r.status == 77 { return .failure(SlurmUnavailable(reason: r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))) }
+        guard r.status == 0 else { throw SlurmUnavailable(reason: "slurm-single-node.sh failed (\(r.status)): \(r.stdout) \(r.stderr)") }
+        return .success(SlurmCluster(dir: dir))
+    }
+
+    private init(dir: String) {
+        self.dir = dir
+        conf = dir + "/slurm.conf"
+    }
+
+    func stop() { _ = try? Self.shell([Self.script, "stop", dir]) }
+
+    /// `sbatch --wait` with this cluster's configuration.
+    func sbatch(_ args: [String]) throws -> Binary.Result {
+        try Self.shell(["sbatch"] + args, environment: ["SLURM_CONF": conf])
+    }
+
+    /// Runs a command to its end. Its exit status comes back through a file written before the
+    /// shell exits, not from waiting on the process: the daemons it starts are reparented to
+    /// this test process when it is a subreaper, and Foundation's Process was seen never to
+    /// report the shell's exit then.
+    static func shell(_ args: [String], environment: [String: String] = [:]) throws -> Binary.Result {
+        let statusFile = NSTemporaryDirectory() + "slurm-status-\(UInt64.random(in: 0...UInt64.max))"
+        defer { unlink(statusFile) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", "\"$@\"; echo $? > \(statusFile)", "run"] + args
+        var env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        env["PATH"] = (env["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin"
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // EOF on both pipes: the shell has exited (the daemons write to their own logs).
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        let status = (try? String(contentsOfFile: statusFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
+        return Binary.Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+struct SlurmUnavailable: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
+}
+
+@Suite("reencode batch under a real Slurm", .serialized)
+struct SlurmTests {
+    @Test("a 4-task job array converts a folder exactly once, every slice; a second array converts nothing")
+    func jobArray() throws {
+        let dir = Scratch()
+        let cluster: SlurmCluster
+        switch try SlurmCluster.start(in: dir.file("slurm")) {
+        case .success(let c): cluster = c
+        case .failure(let why):
+            // Only where Slurm cannot be installed or started, and it says why.
+            print("SlurmTests skipped: \(why.reason)")
+            return
+        }
+        defer { cluster.stop() }
+        let names = (0..<12).map { i in i % 4 == 3 ? "day\(i % 2)/clip\(i).mp4" : "clip\(i).mp4" }.sorted()
+        try F.folder(dir.file("in"), names)
+        // Each task runs reencode with no --shard: it must take its slice from SLURM_ARRAY_TASK_ID/COUNT.
+        let job = dir.file("job.sh")
+        try """
+            #!/bin/bash
+            exec "\(Binary.path)" batch "\(F.recipe)" --input-dir "\(dir.file("in"))" --output-dir "\(dir.file("out"))" --jobs 1 --json
+            """.write(toFile: job, atomically: true, encoding: .utf8)
+        chmod(job, 0o755)
+
+        func array(_ round: Int) throws -> [[String: Any]] {
+            let r = try cluster.sbatch(["--array=0-3", "--wait", "--cpus-per-task=1", "--chdir=\(dir.path)",
+                                        "--output=\(dir.path)/round\(round)-%a.out", "--error=\(dir.path)/round\(round)-%a.err", job])
+            #expect(r.status == 0, "sbatch: \(r.stdout) \(r.stderr)")
+            return try (0..<4).map { t in
+                let out = (try? String(contentsOfFile: dir.file("round\(round)-\(t).out"), encoding: .utf8)) ?? ""
+                let err = (try? String(contentsOfFile: dir.file("round\(round)-\(t).err"), encoding: .utf8)) ?? ""
+                return try #require(F.json(out), "task \(t): stdout '\(out)' stderr '\(err)'")
+            }
+        }
+
+        let first = try array(1)
+        #expect(first.map { $0["slice"] as? String } == ["0/4", "1/4", "2/4", "3/4"])
+        #expect(first.allSatisfy { $0["status"] as? String == "ok" })
+        let converted = first.flatMap { $0["converted"] as? [String] ?? [] }.sorted()
+        #expect(converted == names)
+        // Every slice did its own share: a task saw the other slices' files as other shards.
+        for o in first {
+            #expect((o["otherShard"] as? Int ?? 0) + (o["converted"] as? [String] ?? []).count == names.count)
+        }
+        let done = F.ledger(dir.file("out")).filter { $0.status == .done }
+        #expect(done.map(\.source).sorted() == names, "each file exactly one done entry")
+        for name in names {
+            let output = dir.file("out/" + (name as NSString).deletingPathExtension + "-proxy.mp4")
+            #expect(try F.frames(output) == (0..<30).map { Optional($0) }, "\(name)'s output is the whole clip")
+        }
+
+        let second = try array(2)
+        #expect(second.allSatisfy { ($0["converted"] as? [String])?.isEmpty == true })
+        #expect(second.map { $0["alreadyDone"] as? Int ?? 0 }.reduce(0, +) == names.count)
+        #expect(F.ledger(dir.file("out")).count == names.count)
+    }
+}
