@@ -287,6 +287,8 @@ class Runner:
                 if res.seconds > self.a.slow:
                     self.fail(fam, name, "slow", f"validate took {res.seconds:.1f} s (limit {self.a.slow} s)",
                               self.cmdline(res.args))
+            if res.timed_out:
+                continue  # plan and run parse it the same way: one hang is enough
             box = self.sandbox()
             self.judge(fam, name, self.rr("plan", rec, "-i", good, "-o", os.path.join(box, "x.mp4"), cwd=box),
                        ALLOWED[("plan", "recipe")], cwd=box)
