@@ -754,6 +754,7 @@ def main():
     p.add_argument("--slow", type=float, default=3.0, help="validate slower than this many seconds fails")
     p.add_argument("--only", default="regressions,media,recipes,cli,batch")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--commit", help="the commit the binaries were built from (default: this worktree's HEAD)")
     a = p.parse_args()
     a.bin = a.bin or os.path.join(REPO, ".build", "release")
     mode = "quick" if a.quick else "full"
@@ -773,6 +774,7 @@ def main():
         commit += "+dirty" if dirty else ""
     except OSError:
         commit = "unknown"
+    commit = a.commit or commit
     started = time.monotonic()
     r = Runner(a)
     for part in a.only.split(","):
