@@ -81,9 +81,13 @@ enum FFmpegLog {
         var buf = [CChar](repeating: 0, count: 512)
         var prefix: Int32 = 1
         av_log_format_line2(avcl, level, fmt, args, &buf, Int32(buf.count), &prefix)
-        var line = String(cChars: buf)
+        var line = withoutAddresses(String(cChars: buf))
         while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
-        if level <= echoLevel { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        if level <= echoLevel {
+            // write(2), not FileHandle: a closed stderr must not trap inside FFmpeg's callback.
+            let bytes = Array((line + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
         if level <= AV_LOG_WARNING, !line.isEmpty {
             let key = thread
             slots.withLock { s in
@@ -100,6 +104,28 @@ enum FFmpegLog {
                 if w[key] != nil, w[key]!.count < 8 { w[key]!.append(line) }
             }
         }
+    }
+}
+
+extension FFmpegLog {
+    /// `[matroska,webm @ 0x5562…] File ended prematurely` → `[matroska,webm] File ended
+    /// prematurely`: the context's address means nothing to a reader and makes messages differ
+    /// from run to run.
+    static func withoutAddresses(_ line: String) -> String {
+        var out = ""
+        var rest = Substring(line)
+        while let at = rest.range(of: " @ 0x") {
+            out += rest[..<at.lowerBound]
+            var tail = rest[at.upperBound...]
+            let hex = tail.prefix { $0.isHexDigit }
+            if !hex.isEmpty, tail.dropFirst(hex.count).first == "]" {
+                tail = tail.dropFirst(hex.count)
+            } else {
+                out += rest[at]
+            }
+            rest = tail
+        }
+        return out + rest
     }
 }
 
