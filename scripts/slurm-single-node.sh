@@ -7,8 +7,9 @@
 #   scripts/slurm-single-node.sh stop DIR    stops the three daemons started in DIR
 #
 # After `start`, use the cluster with SLURM_CONF=DIR/slurm.conf (sbatch, squeue, scontrol).
-# Exit status 77 means "cannot be used here" with the reason on stderr (not root, no apt, the
-# daemons would not start); any other failure is a real error.
+# Exit status 77 means "cannot be installed or run here" with the reason on stderr (not root, no
+# apt-get, the packages cannot be installed). Once installed, a daemon that will not start or a
+# node that never becomes idle is a real failure: exit 1, with the daemons' last log lines.
 set -uo pipefail
 
 cmd="${1:-}"; dir="${2:-}"
@@ -16,6 +17,16 @@ if [ -z "$cmd" ] || [ -z "$dir" ]; then echo "usage: $0 start|stop DIR" >&2; exi
 mkdir -p "$dir" && dir="$(cd "$dir" && pwd)"
 
 unavailable() { echo "slurm unavailable: $*" >&2; exit 77; }
+
+# A real failure: says what and shows the end of every daemon log there is.
+failed() {
+    echo "slurm failed: $*" >&2
+    for log in "$dir/munged.log" "$dir/slurmctld.log" "$dir/slurmd.log"; do
+        [ -s "$log" ] && { echo "--- last lines of $log:" >&2; tail -n 15 "$log" >&2; }
+    done
+    stop
+    exit 1
+}
 
 stop() {
     for f in slurmd slurmctld munged; do
@@ -64,7 +75,7 @@ fi
 # --force: munged refuses root and group/world-writable parents (/tmp) without it.
 munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.sock" \
     --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/seed" \
-    >>"$dir/munged.log" 2>&1 || { stop; unavailable "munged would not start: $(tail -n 2 "$dir/munged.log" | tr '\n' ' ')"; }
+    >>"$dir/munged.log" 2>&1 || failed "munged would not start"
 
 # Two free ports of our own, so a machine's own Slurm (6817/6818) is left alone.
 port() {
@@ -79,7 +90,7 @@ while [ "$d_port" = "$ctld_port" ]; do d_port="$(port)"; done
 
 # This node as slurmd sees it (CPUs, sockets, cores, threads, memory), named by its host name.
 node="$(slurmd -C | head -n 1 | sed "s/^NodeName=[^ ]*/NodeName=$host/")"
-[ -n "$node" ] || { stop; unavailable "slurmd -C did not describe this node"; }
+[ -n "$node" ] || failed "slurmd -C did not describe this node"
 
 cat >"$dir/slurm.conf" <<EOF
 ClusterName=reencode-test
@@ -114,12 +125,12 @@ InactiveLimit=0
 KillWait=5
 MinJobAge=30
 $node NodeAddr=127.0.0.1 State=UNKNOWN
-PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=test Nodes=$host Default=YES MaxTime=30 State=UP
 EOF
 export SLURM_CONF="$dir/slurm.conf"
 
-slurmctld -f "$SLURM_CONF" -i >>"$dir/slurmctld.log" 2>&1 || { stop; unavailable "slurmctld would not start: $(tail -n 3 "$dir/slurmctld.log" | tr '\n' ' ')"; }
-slurmd -f "$SLURM_CONF" >>"$dir/slurmd.log" 2>&1 || { stop; unavailable "slurmd would not start: $(tail -n 3 "$dir/slurmd.log" | tr '\n' ' ')"; }
+slurmctld -f "$SLURM_CONF" -i >>"$dir/slurmctld.log" 2>&1 || failed "slurmctld would not start"
+slurmd -f "$SLURM_CONF" >>"$dir/slurmd.log" 2>&1 || failed "slurmd would not start"
 
 # Ready when the node is idle.
 for _ in $(seq 150); do
@@ -127,6 +138,4 @@ for _ in $(seq 150); do
     case "$state" in idle*|mix*) echo "slurm ready: $SLURM_CONF"; exit 0 ;; esac
     sleep 0.2
 done
-log="$(tail -n 3 "$dir/slurmctld.log" "$dir/slurmd.log" 2>/dev/null | tr '\n' ' ')"
-stop
-unavailable "the node did not become idle (state '${state:-none}'): $log"
+failed "the node did not become idle in 30 s (state '${state:-none}')"

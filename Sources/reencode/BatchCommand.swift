@@ -101,6 +101,27 @@ struct BatchCommand: Command {
         shard = try Self.shard(a.value("--shard"), count: a.value("--shard-count"))
     }
 
+    /// Slurm's array task as a slice: `--array=0-6:2` runs IDs 0, 2, 4, 6 (COUNT 4, MIN 0, STEP 2),
+    /// slices 0…3. Values come from the environment: checked, never trusted to fit.
+    static func slurmShard(id: String, count: String, min: String?, step: String?) throws(UsageError) -> (Int, Int) {
+        func number(_ name: String, _ text: String) throws(UsageError) -> Int {
+            guard let v = Int(text) else { throw UsageError(message: "\(name) must be a whole number, not '\(text)'", usage: usage) }
+            return v
+        }
+        let i = try number("SLURM_ARRAY_TASK_ID", id), n = try number("SLURM_ARRAY_TASK_COUNT", count)
+        let lowest = try min.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_MIN", v) } ?? 0
+        let stride = try step.map { v throws(UsageError) in try number("SLURM_ARRAY_TASK_STEP", v) } ?? 1
+        let (offset, overflow) = i.subtractingReportingOverflow(lowest)
+        guard !overflow else {
+            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) minus SLURM_ARRAY_TASK_MIN \(lowest) is out of range", usage: usage)
+        }
+        guard stride > 1 else { return (offset, n) }
+        guard offset % stride == 0 else {
+            throw UsageError(message: "SLURM_ARRAY_TASK_ID \(i) is not SLURM_ARRAY_TASK_MIN \(lowest) plus a multiple of SLURM_ARRAY_TASK_STEP \(stride)", usage: usage)
+        }
+        return (offset / stride, n)
+    }
+
     /// `--shard I/N`, else Kubernetes' JOB_COMPLETION_INDEX with --shard-count, else Slurm's array.
     static func shard(_ text: String?, count: String?) throws(UsageError) -> (Int, Int)? {
         let env = ProcessInfo.processInfo.environment
@@ -114,8 +135,8 @@ struct BatchCommand: Command {
         } else if let idx = env["JOB_COMPLETION_INDEX"], let count {
             guard let i = Int(idx), let n = Int(count) else { throw UsageError(message: "--shard-count must be a whole number", usage: usage) }
             pair = (i, n)
-        } else if let idx = env["SLURM_ARRAY_TASK_ID"], let n = env["SLURM_ARRAY_TASK_COUNT"].flatMap(Int.init), let i = Int(idx) {
-            pair = (i - (env["SLURM_ARRAY_TASK_MIN"].flatMap(Int.init) ?? 0), n)
+        } else if let id = env["SLURM_ARRAY_TASK_ID"], let count = env["SLURM_ARRAY_TASK_COUNT"] {
+            pair = try slurmShard(id: id, count: count, min: env["SLURM_ARRAY_TASK_MIN"], step: env["SLURM_ARRAY_TASK_STEP"])
         }
         if let (i, n) = pair, !(n >= 1 && i >= 0 && i < n) {
             throw UsageError(message: "shard \(i)/\(n) is out of range (I must be 0…N-1)", usage: usage)
@@ -223,6 +244,7 @@ struct BatchCommand: Command {
             writeOut(jsonString(o))
         } else if dryRun {
             for f in report.planned { writeOut("would convert \(f)") }
+            for r in report.refused { writeOut("would refuse \(r.path): \(r.reason)") }
             writeOut(Self.summary(report, dryRun: true))
         } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
             writeOut(Self.summary(report))
@@ -233,6 +255,7 @@ struct BatchCommand: Command {
 
     static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
         var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]
+        if !r.refused.isEmpty { parts.append("would refuse \(r.refused.count)") }
         parts.append("already done \(r.alreadyDone)")
         if !r.growing.isEmpty { parts.append("still growing \(r.growing.count)") }
         if !r.givenUp.isEmpty { parts.append("given up \(r.givenUp.count)") }
@@ -252,6 +275,7 @@ struct BatchCommand: Command {
             "converted": r.converted, "failed": r.failed.map { ["source": $0.source, "error": $0.error, "exitCode": $0.exitCode] as [String: Any] },
             "alreadyDone": r.alreadyDone, "growing": r.growing, "givenUp": r.givenUp, "otherShard": r.otherShard,
             "claimedElsewhere": r.claimedElsewhere, "triedElsewhere": r.triedElsewhere, "retryLater": r.retryLater, "planned": r.planned, "dryRun": dryRun,
+            "refused": r.refused.map { ["path": $0.path, "reason": $0.reason] },
             "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,

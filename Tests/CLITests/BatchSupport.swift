@@ -40,6 +40,19 @@ enum BatchFixture {
 
     static func ledger(_ out: String) -> [LedgerEntry] { Ledger(path: out + "/.reencode/ledger.jsonl").entries() }
 
+    /// Moves every entry's `stored` time (the storage's clock) `seconds` into the past: as if
+    /// the ledger had been written that long ago, without waiting.
+    static func ageLedger(_ out: String, by seconds: Double) throws {
+        let path = out + "/.reencode/ledger.jsonl"
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line -> String in
+            guard var o = json(String(line)), let stored = o["stored"] as? Double else { return String(line) }
+            o["stored"] = stored - seconds
+            let data = try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes])
+            return data.map { String(decoding: $0, as: UTF8.self) } ?? String(line)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
     static func json(_ text: String) -> [String: Any]? {
         try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
     }

@@ -77,7 +77,9 @@ struct BatchTests {
         let second = try batch(dir)
         #expect(second.status == 0)
         #expect(second.stdout == "" && second.stderr == "")
-        #expect(ledger(dir.file("out")).count == 4)
+        // Each conversion: a `started` line, then its `done` line; the rerun adds none.
+        #expect(ledger(dir.file("out")).filter { $0.status == .done }.count == 4)
+        #expect(ledger(dir.file("out")).count == 8)
         let json = try batch(dir, ["--json"])
         let o = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(o["alreadyDone"] as? Int == 4)
@@ -204,7 +206,8 @@ struct BatchTests {
         // A 16 KiB file-size limit: the output cannot be written whole.
         let r = try batch(dir, [], shell: "ulimit -f 16")
         #expect(r.status == 1)
-        let failed = try #require(ledger(dir.file("out")).first)
+        #expect(ledger(dir.file("out")).map(\.status) == [.started, .failed])
+        let failed = try #require(ledger(dir.file("out")).last)
         #expect(failed.status == .failed && failed.exitCode == 74, "\(failed)")
         let outputs = try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).filter { $0 != ".reencode" }
         #expect(outputs.isEmpty, "partial output: \(outputs)")

@@ -10,7 +10,8 @@ private final class SlurmCluster {
     let conf: String
     private static let script = F.repo.appendingPathComponent("scripts/slurm-single-node.sh").path
 
-    /// nil, with the script's reason, where Slurm cannot be installed or started (exit 77).
+    /// The script's reason where Slurm cannot be installed or run here (exit 77); any other
+    /// failure (a daemon that will not start, a node never idle) is thrown: a real failure.
     static func start(in dir: String) throws -> Result<SlurmCluster, SlurmUnavailable> {
         let r = try shell([script, "start", dir])
         if r.status == 77 { return .failure(SlurmUnavailable(reason: r.stderr.trimmingCharacters(in: .whitespacesAndNewlines))) }
@@ -25,9 +26,21 @@ private final class SlurmCluster {
 
     func stop() { _ = try? Self.shell([Self.script, "stop", dir]) }
 
-    /// `sbatch --wait` with this cluster's configuration.
-    func sbatch(_ args: [String]) throws -> Binary.Result {
-        try Self.shell(["sbatch"] + args, environment: ["SLURM_CONF": conf])
+    /// `sbatch` with this cluster's configuration, given at most `limit` seconds: a job that
+    /// never starts (`--wait` waits for ever, `--time` counts only once it runs) fails the test
+    /// instead of hanging it (timeout exits 124).
+    func sbatch(_ args: [String], limit: Int = 600) throws -> Binary.Result {
+        try Self.shell(["timeout", "\(limit)", "sbatch"] + args, environment: ["SLURM_CONF": conf])
+    }
+
+    /// The queue and the end of the daemons' logs: what to look at when a job did not run.
+    func diagnosis() -> String {
+        let queue = (try? Self.shell(["squeue", "-a"], environment: ["SLURM_CONF": conf]))?.stdout ?? ""
+        let logs = ["slurmctld.log", "slurmd.log"].map { name in
+            let text = (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? ""
+            return "--- last lines of \(name):\n" + text.split(separator: "\n").suffix(15).joined(separator: "\n")
+        }
+        return "squeue:\n\(queue)\n" + logs.joined(separator: "\n")
     }
 
     /// Runs a command to its end. Its exit status comes back through a file written before the
@@ -70,7 +83,7 @@ struct SlurmTests {
         switch try SlurmCluster.start(in: dir.file("slurm")) {
         case .success(let c): cluster = c
         case .failure(let why):
-            // Only where Slurm cannot be installed or started, and it says why.
+            // Only where Slurm cannot be installed or run (not root, no apt), and it says why.
             print("SlurmTests skipped: \(why.reason)")
             return
         }
@@ -86,9 +99,9 @@ struct SlurmTests {
         chmod(job, 0o755)
 
         func array(_ round: Int) throws -> [[String: Any]] {
-            let r = try cluster.sbatch(["--array=0-3", "--wait", "--cpus-per-task=1", "--chdir=\(dir.path)",
+            let r = try cluster.sbatch(["--array=0-3", "--wait", "--time=10", "--cpus-per-task=1", "--chdir=\(dir.path)",
                                         "--output=\(dir.path)/round\(round)-%a.out", "--error=\(dir.path)/round\(round)-%a.err", job])
-            #expect(r.status == 0, "sbatch: \(r.stdout) \(r.stderr)")
+            try #require(r.status == 0, "sbatch (124: not finished within its time limit): \(r.stdout) \(r.stderr)\n\(cluster.diagnosis())")
             return try (0..<4).map { t in
                 let out = (try? String(contentsOfFile: dir.file("round\(round)-\(t).out"), encoding: .utf8)) ?? ""
                 let err = (try? String(contentsOfFile: dir.file("round\(round)-\(t).err"), encoding: .utf8)) ?? ""
@@ -112,9 +125,10 @@ struct SlurmTests {
             #expect(try F.frames(output) == (0..<30).map { Optional($0) }, "\(name)'s output is the whole clip")
         }
 
+        let lines = F.ledger(dir.file("out")).count
         let second = try array(2)
         #expect(second.allSatisfy { ($0["converted"] as? [String])?.isEmpty == true })
         #expect(second.map { $0["alreadyDone"] as? Int ?? 0 }.reduce(0, +) == names.count)
-        #expect(F.ledger(dir.file("out")).count == names.count)
+        #expect(F.ledger(dir.file("out")).count == lines, "the second array wrote no ledger line")
     }
 }

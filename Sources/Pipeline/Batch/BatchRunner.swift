@@ -66,6 +66,9 @@ public struct BatchReport: Sendable {
     public var duplicates: [String] = []
     /// Files that would be converted (`--dry-run`), or were started.
     public var planned: [String] = []
+    /// `--dry-run`: files that a run would refuse (their output is another source's, or a file
+    /// reencode batch did not make), with why; not in `planned`.
+    public var refused: [Skipped] = []
     public var removedTempFiles = 0
     public var removedClaims = 0
     public var seconds = 0.0
@@ -132,7 +135,7 @@ public final class BatchRunner: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
         let clock = self.clock
-        defer { clock.remove(); removeEmptyFolders() }
+        defer { removeEmptyFolders(); clock.remove() }
 
         sweep(&report)
         let entries = ledger.entries()
@@ -182,8 +185,15 @@ public final class BatchRunner: Sendable {
     /// written, not even the storage clock's probe).
     private func plan(_ base: BatchReport, started: Date) -> BatchReport {
         var report = base
-        let todo = classify(scan(), entries: ledger.entries(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
-        report.planned = todo.map(\.rel)
+        let entries = ledger.entries()
+        let todo = classify(scan(), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        for item in todo {
+            if let why = refusal(item, entries: entries) {
+                report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
+            } else {
+                report.planned.append(item.rel)
+            }
+        }
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -238,11 +248,11 @@ public final class BatchRunner: Sendable {
         return Int(FNV1a.hash(Array(rel.utf8)) % UInt64(count)) == index
     }
 
-    /// The source that owns each output: the one the ledger last recorded `done` for it, else
-    /// the first in byte order of the relative path among the sources that map onto it.
+    /// The source that owns each output: the one the ledger last recorded `started` or `done`
+    /// for it, else the first in byte order of the relative path among the sources that map onto it.
     func owners(_ items: [Item], entries: [LedgerEntry]) -> [String: String] {
         var recorded: [String: String] = [:]
-        for e in entries where e.status == .done { if let o = e.output { recorded[o] = e.source } }
+        for e in entries where Self.claimsOutput(e) { if let o = e.output { recorded[o] = e.source } }
         var byOutput: [String: [String]] = [:]
         for i in items { byOutput[i.outputRel, default: []].append(i.rel) }
         var owner: [String: String] = [:]
@@ -282,7 +292,7 @@ public final class BatchRunner: Sendable {
                 continue
             }
             let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
-            if isDone(history, item) {
+            if isDone(history, item, record: record) {
                 report.alreadyDone += 1
                 continue
             }
@@ -314,17 +324,37 @@ public final class BatchRunner: Sendable {
     /// one converted (another inode, or a changed ctime: replaced, or rewritten and its mtime put
     /// back) the recorded fingerprint decides; entries from before inodes were recorded are
     /// judged by size and mtime alone.
-    func isDone(_ history: [LedgerEntry], _ item: Item) -> Bool {
+    /// When the fingerprint says it is the same file, a `done` line with its new inode and ctime
+    /// is appended (unless `record` is false, a dry run): later runs know it by a stat again
+    /// instead of reading 2 MiB every time (after a `chmod -R`, a restore from backup).
+    func isDone(_ history: [LedgerEntry], _ item: Item, record: Bool = true) -> Bool {
         guard let done = history.last(where: { $0.status == .done }),
               FileManager.default.fileExists(atPath: item.outputPath) else { return false }
         guard let inode = done.inode, let ctime = done.ctime else { return true }
         if inode == item.inode && abs(ctime - item.ctime) < 1e-5 { return true }
-        return SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint
+        guard SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint else { return false }
+        if record {
+            var same = done
+            same.inode = item.inode
+            same.ctime = item.ctime
+            same.time = ISO8601DateFormatter().string(from: HostClock.date())
+            same.stored = clock.now()
+            same.seconds = nil
+            same.host = options.host
+            same.pid = getpid()
+            // Best effort: without it the next run reads the fingerprint again, nothing worse.
+            try? ledger.append(same)
+        }
+        return true
     }
 
     // MARK: Convert one
 
     enum Outcome { case converted(Double, Int64), failed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
+
+    /// The entry says its source made, or began to make, its output (a crash may come between
+    /// the output's rename and the `done` line: the `started` line before it still names the owner).
+    static func claimsOutput(_ e: LedgerEntry) -> Bool { e.status == .done || e.status == .started }
 
     func claimPath(forOutput rel: String) -> String { claimsDir + "/" + FNV1a.hex(rel) + ".claim" }
 
@@ -359,37 +389,43 @@ public final class BatchRunner: Sendable {
                                 host: options.host, pid: getpid())
         entry.inode = item.inode
         entry.ctime = item.ctime
-        // An output is only ever replaced by a new conversion of the source it was recorded for:
-        // never another source's output, never a file the batch did not make.
-        let lastOwner = entries.last { $0.status == .done && $0.output == item.outputRel }?.source
         let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
-        var refusal = item.conflict
-        if refusal == nil, outputExists, lastOwner != item.rel {
-            refusal = lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
-                ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
-        }
+        let refused = refusal(item, entries: entries)
         var media = 0.0
-        if let refusal {
+        if let refused {
             entry.status = .failed
-            entry.error = "\(item.rel): \(refusal)"
-            entry.exitCode = 73  // as `run` without --overwrite: the output exists
+            entry.error = "\(item.rel): \(refused)"
+            entry.exitCode = LedgerExitCode.outputTaken
             entry.output = nil
         } else {
             events(.started(item.rel, index: index + 1, of: total))
             entry.fingerprint = SourceIdentity.fingerprint(item.path, size: item.identity.size)
+            // Ownership first: once the output can exist, the ledger names its source.
+            var start = entry
+            start.status = .started
+            start.stored = clock.now()
+            do { try ledger.append(start) } catch {
+                let (m, c) = Self.describe(error)
+                events(.failed(item.rel, message: m))
+                return .failed(BatchReport.Failure(source: item.rel, error: m, exitCode: c))
+            }
             do {
                 // Side by side with other jobs: FFmpeg's log lines stay with their conversion.
                 let result = try FFmpegLog.scoped {
-                    var recipe = options.recipe
-                    recipe.output.overwrite = false
-                    let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
-                    let session = ExportSession(plan: compiled.plan)
-                    let key = ObjectIdentifier(session)
-                    sessions.withLock { $0[key] = session }
-                    defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
-                    if cancelled.load(ordering: .acquiring) { session.cancel() }
-                    try makeFolders(for: item.outputPath)
-                    return try session.run()
+                    // Made just before the conversion, and again if another run removed it as
+                    // empty meanwhile.
+                    try SharedFolder.retryingIfRemoved(output: item.outputPath, make: { try makeFolders(for: item.outputPath) }) {
+                        var recipe = options.recipe
+                        recipe.output.overwrite = false
+                        let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
+                        let session = ExportSession(plan: compiled.plan)
+                        let key = ObjectIdentifier(session)
+                        sessions.withLock { $0[key] = session }
+                        defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
+                        if cancelled.load(ordering: .acquiring) { session.cancel() }
+                        try makeFolders(for: item.outputPath)
+                        return try session.run()
+                    }
                 }
                 media = result.duration.seconds
                 guard claim.isHeld else {
@@ -426,6 +462,18 @@ public final class BatchRunner: Sendable {
         return .converted(media, item.identity.size)
     }
 
+    /// Why the item must not be converted, or nil. An output is only ever replaced by a new
+    /// conversion of the source it was recorded for: never another source's output, never a file
+    /// the batch did not make.
+    func refusal(_ item: Item, entries: [LedgerEntry]) -> String? {
+        if let conflict = item.conflict { return conflict }
+        guard FileManager.default.fileExists(atPath: item.outputPath) else { return nil }
+        let lastOwner = entries.last { Self.claimsOutput($0) && $0.output == item.outputRel }?.source
+        guard lastOwner != item.rel else { return nil }
+        return lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
+            ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
+    }
+
     /// Makes the output's missing folders, remembering them so that they can go again if they
     /// stay empty.
     private func makeFolders(for output: String) throws {
@@ -442,18 +490,38 @@ public final class BatchRunner: Sendable {
         }
     }
 
-    /// Removes folders this run made that nothing went into (rmdir leaves any that did).
+    /// Removes folders this run made that nothing went into (rmdir leaves any that did), except
+    /// those another run is about to write into.
     private func removeEmptyFolders() {
         let made = madeFolders.withLock { $0 }
-        for d in Set(made).sorted(by: { $0.count > $1.count }) { rmdir(d) }
+        guard !made.isEmpty, let busy = foldersInUse() else { return }
+        for d in Set(made).sorted(by: { $0.count > $1.count }) where !busy.contains(where: { $0 == d || $0.hasPrefix(d + "/") }) {
+            rmdir(d)
+        }
+    }
+
+    /// The output folders of every live claim (a claim is taken before its output's folder is
+    /// made, and held until its output is in place): other runs' conversions under way. nil when
+    /// a live claim cannot be read (being written): then nothing is removed.
+    func foldersInUse() -> [String]? {
+        let now = clock.now()
+        var folders: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: claimsDir)) ?? [] where name.hasSuffix(".claim") {
+            let path = claimsDir + "/" + name
+            if Claim.isStale(path, host: options.host, timeout: options.claimTimeout, now: now) { continue }
+            guard let claim = Claim.read(path) else { return nil }
+            let rel = outputRelativePath(for: claim.source)
+            folders.append(rel.contains("/") ? options.outputDir + "/" + FilePaths.folder(of: rel) : options.outputDir)
+        }
+        return folders
     }
 
     static func describe(_ error: Error) -> (String, Int32) {
         switch error {
         case let e as MediaError: return (e.description, e.exitCode)
-        case let e as RecipeErrors: return (e.diagnostics.map(\.headline).joined(separator: "; "), 65)
-        case let e as SourceMismatch: return (e.diagnostics.map(\.headline).joined(separator: "; "), 66)
-        default: return ("\(error)", 1)
+        case let e as RecipeErrors: return (e.diagnostics.map(\.headline).joined(separator: "; "), LedgerExitCode.invalidRecipe)
+        case let e as SourceMismatch: return (e.diagnostics.map(\.headline).joined(separator: "; "), LedgerExitCode.sourceMismatch)
+        default: return ("\(error)", LedgerExitCode.failure)
         }
     }
 
@@ -504,4 +572,17 @@ public final class BatchRunner: Sendable {
             }
         }
     }
+}
+
+/// The exit codes the ledger records for failures that are not a MediaError, as `reencode run`
+/// would exit (DESIGN §4): taken from MediaError's kind → exit code map, so that both say the same.
+enum LedgerExitCode {
+    /// The output exists and is not this source's to replace: as `run` without --overwrite (73).
+    static let outputTaken = MediaError(.outputExists, "").exitCode
+    /// The recipe does not compile (65).
+    static let invalidRecipe = MediaError(.invalidSettings, "").exitCode
+    /// The source lacks a track the recipe requires: the input does not fit it (66).
+    static let sourceMismatch = MediaError(.notMedia, "").exitCode
+    /// Anything else (1).
+    static let failure = MediaError(.processing, "").exitCode
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Who is converting a file, for many machines sharing one output folder over NFS-like storage
 /// (no flock across hosts). A claim file is created with O_EXCL; its mtime is the heartbeat. A
@@ -6,11 +7,11 @@ import Foundation
 /// is stale and may be taken over. A heartbeat's age is judged by the storage's clock
 /// (`StorageClock`), never this host's. Ownership is confirmed by re-reading the token after a short
 /// pause, so two machines that take over the same stale claim cannot both proceed.
-public final class Claim: @unchecked Sendable {
-    // SAFETY: `path` and `token` are immutable; the heartbeat timer only touches the file.
+public final class Claim: Sendable {
     public let path: String
     let token: String
-    private var timer: DispatchSourceTimer?
+    /// The heartbeat, started, cancelled and dropped from whichever thread holds the claim.
+    private let timer = Mutex<DispatchSourceTimer?>(nil)
 
     struct Content: Codable {
         var host: String
@@ -88,22 +89,27 @@ public final class Claim: @unchecked Sendable {
 
     /// Touches the claim every `interval` seconds while the conversion runs.
     public func startHeartbeat(every interval: TimeInterval) {
-        let t = DispatchSource.makeTimerSource(queue: .global())
-        t.schedule(deadline: .now() + interval, repeating: interval)
         let path = self.path
-        t.setEventHandler { utimes(path, nil) }
-        t.resume()
-        timer = t
+        timer.withLock { current in
+            current?.cancel()
+            let t = DispatchSource.makeTimerSource(queue: .global())
+            t.schedule(deadline: .now() + interval, repeating: interval)
+            t.setEventHandler { utimes(path, nil) }
+            t.resume()
+            current = t
+        }
     }
 
     /// Still ours (not taken over after a stall)?
     public var isHeld: Bool { Claim.read(path)?.token == token }
 
     public func release() {
-        timer?.cancel()
-        timer = nil
+        timer.withLock { t in
+            t?.cancel()
+            t = nil
+        }
         if isHeld { unlink(path) }
     }
 
-    deinit { timer?.cancel() }
+    deinit { timer.withLock { $0?.cancel() } }
 }

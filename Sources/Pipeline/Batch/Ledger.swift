@@ -3,8 +3,11 @@ import Foundation
 /// One line of the ledger: what happened to one source, once.
 public struct LedgerEntry: Codable, Sendable {
     /// `skipped`: a path left out for good (not a regular file, an unreadable folder), recorded
-    /// once; `error` says why.
-    public enum Status: String, Codable, Sendable { case done, failed, skipped }
+    /// once; `error` says why. `started`: a conversion of `source` into `output` began (written
+    /// under the claim, before the output can exist): it makes the source the output's owner, so
+    /// that an output left by a crash before its `done` line is replaced by its own source, not
+    /// refused. Neither done nor failed, and not an attempt.
+    public enum Status: String, Codable, Sendable { case done, failed, skipped, started }
     public var time: String
     /// Relative to the input folder.
     public var source: String

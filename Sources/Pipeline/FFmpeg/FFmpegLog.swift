@@ -5,7 +5,8 @@ import Synchronization
 /// Captures FFmpeg's log so that its last warning or error line can travel with our errors.
 /// The last line is kept per thread: FFmpeg logs a failure on the thread that made the failing
 /// call, which is the thread that then builds the error, so conversions side by side (batch
-/// `--jobs N`) never carry each other's lines. A line logged on one of FFmpeg's own worker
+/// `--jobs N`) never carry each other's lines; a lane forgets its pooled thread's old line when it
+/// starts. A line logged on one of FFmpeg's own worker
 /// threads (frame-threaded decoding) is kept process-wide too, and used only while at most one
 /// conversion is in `scoped` (a single `run`, or a batch with one job): with several side by side
 /// it could be another file's, and none is better than a wrong one.
@@ -61,6 +62,27 @@ enum FFmpegLog {
         av_log_set_callback { avcl, level, fmt, args in FFmpegLog.handle(avcl, level, fmt, args) }
     }()
 
+    /// Drops the line this thread kept. Lanes run on libdispatch's pooled threads: a line an
+    /// earlier lane (perhaps another file's) left on this thread must not become this lane's.
+    static func forgetThread() {
+        let key = thread
+        slots.withLock { s in
+            if let own = s.byThread.removeValue(forKey: key), s.latest?.seq == own.seq { s.latest = nil }
+        }
+    }
+
+    /// Keeps `line` as this thread's last line, as FFmpeg's callback does.
+    static func record(_ line: String) {
+        let key = thread
+        slots.withLock { s in
+            s.seq += 1
+            // Threads come and go (FFmpeg's workers): keep the table small.
+            if s.byThread.count >= 256, s.byThread[key] == nil { s.byThread.removeAll() }
+            s.byThread[key] = Line(seq: s.seq, text: line)
+            s.latest = Line(seq: s.seq, text: line)
+        }
+    }
+
     static func takeLast() -> String? {
         _ = install
         let key = thread
@@ -88,16 +110,7 @@ enum FFmpegLog {
             let bytes = Array((line + "\n").utf8)
             _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         }
-        if level <= AV_LOG_WARNING, !line.isEmpty {
-            let key = thread
-            slots.withLock { s in
-                s.seq += 1
-                // Threads come and go (FFmpeg's workers): keep the table small.
-                if s.byThread.count >= 256, s.byThread[key] == nil { s.byThread.removeAll() }
-                s.byThread[key] = Line(seq: s.seq, text: line)
-                s.latest = Line(seq: s.seq, text: line)
-            }
-        }
+        if level <= AV_LOG_WARNING, !line.isEmpty { record(line) }
         if level <= AV_LOG_ERROR, let avcl, !line.isEmpty {
             watched.withLock { w in
                 let key = UInt(bitPattern: avcl)

@@ -158,7 +158,12 @@ final class InputContainer: @unchecked Sendable {
             let kind = FFmpeg.classify(cause)
             return FFmpeg.error(cause, "cannot read", kind: kind == .processing ? .io : kind)
         }
-        if rc == -ENOMEM { return FFmpeg.error(rc, what, kind: .processing) }
+        if rc == -ENOMEM {
+            // While opening, a small file that makes the demuxer run out of memory claims
+            // impossible sizes (a sample table of 2^32 entries): not media. Later it is ours.
+            guard otherwise == .notMedia else { return FFmpeg.error(rc, what, kind: .processing) }
+            return MediaError(.notMedia, "\(what): a size in its index is impossible (damaged?)", detail: FFmpeg.takeLastLogLine())
+        }
         if rc == -EIO || rc == FFmpeg.eof, let io, io.pointee.eof_reached != 0 {
             return MediaError(otherwise, "\(what): the file ends too soon (cut off?)", detail: FFmpeg.takeLastLogLine())
         }

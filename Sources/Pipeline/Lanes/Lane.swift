@@ -80,6 +80,7 @@ final class Lane: Sendable {
         group.enter()
         queue.async {
             defer { group.leave() }
+            FFmpegLog.forgetThread()
             do throws(MediaError) {
                 try self.work.value.run()
             } catch {

@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+@testable import Pipeline
+import Synchronization
+import Testing
+
+/// What each lane saw: the thread it ran on and the FFmpeg line it was handed.
+private final class Seen: Sendable {
+    let runs = Mutex<[(thread: UInt, line: String?)]>([])
+    let recordedOn = Mutex<[UInt]>([])
+}
+
+/// A lane whose work only reads the FFmpeg line its thread has kept.
+private final class LogReadingWork: LaneWork {
+    var statistics = LaneStatistics(track: 0)
+    let seen: Seen
+    init(seen: Seen) { self.seen = seen }
+    func run() throws(MediaError) {
+        let line = FFmpegLog.takeLast()
+        seen.runs.withLock { $0.append((UInt(pthread_self()), line)) }
+    }
+}
+
+@Suite("FFmpeg's line per lane")
+struct LaneLogLineTests {
+    @Test("a line left on a pooled thread by earlier work never becomes a new lane's line")
+    func staleLineForgotten() {
+        let seen = Seen()
+        for i in 0..<100 {
+            let lane = Lane(name: "log-\(i)", work: LogReadingWork(seen: seen))
+            // Earlier work on the same serial queue leaves a line behind on its pooled thread, as
+            // a lane of another file would.
+            lane.queue.async {
+                FFmpegLog.record("[h264] another file's warning \(i)")
+                seen.recordedOn.withLock { $0.append(UInt(pthread_self())) }
+            }
+            let group = DispatchGroup()
+            lane.start(in: group) { _ in }
+            group.wait()
+        }
+        let runs = seen.runs.withLock { $0 }, recordedOn = seen.recordedOn.withLock { $0 }
+        #expect(runs.count == 100 && recordedOn.count == 100)
+        // Where libdispatch ran the lane on the thread that kept the line (the usual case), the
+        // lane must not be handed it. (On another thread the line may come back through the
+        // single-conversion fallback, which is this file's own line in a real run.)
+        let sameThread = (0..<min(runs.count, recordedOn.count)).filter { runs[$0].thread == recordedOn[$0] }
+        #expect(sameThread.count >= 10, "the lane ran on the recording thread only \(sameThread.count) times in 100")
+        let stale = sameThread.compactMap { runs[$0].line }.filter { $0.contains("another file's warning") }
+        #expect(stale.isEmpty, "\(stale.prefix(3))")
+    }
+}
