@@ -116,7 +116,9 @@ def main():
     ledger = [json.loads(l) for l in open(os.path.join(out, ".reencode", "ledger.jsonl"), encoding="utf-8") if l.strip()]
     done, failed = {}, {}
     for e in ledger:
-        (done if e.get("status") == "done" else failed).setdefault(e.get("source"), []).append(e)
+        # Only done and failed lines count: others (e.g. a 'started' line before a conversion) are bookkeeping.
+        if e.get("status") in ("done", "failed"):
+            (done if e.get("status") == "done" else failed).setdefault(e.get("source"), []).append(e)
     not_once = [g for g in good if len(done.get(g, [])) != 1]
     if not_once:
         problems.append(f"{len(not_once)} good files without exactly one done entry, e.g. "
