@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -34,3 +35,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (reliability/fuzz.sh, docs/reliability.md): only with REENCODE_FUZZ=1 and
+// `-sanitize=fuzzer`, which supplies main; the default build and test run never see them.
+if ProcessInfo.processInfo.environment["REENCODE_FUZZ"] == "1" {
+    for name in ["RecipeFuzz", "MediaFuzz"] {
+        package.targets.append(.executableTarget(name: name, dependencies: ["Pipeline", "Recipe"], path: "Fuzz/\(name)",
+                                                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}
