@@ -37,20 +37,24 @@ def ledger_lines(out):
 def run_batch(args, kill_after=None):
     """Runs one batch; SIGKILLs it after kill_after seconds. Returns (status, peak RSS kB, seconds, killed)."""
     start = time.monotonic()
-    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Nothing reads the child's output while it runs: a pipe could fill and stall it.
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     killed = False
+    # wait4 reaps the child and gives its peak RSS (ru_maxrss, kB on Linux); Popen.poll() would
+    # reap it first and lose the RSS, so the child is only ever waited for here.
+    pid, status, usage = 0, 0, None
     if kill_after is not None:
         while time.monotonic() - start < kill_after:
-            if p.poll() is not None:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid != 0:
                 break
             time.sleep(0.02)
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
+        if pid == 0:
+            os.kill(p.pid, signal.SIGKILL)
             killed = True
-    # wait4 gives this child's peak RSS (ru_maxrss, kB on Linux).
-    _, status, usage = os.wait4(p.pid, 0)
+    if pid == 0:
+        _, status, usage = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
-    p.stderr.close()
     return p.returncode, usage.ru_maxrss, time.monotonic() - start, killed
 
 
