@@ -155,7 +155,7 @@ struct BatchCommand: Command {
         // lost stdout/stderr, stop the batch as SIGINT did: unfinished files are left for the
         // next run, nothing half-written stays. One that comes before the runner exists is
         // answered when the setup is done (nothing exists on disk yet).
-        let stop = Mutex(Stop())
+        let stop = Locked(Stop())
         let stops = StopRequests { r in
             let runner = stop.withLock { s -> BatchRunner? in
                 guard s.reason == nil else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Synchronization
 
 /// stdout or stderr.
@@ -55,10 +56,10 @@ final class Console: Sendable {
         /// When the process began to stop (monotonic seconds), if it has.
         var stoppingSince: Double?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Held across one whole write (and its waits) to stdout, and to stderr.
-    private let outputLock = Mutex(())
-    private let errorLock = Mutex(())
+    private let outputLock = Locked(())
+    private let errorLock = Locked(())
 
     /// Descriptors 0–2 closed by whoever started us are opened on /dev/null, so no file we open
     /// later takes their number (progress lines would land in the output). A closed stdout or

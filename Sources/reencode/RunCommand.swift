@@ -116,7 +116,7 @@ struct RunCommand: Command {
 
     /// Where the run is, shared with the stop handler.
     private final class StageBox: Sendable {
-        let state = Mutex(Stage())
+        let state = Locked(Stage())
     }
 
     private func convert(stage: StageBox, reporter: ProgressPrinter) -> Outcome {
@@ -197,8 +197,8 @@ func jsonLine(_ o: [String: Any]) -> String {
 final class ProgressPrinter: Sendable {
     let mode: RunCommand.ProgressMode
     private struct State { var drew = false; var closed = false }
-    private let state = Mutex(State())
-    private let drawing = Mutex(())
+    private let state = Locked(State())
+    private let drawing = Locked(())
 
     init(mode: RunCommand.ProgressMode) { self.mode = mode }
 

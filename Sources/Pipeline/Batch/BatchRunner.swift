@@ -92,9 +92,9 @@ public enum BatchEvent: Sendable {
 public final class BatchRunner: Sendable {
     public let options: BatchOptions
     private let cancelled = Atomic<Bool>(false)
-    private let sessions = Mutex<[ObjectIdentifier: ExportSession]>([:])
+    private let sessions = Locked<[ObjectIdentifier: ExportSession]>([:])
     /// Output subfolders this run made: removed at the end if still empty (a cancel, a failure).
-    private let madeFolders = Mutex<[String]>([])
+    private let madeFolders = Locked<[String]>([])
 
     public init(options: BatchOptions) { self.options = options }
 
@@ -146,7 +146,7 @@ public final class BatchRunner: Sendable {
             return report
         }
 
-        let shared = Mutex((next: 0, report: report))
+        let shared = Locked((next: 0, report: report))
         let group = DispatchGroup()
         for _ in 0..<max(1, min(options.jobs, todo.count)) {
             group.enter()

@@ -11,7 +11,7 @@ public final class Claim: Sendable {
     public let path: String
     let token: String
     /// The heartbeat, started, cancelled and dropped from whichever thread holds the claim.
-    private let timer = Mutex<DispatchSourceTimer?>(nil)
+    private let timer = Locked<DispatchSourceTimer?>(nil)
 
     struct Content: Codable {
         var host: String

@@ -23,7 +23,7 @@ public struct ConversionResult: Sendable {
 public final class ExportSession: Sendable {
     public let plan: ConversionPlan
     private let cancellation = Cancellation()
-    private let activeReader = Mutex<AssetReader?>(nil)
+    private let activeReader = Locked<AssetReader?>(nil)
 
     public init(plan: ConversionPlan) {
         self.plan = plan
@@ -113,7 +113,7 @@ public final class ExportSession: Sendable {
         defer { activeReader.withLock { $0 = nil } }
         if cancellation.isCancelled { reader.stop(.cancelled(file: plan.source.path)) }
 
-        let failure = Mutex<MediaError?>(nil)
+        let failure = Locked<MediaError?>(nil)
         let group = DispatchGroup()
         for lane in lanes {
             lane.start(in: group) { error in

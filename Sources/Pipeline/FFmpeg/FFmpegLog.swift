@@ -19,7 +19,7 @@ enum FFmpegLog {
         /// Conversions now inside `scoped`.
         var active = 0
     }
-    private static let slots = Mutex(Slots())
+    private static let slots = Locked(Slots())
 
     /// Runs one conversion (or probe) that may run beside others in this process.
     static func scoped<T>(_ body: () throws -> T) rethrows -> T {
@@ -31,7 +31,7 @@ enum FFmpegLog {
     /// The calling thread, as a key.
     private static var thread: UInt { UInt(pthread_self()) }
     /// Error lines per watched context (a demuxer): some damage is only ever said in the log.
-    private static let watched = Mutex<[UInt: [String]]>([:])
+    private static let watched = Locked<[UInt: [String]]>([:])
 
     static func watch(_ context: UnsafeMutableRawPointer) {
         _ = install

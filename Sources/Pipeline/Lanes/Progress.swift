@@ -35,7 +35,7 @@ final class ProgressTracker: Sendable {
         var lanes: [LaneProgress]
         var lastReport: UInt64 = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let duration: MediaTime
     private let started = DispatchTime.now().uptimeNanoseconds
     private let interval: UInt64 = 250_000_000
@@ -43,7 +43,7 @@ final class ProgressTracker: Sendable {
     private let handler: (@Sendable (ConversionProgress) -> Void)?
 
     init(lanes: [LaneProgress], duration: MediaTime, handler: (@Sendable (ConversionProgress) -> Void)?) {
-        state = Mutex(State(lanes: lanes))
+        state = Locked(State(lanes: lanes))
         self.duration = duration
         self.handler = handler
     }
