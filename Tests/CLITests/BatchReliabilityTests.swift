@@ -324,7 +324,7 @@ struct BatchReliabilityTests {
         return Binary.finish(p.0, p.1, p.2)
     }
 
-    @Test("folders a run made stay only if something went into them (Ctrl-C, a failure)")
+    @Test("folders a run made stay only if something went into them (Ctrl-C, a failure)", .disabled(if: Sanitizer.thread, Sanitizer.fileSizeLimitReason))
     func emptyFoldersRemoved() throws {
         let dir = Scratch()
         try F.clip(dir.file("in/deep/er/long.mp4"), seconds: 6, width: 640, height: 360)

@@ -199,7 +199,7 @@ struct BatchTests {
         #expect(done == names)
     }
 
-    @Test("disk full: the file fails with an I/O error (74), nothing partial remains, the next run retries")
+    @Test("disk full: the file fails with an I/O error (74), nothing partial remains, the next run retries", .disabled(if: Sanitizer.thread, Sanitizer.fileSizeLimitReason))
     func diskFull() throws {
         let dir = Scratch()
         let names = try makeFolder(dir.file("in"), count: 1, seconds: 2, width: 640, height: 360)

@@ -102,7 +102,7 @@ struct OutputPathTests {
         }
     }
 
-    @Test("the output is never the recipe (73), and a missing folder a failed run made is removed")
+    @Test("the output is never the recipe (73), and a missing folder a failed run made is removed", .disabled(if: Sanitizer.thread, Sanitizer.fileSizeLimitReason))
     func neverTheRecipe() throws {
         let dir = Scratch()
         try makeShortSource(dir.file("s.mp4"))

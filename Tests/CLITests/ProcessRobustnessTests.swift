@@ -137,7 +137,7 @@ struct ProcessRobustnessTests {
         #expect(s.dir.contents == s.untouched, "left \(s.dir.contents)")
     }
 
-    @Test("--progress json ends with one 'failed' line carrying the message and exit code, for every kind of failure")
+    @Test("--progress json ends with one 'failed' line carrying the message and exit code, for every kind of failure", .disabled(if: Sanitizer.thread, Sanitizer.fileSizeLimitReason))
     func failedEvent() throws {
         let dir = Scratch()
         try makeShortSource(dir.file("s.mp4"))
