@@ -58,8 +58,8 @@ final class Console: Sendable {
     }
     private let state = Locked(State())
     /// Held across one whole write (and its waits) to stdout, and to stderr.
-    private let outputLock = Locked(())
-    private let errorLock = Locked(())
+    private let outputLock = Lock()
+    private let errorLock = Lock()
 
     /// Descriptors 0–2 closed by whoever started us are opened on /dev/null, so no file we open
     /// later takes their number (progress lines would land in the output). A closed stdout or
@@ -139,7 +139,7 @@ final class Console: Sendable {
             }
             return written
         }
-        let written = stream == .output ? outputLock.withLock { _ in attempt() } : errorLock.withLock { _ in attempt() }
+        let written = stream == .output ? outputLock.withLock { attempt() } : errorLock.withLock { attempt() }
         // Outside the locks: the handler may write to the other stream, or wait for a lock
         // whose holder writes to this one.
         if let (loss, handler) = found { handler(loss) }

@@ -198,7 +198,7 @@ final class ProgressPrinter: Sendable {
     let mode: RunCommand.ProgressMode
     private struct State { var drew = false; var closed = false }
     private let state = Locked(State())
-    private let drawing = Locked(())
+    private let drawing = Lock()
 
     init(mode: RunCommand.ProgressMode) { self.mode = mode }
 
@@ -225,7 +225,7 @@ final class ProgressPrinter: Sendable {
             }
         }
         guard let (line, stream) = made else { return }
-        drawing.withLock { _ in
+        drawing.withLock {
             // Closed meanwhile: the final line may already be out.
             guard !state.withLock({ $0.closed }) else { return }
             Console.shared.write(line, to: stream)
@@ -238,7 +238,7 @@ final class ProgressPrinter: Sendable {
             defer { s.closed = true; s.drew = false }
             return s.drew && !s.closed
         }
-        drawing.withLock { _ in
+        drawing.withLock {
             if clear { Console.shared.write("\r\u{1B}[K", to: .error) }
         }
     }

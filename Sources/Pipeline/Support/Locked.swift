@@ -35,3 +35,29 @@ public final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// A bare lock, for a critical section that guards no value of its own (a stream's writes).
+/// Not `Locked<Void>`: TSan takes the `inout` access of a zero-sized value for an access at the
+/// object's own address and reports it against the unlocked read of the mutex pointer.
+public final class Lock: @unchecked Sendable {
+    // SAFETY: the only state is the mutex, which is used only through pthread_mutex_lock/unlock.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    public func withLock<Result, E: Error>(_ body: () throws(E) -> Result) throws(E) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
