@@ -12,15 +12,7 @@ private func makeFolder(_ dir: String, count: Int, seconds: Int = 1, width: Int 
     for i in 0..<count {
         let rel = i % 3 == 2 ? "day\(i % 2)/clip\(i).mp4" : "clip\(i).mp4"
         let path = dir + "/" + rel
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        var v = GeneratedVideoFormat(width: width, height: height, frameRate: FrameRate(frames: 30))
-        v.codecOptions = ["preset": "ultrafast"]
-        let s = try FrameSource(path: path, video: v, audio: GeneratedAudioFormat())
-        for f in 0..<(30 * seconds) {
-            try s.appendPicture(at: FrameRate(frames: 30).frameDuration * Int64(f)) { TestPattern.draw(index: f, into: $0) }
-        }
-        try s.appendAudio(count: 48000 * seconds) { _, n in Float(sin(Double(n) * 0.05)) * 0.2 }
-        try s.finish()
+        try BatchFixture.clip(path, seconds: seconds, width: width, height: height)
         names.append(rel)
     }
     settle(dir)

@@ -4,7 +4,7 @@ import Testing
 /// A minimal valid recipe with `extra` lines spliced in; line numbers below count from this text.
 private func recipe(_ body: String) -> String { body }
 
-private let valid = """
+private let validRecipeText = """
 recipe: 1
 name: t
 source: in.mp4
@@ -21,16 +21,17 @@ writer:
     - { source: picture, settings: video-30 }
 """
 
-private func errors(_ text: String) -> [String] {
+/// The headlines of a recipe's errors (also used by RecipeLimitTests).
+func recipeErrors(_ text: String) -> [String] {
     switch RecipeParser.parse(text, file: "r.yaml") {
     case .success: return []
     case .failure(let e): return e.diagnostics.map(\.headline)
     }
 }
 
-/// `valid` with line `n` (1-based) replaced.
+/// `validRecipeText` with line `n` (1-based) replaced.
 private func replacing(line n: Int, with text: String) -> String {
-    var lines = valid.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    var lines = validRecipeText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     lines[n - 1] = text
     return lines.joined(separator: "\n")
 }
@@ -47,7 +48,7 @@ private let badRecipes: [(String, String)] = [
          "r.yaml:14:36: error: unknown preset 'video-60' (did you mean 'video-30'?)"),
         (replacing(line: 14, with: "    - { source: pictures, settings: video-30 }"),
          "r.yaml:14:17: error: writer input 1 reads 'pictures', which is not a reader output (did you mean 'picture'?)"),
-        (valid + "\n    - { source: picture }",
+        (validRecipeText + "\n    - { source: picture }",
          "r.yaml:15:17: error: reader output 'picture' feeds writer inputs 1 and 2; each reader output feeds one input"),
         (replacing(line: 7, with: "    base: video-30"),
          "r.yaml:7:11: error: preset 'video-30' extends itself: video-30 → video-30"),
@@ -81,17 +82,17 @@ private let badRecipes: [(String, String)] = [
          "r.yaml:8:18: error: 'sample-rate' must be a rate in Hz from 8000 to 192000 (48000 or 48k), not '1000'"),
         (replacing(line: 8, with: "    frame-rate: 30\n    sample-rate: 48000"),
          "r.yaml:9:5: error: preset 'video-30' mixes video settings ('frame-rate') and audio settings ('sample-rate'); make one preset for each"),
-        (valid + "\nsession:\n  time-range: { start: 5s, end: 2s }",
+        (validRecipeText + "\nsession:\n  time-range: { start: 5s, end: 2s }",
          "r.yaml:16:33: error: 'end' (2.000s) must be after 'start' (5.000s)"),
-        (valid + "\nsession:\n  time-range: { start: 1s, end: 3s, duration: 2s }",
+        (validRecipeText + "\nsession:\n  time-range: { start: 1s, end: 3s, duration: 2s }",
          "r.yaml:16:15: error: 'time-range' takes 'end' or 'duration', not both"),
-        (valid + "\nsession:\n  time-range: { start: soon }",
+        (validRecipeText + "\nsession:\n  time-range: { start: soon }",
          "r.yaml:16:24: error: 'start' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not 'soon'"),
-        (valid + "\nname: again",
+        (validRecipeText + "\nname: again",
          "r.yaml:15:1: error: duplicate key 'name' (first at 2:1)"),
-        (valid.split(separator: "\n").prefix(11).joined(separator: "\n") + "\nwriter: []",
+        (validRecipeText.split(separator: "\n").prefix(11).joined(separator: "\n") + "\nwriter: []",
          "r.yaml:12:9: error: writer must be a mapping of keys to values, not a list"),
-        (valid + "\nextra: &a [1]\nmore: *a",
+        (validRecipeText + "\nextra: &a [1]\nmore: *a",
          "r.yaml:16:7: error: aliases (*name) are not allowed in recipes; use a preset with 'base:' to share settings"),
         ("name: x\n",
          "r.yaml:1:1: error: missing 'recipe: 1' (the recipe format version) at the top"),
@@ -101,9 +102,9 @@ private let badRecipes: [(String, String)] = [
 
 @Suite("Recipe errors: exact messages and positions")
 struct RecipeErrorTests {
-    @Test("the reference recipe is valid")
+    @Test("the reference recipe is validRecipeText")
     func validRecipe() throws {
-        let r = try RecipeParser.parse(valid, file: "r.yaml").get()
+        let r = try RecipeParser.parse(validRecipeText, file: "r.yaml").get()
         #expect(r.writerInputs.count == 1)
         #expect(r.readerOutputs.first?.track == .kind(.video, 0))
         let p = try r.resolvePreset(Located("video-30", Mark(line: 14, column: 34)))
@@ -113,13 +114,13 @@ struct RecipeErrorTests {
 
     @Test("each mistake has its own message at its own place", arguments: badRecipes)
     func message(text: String, expected: String) {
-        #expect(errors(text).contains(expected), "got: \(errors(text))")
+        #expect(recipeErrors(text).contains(expected), "got: \(recipeErrors(text))")
     }
 
     @Test("validate reports every error, not just the first, in file order")
     func allErrors() {
         let text = replacing(line: 8, with: "    framerate: 30\n    quality: 99")
-        let e = errors(text)
+        let e = recipeErrors(text)
         #expect(e == [
             "r.yaml:8:5: error: unknown key 'framerate' in preset 'video-30' (did you mean 'frame-rate'?)",
             "r.yaml:9:14: error: 'quality' must be a number from 0 (best) to 51 (smallest), not '99'",

@@ -21,12 +21,7 @@ struct RecipeLimitTests {
         - { source: picture, settings: video-30 }
     """
 
-    static func errors(_ text: String) -> [String] {
-        switch RecipeParser.parse(text, file: "r.yaml") {
-        case .success: return []
-        case .failure(let e): return e.diagnostics.map(\.headline)
-        }
-    }
+    static func errors(_ text: String) -> [String] { recipeErrors(text) }
 
     /// `base` with line 7 (`frame-rate: 30` in the preset) replaced.
     static func preset(_ line: String) -> String {
