@@ -77,6 +77,7 @@ struct PlanCommand: Command {
             "format": p.format.rawValue, "optimizeForNetwork": p.optimizeForNetwork, "selectiveDecode": p.selectiveDecode,
             "timeRange": ["start": p.timeRange.start.seconds, "end": p.timeRange.end.isNumeric ? p.timeRange.end.seconds : NSNull()] as [String: Any],
             "tracks": tracks,
+            "warnings": p.notices.map(noticeObject),
         ]
     }
 
@@ -105,6 +106,13 @@ struct PlanCommand: Command {
                 lines.append("  \(d.setting.padding(toLength: 15, withPad: " ", startingAt: 0)) \(d.value.padding(toLength: 12, withPad: " ", startingAt: 0)) \(why)")
             }
         }
+        if !p.notices.isEmpty { lines.append("") }
+        for n in p.notices { lines.append("warning: \(n)") }
         return lines.joined(separator: "\n")
     }
+}
+
+/// A notice as `plan --json` and `run --progress json` give it.
+func noticeObject(_ n: PlanNotice) -> [String: Any] {
+    ["kind": n.kind.rawValue, "item": n.item, "track": n.sourceTrack ?? NSNull(), "message": n.message]
 }

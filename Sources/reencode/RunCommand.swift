@@ -127,6 +127,16 @@ struct RunCommand: Command {
         case .success(let c): compiled = c
         case .failure(let f): return .failed(code: f.code, message: f.message)
         }
+        // Said before the work starts, so a user can stop a run that would lose what they want.
+        for n in compiled.plan.notices {
+            if progress == .json {
+                var o = noticeObject(n)
+                o["type"] = "warning"
+                writeOut(jsonLine(o))
+            } else {
+                printError("warning: \(compiled.plan.source.path): \(n)")
+            }
+        }
         let session = ExportSession(plan: compiled.plan)
         stage.state.withLock { $0.step = .converting(session) }
         do throws(MediaError) {

@@ -83,6 +83,8 @@ public struct ConversionPlan: Sendable {
     public let lanes: [LanePlan]
     public let selectiveDecode: Bool
     public let metadata: [String: String]
+    /// What the output will not keep, settings without effect: printed as warnings.
+    public internal(set) var notices: [PlanNotice] = []
 
     /// The output's expected length.
     public var duration: MediaTime { timeRange.duration }
