@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Memory check (DESIGN §6, engine issue): peak RSS converting a 60 s clip must stay within 10 % of
-# a 10 s clip, and 50 open/convert/close cycles must not grow. A script, not a timed test.
+# Memory check: memory does not grow with the file's length. Peak RSS converting a 60 s clip must
+# stay within 10 % of a 10 s clip, and 50 open/convert/close cycles must not grow. A script, not a
+# timed test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""reencode vs the ffmpeg command line on the same work (DESIGN §6, bench/README.md).
+"""reencode vs the ffmpeg command line on the same work (bench/README.md).
 
 Builds release, makes its inputs with reencode's own frame source (panning texture with noise and
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,

@@ -5,7 +5,7 @@ import Testing
 
 /// Real-world files (../shared/corpus, named by REENCODE_CORPUS): each converts with
 /// recipes/web-1080p.yaml — decoding fully, with track extents, rotation and the A/V start offset
-/// within a frame of the source's — or fails with a one-line error, a DESIGN §4 exit code and no
+/// within a frame of the source's — or fails with a one-line error, an exit code from `ExitCode` and no
 /// output. Never a crash, a hang or a partial file. REENCODE_CORPUS_REPORT names a file for the
 /// per-file results (docs/compatibility.md is made from it).
 @Suite("Real-world corpus", .enabled(if: ProcessInfo.processInfo.environment["REENCODE_CORPUS"] != nil))

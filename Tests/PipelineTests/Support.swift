@@ -106,7 +106,7 @@ extension VideoSettings {
     }
 }
 
-/// The source frame nearest to output slot k (DESIGN §3), ties to the earlier frame, for sources
+/// The source frame nearest to output slot k, ties to the earlier frame, for sources
 /// with frames at `times` (sorted).
 func nearestFrame(to t: MediaTime, in times: [MediaTime]) -> Int {
     var lo = 0, hi = times.count - 1

@@ -20,7 +20,7 @@ public struct LedgerEntry: Codable, Sendable {
     /// 1 for the first try of this source version with this recipe.
     public var attempt: Int
     public var error: String?
-    /// The exit code the failure would have had as `reencode run` (DESIGN §4).
+    /// The exit code the failure would have had as `reencode run` (`ExitCode`).
     public var exitCode: Int32?
     /// Relative to the output folder.
     public var output: String?

@@ -1,7 +1,8 @@
 import Recipe
 
 /// The output slots of a constant-frame-rate conversion: slot k is at `start + k·frameDuration`
-/// and only slots before `end` exist (DESIGN §3).
+/// and only slots before `end` exist; each shows the source picture nearest to it, ties to the
+/// earlier one.
 ///
 /// A slot is filled when its midpoint lies where the source has pictures, `[firstPTS, sourceEnd)`;
 /// it shows the source frame nearest to its time, ties to the earlier frame.

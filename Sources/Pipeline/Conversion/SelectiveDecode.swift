@@ -1,7 +1,8 @@
 import Recipe
 
 /// Decides, in decode order, which packets the decoder never needs to see: a droppable picture
-/// (nothing references it) that no output slot will show (DESIGN §3). Packets go out in the
+/// (nothing references it) that no output slot will show: the output is the same as with every
+/// picture decoded. Packets go out in the
 /// order they came; a droppable one waits until its presentation neighbours are known.
 ///
 /// Its answers agree with `ConstantRateRetimer`: a picture is skipped only when no filled slot

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Outputs are written beside their target under a hidden temp name and moved into place only
-/// when complete, so an output that exists is whole (DESIGN §4, §5).
+/// when complete, so an output that exists is whole: a failed, interrupted or killed run leaves
+/// no output, and a batch can take an existing output as done.
 enum TempFile {
     /// Batch runs recognise stale temp files by this marker.
     static let marker = ".reencode-tmp-"

@@ -88,7 +88,8 @@ public struct Recipe: Sendable {
     private var readerOutputIndex: [String: Int] = [:]
     public var writerInputs: [WriterInput] = []
     public var timeRange: TimeRangeSpec?
-    /// Skip pictures the frame-rate converter will not show (DESIGN §3); on by default.
+    /// Skip pictures the frame-rate converter will not show and nothing references (the output is
+    /// the same); on by default.
     public var selectiveDecode = true
 
     public init(file: String, lines: [String]) {
