@@ -1,7 +1,7 @@
 import Recipe
 
 /// An error a conversion can end with. It names the file, and where they apply the track and the
-/// media time, and carries FFmpeg's own last log line. `exitCode` follows DESIGN §4 (sysexits).
+/// media time, and carries FFmpeg's own last log line. Its kind gives the exit code (`ExitCode`).
 public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The input does not exist or cannot be opened for reading (66).
@@ -20,6 +20,8 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupported
         /// The settings cannot be satisfied (65 when they come from a recipe).
         case invalidSettings
+        /// The command line contradicts itself or the recipe: `-o x.webm` for an m4a recipe (64).
+        case usage
         /// Stopped on request (130).
         case cancelled
     }
@@ -61,22 +63,14 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         return e
     }
 
-    public var exitCode: Int32 {
-        switch kind {
-        case .inputMissing, .notMedia: return 66
-        case .outputExists, .cannotCreateOutput: return 73
-        case .io: return 74
-        case .processing, .unsupported: return 1
-        case .invalidSettings: return 65
-        case .cancelled: return 130
-        }
-    }
+    public var exitCode: Int32 { kind.exitCode }
 
-    /// `FILE: track N at 12.345s: message (ffmpeg: detail)`.
+    /// `FILE: track #N at 12.345s: message (ffmpeg: detail)`; `#N` is the source's stream index,
+    /// as `inspect` and `plan` number source tracks.
     public var description: String {
         var s = ""
         if let file { s += "\(file): " }
-        if let track { s += "track \(track)" + (time != nil ? " " : ": ") }
+        if let track { s += "track #\(track)" + (time != nil ? " " : ": ") }
         if let time { s += "at \(time.secondsDescription): " }
         s += message
         if let detail, !detail.isEmpty, !message.contains(detail) { s += " (ffmpeg: \(detail))" }

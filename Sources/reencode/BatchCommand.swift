@@ -251,7 +251,7 @@ struct BatchCommand: Command {
         }
         if report.cancelled {
             let r = stop.withLock { $0.reason }
-            let code = r?.exitCode ?? 130
+            let code = r?.exitCode ?? ExitCode.cancelled
             switch r {
             case .signal(let sig): printError("cancelled: unfinished files are left for the next run (\(TerminationSignals.name(sig)))")
             case .lost(let loss): printError("error: \(loss.description): the reader is gone; stopped, unfinished files are left for the next run")

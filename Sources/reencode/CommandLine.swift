@@ -1,17 +1,6 @@
 import Foundation
 import Pipeline
 
-/// Exit codes (DESIGN §4, sysexits).
-enum ExitCode {
-    static let ok: Int32 = 0
-    static let failure: Int32 = 1
-    static let usage: Int32 = 64
-    static let invalidRecipe: Int32 = 65
-    static let noInput: Int32 = 66
-    static let cannotCreate: Int32 = 73
-    static let io: Int32 = 74
-}
-
 /// A bad command line: printed as `Error: …` plus the command's usage, exit 64.
 struct UsageError: Error {
     let message: String
@@ -101,7 +90,7 @@ struct ArgumentScanner {
     private static func plain(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d) }
 }
 
-/// Maps an engine error to DESIGN §4's exit code after printing it.
+/// Prints an engine error and gives its exit code.
 func report(_ error: MediaError) -> Int32 {
     printError("error: \(error)")
     return error.exitCode

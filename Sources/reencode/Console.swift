@@ -19,7 +19,7 @@ struct StreamLoss: Sendable, Equatable {
 
     /// 141 (128 + SIGPIPE) for a closed pipe, as the default SIGPIPE action would give but
     /// cleanly; 74 (I/O error) for anything else.
-    var exitCode: Int32 { errorNumber == EPIPE ? 128 + SIGPIPE : ExitCode.io }
+    var exitCode: Int32 { errorNumber == EPIPE ? ExitCode.signal(SIGPIPE) : ExitCode.io }
 
     /// Not an errno of write(2): the stream took nothing while the process was stopping.
     static let stalled = ETIMEDOUT

@@ -68,7 +68,7 @@ enum AssetJSON {
         var o: [String: Any] = [
             "index": t.index,
             "type": f.mediaType.rawValue,
-            "ordinal": t.ordinal,
+            "ordinal": t.ordinal ?? NSNull(),
             "codec": f.codec,
             "startTime": seconds(t.startTime),
             "duration": seconds(t.duration),

@@ -7,9 +7,14 @@ struct PlanCommand: Command {
     static let abstract = "Show what a recipe would do to a source, and why."
     static let usage = "reencode plan RECIPE [-i INPUT] [-o OUTPUT] [--json]"
     static let help = """
-        OVERVIEW: \(abstract) Compiles the recipe against the real source and prints
-        each output track with every setting and where it came from: the recipe (or a preset),
-        or a rule of the settings assistant with its reason. Nothing is written.
+        OVERVIEW: \(abstract) Compiles the recipe against the real source, opens every
+        decoder and encoder with the resolved settings and the output container with every track
+        (its header written into memory), and prints each output track with every setting and
+        where it came from: the recipe, a preset, or a rule of the settings assistant with its
+        reason; the profile is the one the opened encoder really writes. Warnings say what the
+        output will not keep and which settings have no effect. Whatever 'run' would refuse
+        before decoding is refused here. Nothing is written. Source tracks are #N (stream
+        index), output tracks are numbered from 1.
 
         USAGE: \(usage)
 
@@ -19,7 +24,10 @@ struct PlanCommand: Command {
           --json               Print the plan as JSON (docs/recipes.md, "Plan JSON").
           -h, --help           Show help information.
 
-        EXIT STATUS: 0 ok, 65 invalid recipe or settings, 66 input missing or not media.
+        EXIT STATUS: 0 ok, 64 usage (also -o whose extension contradicts the recipe's format),
+        65 invalid recipe or settings the encoder refuses, 66 input missing or not media, lacking
+        a track the recipe needs or holding one the container cannot copy, 73 the output is a
+        folder or cannot be created.
         """
 
     let recipe: String
@@ -48,9 +56,10 @@ struct PlanCommand: Command {
         return ExitCode.ok
     }
 
+    /// `recipe` or `preset NAME` for a value the recipe gave, `assistant` for a derived one.
     static func origin(_ d: Decision, _ o: LaneOrigin) -> String {
         guard d.rule == "settings" else { return "assistant" }
-        return o.presets.isEmpty ? "recipe" : "preset \(o.presets[0])"
+        return o.origin(of: d.setting)
     }
 
     static func object(_ r: Recipe, _ c: CompiledRecipe) -> [String: Any] {
@@ -93,7 +102,7 @@ struct PlanCommand: Command {
             if f.mediaType == .video { src += " \(f.width)x\(f.height)" + (f.averageFrameRate.map { " \($0.decimalDescription) fps" } ?? "") }
             if f.mediaType == .audio { src += " \(f.sampleRate) Hz \(f.channels) ch" }
             lines.append("")
-            lines.append("track \(i + 1)  ← reader output '\(o.readerOutput)' (\(src))" + (o.presets.isEmpty ? "" : "  preset \(o.presets.joined(separator: " ← "))"))
+            lines.append("output track \(i + 1)  ← reader output '\(o.readerOutput)' (\(src))" + (o.presets.isEmpty ? "" : "  preset \(o.presets.joined(separator: " ← "))"))
             let decisions: [Decision]
             switch lane.kind {
             case .video(let v): decisions = v.decisions
@@ -103,13 +112,19 @@ struct PlanCommand: Command {
             for d in decisions {
                 let from = origin(d, o)
                 let why = from == "assistant" ? "\(d.rule): \(d.reason)" : from
-                lines.append("  \(d.setting.padding(toLength: 15, withPad: " ", startingAt: 0)) \(d.value.padding(toLength: 12, withPad: " ", startingAt: 0)) \(why)")
+                lines.append("  \(padded(d.setting, 15)) \(padded(d.value, 12)) \(why)")
             }
         }
         if !p.notices.isEmpty { lines.append("") }
         for n in p.notices { lines.append("warning: \(n)") }
         return lines.joined(separator: "\n")
     }
+}
+
+/// `s` followed by spaces up to `width`; a longer value is kept whole (a profile such as
+/// "Constrained Baseline" must not be cut).
+func padded(_ s: String, _ width: Int) -> String {
+    s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
 }
 
 /// A notice as `plan --json` and `run --progress json` give it.

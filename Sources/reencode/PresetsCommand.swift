@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Recipe
 
 struct PresetsCommand: Command {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Pipeline
 
 /// Every catchable signal whose default action ends the process, but two. `run` and `batch`
 /// handle them alike (clean up, exit 128 + n), so an ssh disconnect (HUP), a timeout's ALRM or a
@@ -32,7 +33,7 @@ enum StopReason: Sendable, Equatable {
 
     var exitCode: Int32 {
         switch self {
-        case .signal(let s): return 128 + s
+        case .signal(let s): return ExitCode.signal(s)
         case .lost(let l): return l.exitCode
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// `reencode`: subcommands in the style of swift-argument-parser.
 let version = "0.1.0"

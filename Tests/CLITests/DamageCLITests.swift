@@ -67,7 +67,7 @@ struct DamageCLITests {
         try cut(src, to: size * 2 / 21, as: damaged)
         let r = try Binary.run(["run", recipe, "-i", damaged, "-o", dir.file("out.mp4")], timeLimit: 60)
         #expect(r.status == 1, "\(r.stderr)")
-        let pattern = #"^error: \#(NSRegularExpression.escapedPattern(for: damaged)): track [01] at [0-9.]+s: the file is truncated or damaged \(ffmpeg: \[matroska,webm\] File ended prematurely\)\n$"#
+        let pattern = #"^error: \#(NSRegularExpression.escapedPattern(for: damaged)): track #[01] at [0-9.]+s: the file is truncated or damaged \(ffmpeg: \[matroska,webm\] File ended prematurely\)\n$"#
         #expect(r.stderr.range(of: pattern, options: .regularExpression) != nil, "\(r.stderr)")
         #expect(dir.contents == ["cut.mkv", "whole.mkv"])
     }

@@ -53,12 +53,12 @@ struct OutputPathTests {
         #expect(dir.contents == (before + ["a", "b", "c", "e"]).sorted())
         let long = String(repeating: "n", count: 240) + ".mp4"
         let refused: [(String, Int32, String)] = [
-            ("x", 65, "error: x: has no extension to tell the container from: end it in .mp4, .mov, .m4a or .mkv, or name the format\n"),
+            ("x", 64, "error: x: has no extension to tell the container from: end it in .mp4, .mov, .m4a or .mkv, or name the format\n"),
             ("", 73, "error: '': the output path is empty\n"),
             ("f/", 73, "error: f/: names a folder, not a file: end it with a file name such as out.mp4\n"),
             ("g/..", 73, "error: g/..: names a folder, not a file: end it with a file name such as out.mp4\n"),
             (".", 73, "error: .: names a folder, not a file: end it with a file name such as out.mp4\n"),
-            ("dir.mp4", 73, "error: dir.mp4: is a directory\n"),
+            ("dir.mp4", 73, "error: dir.mp4: is a folder: the output must name a file (such as dir.mp4/out.mp4)\n"),
             ("afile/x.mp4", 73, "error: afile/x.mp4: afile is not a folder\n"),
             ("afile/h/x.mp4", 73, "error: afile/h/x.mp4: afile is not a folder\n"),
             (long, 73, "error: \(long): the file name is too long"),

@@ -179,7 +179,7 @@ struct RecipePlanErrorTests {
         """
         let got = try Self.diagnostics(text, input: src, output: dir.file("out.mp4"))
         #expect(got?.0 == """
-        r.yaml:5:5: error: \(src): track 1 (pcm_s16le) cannot be copied into mp4 as it is: reencode it instead
+        r.yaml:5:5: error: \(src): track #1: pcm_s16le cannot be copied into mp4 as it is: reencode it instead
             sound: { track: audio, decode: false }
             ^
         """)

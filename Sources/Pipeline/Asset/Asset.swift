@@ -37,8 +37,13 @@ public struct Asset: Sendable {
         for i in 0..<input.streamCount {
             let st = input.stream(i)
             let format = describe(st)
-            let ordinal = ordinals[format.mediaType, default: 0]
-            ordinals[format.mediaType] = ordinal + 1
+            let isAttachedPicture = st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+            // `video:1` counts pictures that play: cover art has no ordinal (only `#N` names it).
+            var ordinal: Int? = nil
+            if !isAttachedPicture {
+                ordinal = ordinals[format.mediaType, default: 0]
+                ordinals[format.mediaType] = ordinal! + 1
+            }
             let tb = st.pointee.time_base
             let start = st.pointee.start_time == FFmpeg.noPTS ? .zero : MediaTime(ts: st.pointee.start_time, timeBase: tb)
             var dur = st.pointee.duration == FFmpeg.noPTS ? MediaTime.invalid : MediaTime(ts: st.pointee.duration, timeBase: tb)
@@ -48,7 +53,7 @@ public struct Asset: Sendable {
             let meta = dictionary(st.pointee.metadata)
             tracks.append(Track(index: i, ordinal: ordinal, format: format, timeBase: tb.time,
                                 startTime: start, duration: dur, language: meta["language"].flatMap { $0 == "und" ? nil : $0 },
-                                metadata: meta, isAttachedPicture: st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0))
+                                metadata: meta, isAttachedPicture: isAttachedPicture))
         }
         self.tracks = tracks
         if ctx.duration != FFmpeg.noPTS && ctx.duration > 0 {
@@ -58,11 +63,13 @@ public struct Asset: Sendable {
         }
     }
 
-    /// The track a recipe means by `video`, `audio:1` or `#3`.
+    /// The track a recipe means by `video` or `audio:1`: the n-th of its type, cover art not
+    /// counted. The one rule for it: the recipe compiler, the planner and `inspect` agree.
     public func track(_ type: MediaType, ordinal: Int = 0) -> Track? {
-        tracks.first { $0.mediaType == type && $0.ordinal == ordinal && !$0.isAttachedPicture }
+        tracks.first { $0.mediaType == type && $0.ordinal == ordinal }
     }
 
+    /// The track a recipe means by `#3`: stream index 3.
     public func track(index: Int) -> Track? { tracks.first { $0.index == index } }
 
     /// Video tracks, without cover art.

@@ -70,8 +70,9 @@ public struct FormatDescription: Sendable, Hashable {
 public struct Track: Sendable, Hashable {
     /// The stream index in the file (`#3` in recipes).
     public let index: Int
-    /// The position among tracks of the same media type (`video:1`).
-    public let ordinal: Int
+    /// The position among tracks of the same media type (`video:1`); nil for cover art, which
+    /// only its stream index names.
+    public let ordinal: Int?
     public let format: FormatDescription
     public let timeBase: MediaTime
     public let startTime: MediaTime

@@ -88,7 +88,7 @@ public enum BatchEvent: Sendable {
 }
 
 /// `reencode batch`: converts every media file of a folder tree that has no finished output yet,
-/// exactly once, whatever happens (DESIGN §5, docs/batch.md).
+/// exactly once, whatever happens (docs/batch.md).
 public final class BatchRunner: Sendable {
     public let options: BatchOptions
     private let cancelled = Atomic<Bool>(false)
@@ -575,14 +575,14 @@ public final class BatchRunner: Sendable {
 }
 
 /// The exit codes the ledger records for failures that are not a MediaError, as `reencode run`
-/// would exit (DESIGN §4): taken from MediaError's kind → exit code map, so that both say the same.
+/// would exit with them.
 enum LedgerExitCode {
-    /// The output exists and is not this source's to replace: as `run` without --overwrite (73).
-    static let outputTaken = MediaError(.outputExists, "").exitCode
-    /// The recipe does not compile (65).
-    static let invalidRecipe = MediaError(.invalidSettings, "").exitCode
-    /// The source lacks a track the recipe requires: the input does not fit it (66).
-    static let sourceMismatch = MediaError(.notMedia, "").exitCode
-    /// Anything else (1).
-    static let failure = MediaError(.processing, "").exitCode
+    /// The output exists and is not this source's to replace: as `run` without --overwrite.
+    static let outputTaken = ExitCode.cannotCreate
+    /// The recipe does not compile.
+    static let invalidRecipe = ExitCode.invalidRecipe
+    /// The source lacks a track the recipe requires: the input does not fit it.
+    static let sourceMismatch = ExitCode.noInput
+    /// Anything else.
+    static let failure = ExitCode.failure
 }

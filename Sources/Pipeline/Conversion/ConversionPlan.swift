@@ -48,7 +48,7 @@ public struct ConversionRequest: Sendable {
     public var timeRange: TimeRange?
     /// Output tracks, in output order.
     public var tracks: [TrackRequest]
-    /// Never decode pictures the frame-rate converter will not show (DESIGN §3). Output is the same
+    /// Never decode pictures the frame-rate converter will not show and nothing references. Output is the same
     /// either way; this only exists to prove it and to measure the gain.
     public var selectiveDecode = true
     /// Extra container metadata (wins over the source's).
@@ -67,7 +67,7 @@ public struct LanePlan: Sendable {
         case passthrough
     }
     public let track: Track
-    public let kind: Kind
+    public internal(set) var kind: Kind
 }
 
 /// A conversion compiled against its real source: nothing is left open, and everything that can
@@ -80,7 +80,7 @@ public struct ConversionPlan: Sendable {
     public let overwrite: Bool
     /// Absolute, on the file's own timeline.
     public let timeRange: TimeRange
-    public let lanes: [LanePlan]
+    public internal(set) var lanes: [LanePlan]
     public let selectiveDecode: Bool
     public let metadata: [String: String]
     /// What the output will not keep, settings without effect: printed as warnings.
@@ -127,7 +127,7 @@ public enum Planner {
         for t in request.tracks {
             let track: Track?
             switch t.selector {
-            case .type(let type, let n): track = asset.tracks.filter { $0.mediaType == type && !$0.isAttachedPicture }.dropFirst(n).first
+            case .type(let type, let n): track = asset.track(type, ordinal: n)
             case .index(let i): track = asset.track(index: i)
             }
             guard let track else {
@@ -135,7 +135,7 @@ public enum Planner {
                 throw MediaError(.unsupported, "has no \(t.selector) track", file: src)
             }
             guard used.insert(track.index).inserted else {
-                throw MediaError(.invalidSettings, "track \(track.index) (\(t.selector)) is used twice", file: src)
+                throw MediaError(.invalidSettings, "track #\(track.index) (\(t.selector)) is used twice", file: src)
             }
             if !isCopy(t.mode),
                avcodec_find_decoder(avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE) == nil {
@@ -146,7 +146,7 @@ public enum Planner {
                 try checkPassthrough(track, format: format, source: src)
                 lanes.append(LanePlan(track: track, kind: .passthrough))
             case (.video(let s), .video):
-                if format == .m4a { throw MediaError(.invalidSettings, "an m4a file holds audio only; track \(track.index) is video", file: out) }
+                if format == .m4a { throw MediaError(.invalidSettings, "an m4a file holds audio only; track #\(track.index) of \(src) is video", file: out) }
                 do throws(MediaError) {
                     lanes.append(LanePlan(track: track, kind: .video(try assistant.video(source: track.format, settings: s))))
                 } catch { throw error.at(file: src, track: track.index) }
@@ -155,16 +155,22 @@ public enum Planner {
                     lanes.append(LanePlan(track: track, kind: .audio(try assistant.audio(source: track.format, settings: s))))
                 } catch { throw error.at(file: src, track: track.index) }
             case (.video, let type), (.audio, let type), (.passthrough, let type):
-                throw MediaError(.invalidSettings, "track \(track.index) (\(t.selector)) is \(type.rawValue), not what its settings are for", file: src)
+                throw MediaError(.invalidSettings, "track #\(track.index) (\(t.selector)) is \(type.rawValue), not what its settings are for", file: src)
             }
         }
         guard !lanes.isEmpty else { throw MediaError(.unsupported, "none of the requested tracks exist", file: src) }
 
         var metadata = asset.metadata.filter { !["major_brand", "minor_version", "compatible_brands", "encoder"].contains($0.key) }
         metadata.merge(request.metadata) { _, new in new }
-        return ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
-                              overwrite: request.overwrite, timeRange: range, lanes: lanes,
-                              selectiveDecode: request.selectiveDecode, metadata: metadata)
+        var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
+                                  overwrite: request.overwrite, timeRange: range, lanes: lanes,
+                                  selectiveDecode: request.selectiveDecode, metadata: metadata)
+        plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
+        // Everything the run opens is opened now, so what it would refuse is refused before
+        // any decoding; what the encoders really make replaces what was only asked of them.
+        let rehearsal = try Rehearsal.run(plan)
+        plan.lanes = zip(plan.lanes, rehearsal.profiles).map { lane, real in lane.withEncoderProfile(real) }
+        return plan
     }
 
     private static func isCopy(_ m: TrackMode) -> Bool {
@@ -179,7 +185,7 @@ public enum Planner {
         guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return }
         let id = avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE
         if avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) != 1 {
-            throw MediaError(.unsupported, "track \(track.index) (\(track.format.codec)) cannot be copied into \(format.rawValue) as it is: reencode it instead", file: source, track: track.index)
+            throw MediaError(.unsupported, "\(track.format.codec) cannot be copied into \(format.rawValue) as it is: reencode it instead", file: source, track: track.index)
         }
     }
 }

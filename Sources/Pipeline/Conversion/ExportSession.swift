@@ -82,6 +82,19 @@ public final class ExportSession: Sendable {
         return made
     }
 
+    /// The work of output `i`: its decoder and encoder opened (or its stream copied), its writer
+    /// input added. Also what a rehearsal opens, so that plan and run negotiate alike.
+    static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment) throws(MediaError) -> any LaneWork {
+        let lp = plan.lanes[i]
+        do throws(MediaError) {
+            switch lp.kind {
+            case .video(let s): return try VideoLane(env: env, output: i, track: lp.track, settings: s)
+            case .audio(let s): return try AudioLane(env: env, output: i, track: lp.track, settings: s)
+            case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track)
+            }
+        } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
+    }
+
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
         let reader = try AssetReader(asset: plan.source, streams: plan.lanes.map(\.track.index))
         if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start) }
@@ -95,15 +108,7 @@ public final class ExportSession: Sendable {
         // Negotiate: every decoder and encoder opens, and the header is written, before data flows.
         var lanes: [Lane] = []
         for (i, lp) in plan.lanes.enumerated() {
-            let work: any LaneWork
-            do throws(MediaError) {
-                switch lp.kind {
-                case .video(let s): work = try VideoLane(env: env, output: i, track: lp.track, settings: s)
-                case .audio(let s): work = try AudioLane(env: env, output: i, track: lp.track, settings: s)
-                case .passthrough: work = try PassthroughLane(env: env, output: i, track: lp.track)
-                }
-            } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
-            lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: work))
+            lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: try Self.laneWork(plan, output: i, env: env)))
         }
         do throws(MediaError) {
             try writer.start(metadata: plan.metadata, optimizeForNetwork: plan.optimizeForNetwork)

@@ -19,11 +19,19 @@ public struct FileIdentity: Equatable, Sendable {
 
 /// Where an output may go: checked when the plan is made and again when the conversion starts.
 enum OutputLocation {
-    /// The container for `out`: the one asked for, else the one its extension names.
+    /// The container for `out`: the one asked for, else the one its extension names. A name
+    /// whose extension says another container than the one asked for is refused: an M4A file
+    /// named .webm would be opened by the wrong program.
     static func format(for out: String, requested: ContainerFormat?) throws(MediaError) -> ContainerFormat {
         try checkSpelling(out)
-        if let requested { return requested }
         let ext = FilePaths.pathExtension(of: out)
+        if let requested {
+            guard ext.isEmpty || ContainerFormat(pathExtension: ext) == requested else {
+                throw MediaError(.invalidSettings, "the extension '.\(ext)' contradicts the format \(requested.rawValue): name the output .\(requested.rawValue)"
+                                 + (ContainerFormat(pathExtension: ext).map { ", or ask for \($0.rawValue)" } ?? ""), file: out)
+            }
+            return requested
+        }
         guard !ext.isEmpty else {
             throw MediaError(.invalidSettings, "has no extension to tell the container from: end it in .mp4, .mov, .m4a or .mkv, or name the format", file: out)
         }
@@ -50,7 +58,9 @@ enum OutputLocation {
         if stat(out, &st) == 0 {
             // Only a regular file is ever replaced: renaming over /dev/stdout or a FIFO would
             // replace the device's name, not write to it.
-            if (st.st_mode & S_IFMT) == S_IFDIR { throw MediaError(.cannotCreateOutput, "is a directory", file: out) }
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                throw MediaError(.cannotCreateOutput, "is a folder: the output must name a file (such as \(FilePaths.join(out, "out.mp4")))", file: out)
+            }
             if let kind = nonRegularFileKind(st.st_mode) {
                 throw MediaError(.cannotCreateOutput, "is \(kind): only a regular file can be an output", file: out)
             }

@@ -9,6 +9,14 @@ public struct LaneOrigin: Sendable {
     public let presets: [String]
     /// Settings keys the recipe (or its presets) set, as opposed to the assistant.
     public let explicitKeys: [String]
+    /// Where each of `explicitKeys` was set: `recipe` (the writer input's own settings) or
+    /// `preset NAME` (the most specific preset of the chain that sets it).
+    public let keyOrigins: [String: String]
+
+    /// Where a setting the recipe gave comes from.
+    public func origin(of setting: String) -> String {
+        keyOrigins[setting] ?? (presets.first.map { "preset \($0)" } ?? "recipe")
+    }
 }
 
 /// The source lacks a track the recipe requires: the recipe is fine, the input does not fit it.
@@ -50,9 +58,14 @@ public enum RecipeCompiler {
         do {
             outFormat = try OutputLocation.format(for: outPath, requested: recipe.output.format?.value)
         } catch {
-            // From the recipe's own path: said at its line:col with the rest; from -o the
-            // planner says it as for any output.
-            if output == nil, let path = recipe.output.path {
+            if output != nil {
+                // -o contradicts the recipe (or says no container): the command line is wrong.
+                var e = error
+                e.kind = .usage
+                throw e
+            }
+            // From the recipe's own path: said at its line:col with the rest.
+            if let path = recipe.output.path {
                 errors.append(recipe.diagnostic(path.mark, "\(outPath): \(error.message)"))
             }
         }
@@ -62,7 +75,7 @@ public enum RecipeCompiler {
             let track: Track?
             switch out.track {
             case .kind(let kind, let n):
-                track = asset.tracks.filter { $0.mediaType.rawValue == kind.rawValue && !$0.isAttachedPicture }.dropFirst(n).first
+                track = MediaType(rawValue: kind.rawValue).flatMap { asset.track($0, ordinal: n) }
             case .index(let i):
                 track = asset.track(index: i)
             }
@@ -83,6 +96,9 @@ public enum RecipeCompiler {
             var presets: [String] = []
             var video = VideoSettings(), audio = AudioSettings()
             var videoOnly: [(String, Mark)] = [], audioOnly: [(String, Mark)] = []
+            var keyMarks: [(String, Mark)] = []
+            /// The settings' layers, most specific first, with who wrote each.
+            var layers: [(origin: String, video: VideoSettings, audio: AudioSettings)] = []
             var what = ""
             switch input.settings {
             case .none:
@@ -91,6 +107,8 @@ public enum RecipeCompiler {
                 do throws(Diagnostic) {
                     let p = try recipe.resolvePreset(name)
                     (video, audio, videoOnly, audioOnly, presets) = (p.video, p.audio, p.videoOnlyKeys, p.audioOnlyKeys, p.chain)
+                    keyMarks = p.keyMarks
+                    layers = Self.layers(p.chain, in: recipe)
                     what = "preset '\(name.value)'"
                 } catch { errors.append(error); continue }
             case .inline(let def):
@@ -102,6 +120,8 @@ public enum RecipeCompiler {
                 audio = def.audio.over(base.audio)
                 videoOnly = base.videoOnlyKeys + def.videoOnlyKeys
                 audioOnly = base.audioOnlyKeys + def.audioOnlyKeys
+                keyMarks = base.keyMarks + def.keyMarks
+                layers = [("recipe", def.video, def.audio)] + Self.layers(base.chain, in: recipe)
                 presets = base.chain
                 what = "the settings of writer input \(input.number)"
             }
@@ -127,14 +147,25 @@ public enum RecipeCompiler {
                 mode = .passthrough
             }
             tracks.append(TrackRequest(.index(track.index), mode))
-            writers[track.index] = TrackSource(input: input, output: out, keys: track.mediaType == .audio ? audioOnly : videoOnly)
+            let copies: Bool
             let explicit: [String]
+            var keyOrigins: [String: String] = [:]
             switch mode {
-            case .video: explicit = setKeys(video)
-            case .audio: explicit = setKeys(audio)
-            case .passthrough: explicit = []
+            case .video(let v):
+                copies = v.codec == .copy
+                explicit = setKeys(v)
+                for key in explicit { keyOrigins[key] = layers.first { setKeys($0.video).contains(key) }?.origin }
+            case .audio(let a):
+                copies = a.codec == .copy
+                explicit = setKeys(a)
+                for key in explicit { keyOrigins[key] = layers.first { setKeys($0.audio).contains(key) }?.origin }
+            case .passthrough:
+                copies = true
+                explicit = []
             }
-            origins.append(LaneOrigin(writerInput: input.number, readerOutput: out.name, presets: presets, explicitKeys: explicit))
+            writers[track.index] = TrackSource(input: input, output: out, keys: keyMarks, copies: copies)
+            origins.append(LaneOrigin(writerInput: input.number, readerOutput: out.name, presets: presets,
+                                      explicitKeys: explicit, keyOrigins: keyOrigins))
         }
 
         if let tr = recipe.timeRange, asset.duration.isNumeric, tr.start >= asset.duration {
@@ -169,7 +200,7 @@ public enum RecipeCompiler {
             let mark = error.setting.flatMap { key in writer.keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(writer.input)
             return RecipeErrors([recipe.diagnostic(mark, error.message)])
         case .unsupported where writer.copies:
-            return SourceMismatch(diagnostics: [recipe.diagnostic(writer.copyMark, "\(source): \(error.message)")])
+            return SourceMismatch(diagnostics: [recipe.diagnostic(writer.copyMark, "\(source): track #\(track): \(error.message)")])
         default:
             return error
         }
@@ -181,17 +212,28 @@ public enum RecipeCompiler {
         let input: WriterInput
         let output: ReaderOutput
         let keys: [(String, Mark)]
-        var copies: Bool { !output.decode || copyKey != nil }
-        /// `codec: copy` in the writer input's inline settings.
-        var copyKey: Mark? {
-            if case .inline(let def) = input.settings, def.video.codec == .copy || def.audio.codec == .copy { return def.mark }
-            return nil
+        /// Samples are copied: `decode: false`, or `codec: copy` however it was set (inline, a
+        /// preset such as `passthrough`, a base).
+        let copies: Bool
+        /// Where the copy was asked for: `decode: false` on the reader output, else the `codec`
+        /// key that says copy, else the settings.
+        var copyMark: Mark {
+            if !output.decode { return output.mark }
+            if let codec = keys.last(where: { $0.0 == "codec" && $0.1.line > 0 })?.1 { return codec }
+            // Copied through `base:` (e.g. base: passthrough): at the base reference.
+            if case .inline(let def) = input.settings, let base = def.base { return base.mark }
+            return settingsMark(input)
         }
-        /// Where the copy was asked for: `decode: false` on the reader output, else the settings.
-        var copyMark: Mark { !output.decode ? output.mark : (copyKey ?? settingsMark(input)) }
     }
 
-    private static func settingsMark(_ input: WriterInput) -> Mark {
+    /// A preset chain's settings, most specific first, each with the name it is shown by.
+    private static func layers(_ chain: [String], in recipe: Recipe) -> [(origin: String, video: VideoSettings, audio: AudioSettings)] {
+        chain.compactMap { name in
+            (recipe.presets[name] ?? BuiltinPresets.named(name)).map { ("preset \(name)", $0.video, $0.audio) }
+        }
+    }
+
+    static func settingsMark(_ input: WriterInput) -> Mark {
         if case .preset(let p) = input.settings { return p.mark }
         return input.mark
     }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Recipe
 
 /// What an encoder is opened with; negotiated before any data flows.
 struct EncoderConfiguration {
@@ -18,6 +19,8 @@ struct EncoderConfiguration {
     var sampleRate: Int32 = 0
     var sampleFormat: AVSampleFormat = AV_SAMPLE_FMT_NONE
     var channels: Int32 = 0
+    /// The channel layout by its FFmpeg name (`stereo`, `2.1`); nil: the default one for `channels`.
+    var channelLayout: String?
     // both
     var bitRate: Int64 = 0
     var maxBitRate: Int64 = 0
@@ -34,13 +37,37 @@ final class Encoder: @unchecked Sendable {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codecName: String
 
+    /// Opens the encoder. A refusal names the setting that caused it where one did: an option
+    /// the encoder does not have (`codec-options.presett`, with the nearest name it has), or
+    /// the one option or profile without which it opens (`codec-options.preset`, `profile`).
     init(_ c: EncoderConfiguration) throws(MediaError) {
+        _ = FFmpeg.installLog  // an encoder's notes go to our log, not to stderr
         codecName = c.codecName
         guard let codec = avcodec_find_encoder_by_name(c.codecName) else {
             throw MediaError(.unsupported, "encoder '\(c.codecName)' is not in this FFmpeg build")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else { fatalError("avcodec_alloc_context3: out of memory") }
-        context = ctx
+        // Options the encoder does not have are a settings error, not something to ignore; they
+        // are found before anything is opened, so the message is ours and not x264's.
+        let known = Self.optionNames(codec)
+        for (key, _) in c.options where !known.contains(key) {
+            throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no option '\(key)'" + suggestion(key, among: known.sorted()),
+                             setting: "codec-options.\(key)")
+        }
+        try Self.checkNamedValues(c)
+        try Self.checkProfile(c)
+        switch Self.open(codec, c) {
+        case .success(let ctx):
+            context = ctx
+        case .failure(let error):
+            throw Self.blame(error, codec: codec, c)
+        }
+    }
+
+    /// The encoder opened with `c`, or why not.
+    private static func open(_ codec: UnsafePointer<AVCodec>, _ c: EncoderConfiguration) -> Result<UnsafeMutablePointer<AVCodecContext>, MediaError> {
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            return .failure(MediaError(.processing, "cannot allocate the \(c.codecName) encoder: out of memory"))
+        }
         ctx.pointee.time_base = c.timeBase
         ctx.pointee.thread_count = c.threads
         if codec.pointee.type == AVMEDIA_TYPE_VIDEO {
@@ -57,7 +84,15 @@ final class Encoder: @unchecked Sendable {
         } else {
             ctx.pointee.sample_rate = c.sampleRate
             ctx.pointee.sample_fmt = c.sampleFormat
-            av_channel_layout_default(&ctx.pointee.ch_layout, c.channels)
+            if let name = c.channelLayout {
+                av_channel_layout_uninit(&ctx.pointee.ch_layout)
+                if av_channel_layout_from_string(&ctx.pointee.ch_layout, name) < 0 {
+                    free(ctx)
+                    return .failure(MediaError(.invalidSettings, "unknown channel layout '\(name)'", setting: "channel-layout"))
+                }
+            } else {
+                av_channel_layout_default(&ctx.pointee.ch_layout, c.channels)
+            }
         }
         if c.bitRate > 0 { ctx.pointee.bit_rate = c.bitRate }
         if c.maxBitRate > 0 {
@@ -70,12 +105,127 @@ final class Encoder: @unchecked Sendable {
         defer { av_dict_free(&dict) }
         if let profile = c.profile { av_dict_set(&dict, "profile", profile, 0) }
         for (k, v) in c.options { av_dict_set(&dict, k, v, 0) }
-        try FFmpeg.check(avcodec_open2(ctx, codec, &dict), "cannot open the \(c.codecName) encoder", kind: .invalidSettings)
-        // Options the encoder did not take are a settings error, not something to ignore.
-        if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
-            let key = String(cString: left.pointee.key)
-            throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no option '\(key)'")
+        do throws(MediaError) {
+            try FFmpeg.check(avcodec_open2(ctx, codec, &dict), "cannot open the \(c.codecName) encoder", kind: .invalidSettings)
+            // Checked above against the encoder's own options; a generic one it ignored is
+            // caught here.
+            if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
+                let key = String(cString: left.pointee.key)
+                throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no option '\(key)'", setting: "codec-options.\(key)")
+            }
+        } catch {
+            free(ctx)
+            return .failure(error)
         }
+        return .success(ctx)
+    }
+
+    /// The setting an open failure comes from: the one option (or the profile) without which the
+    /// encoder opens. Only tried after a failure, so a good configuration costs one open.
+    private static func blame(_ error: MediaError, codec: UnsafePointer<AVCodec>, _ c: EncoderConfiguration) -> MediaError {
+        guard error.setting == nil else { return error }
+        var suspects: [(setting: String, value: String, without: EncoderConfiguration)] = []
+        for (i, (k, v)) in c.options.enumerated() {
+            var d = c
+            d.options.remove(at: i)
+            suspects.append(("codec-options.\(k)", "\(k) '\(v)'", d))
+        }
+        if let p = c.profile {
+            var d = c
+            d.profile = nil
+            suspects.append(("profile", "profile '\(p)'", d))
+        }
+        guard suspects.count > 0 else { return error }
+        for s in suspects {
+            guard case .success(let ctx) = open(codec, s.without) else { continue }
+            free(ctx)
+            var e = error
+            e.message = "the \(c.codecName) encoder refuses \(s.value)"
+            e.setting = s.setting
+            return e
+        }
+        return error
+    }
+
+    /// x264 and x265 check `preset` and `tune` before FFmpeg's log reaches them and print their
+    /// own line on stderr: their names are checked here first, with the nearest one suggested.
+    private static func checkNamedValues(_ c: EncoderConfiguration) throws(MediaError) {
+        let names: [String: [String]]
+        switch c.codecName {
+        case "libx264":
+            names = ["preset": x26xPresets, "tune": ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]]
+        case "libx265":
+            names = ["preset": x26xPresets, "tune": ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]]
+        default:
+            return
+        }
+        for (key, value) in c.options {
+            guard let allowed = names[key] else { continue }
+            // x264 combines tunes: `film,fastdecode`.
+            for part in value.split(whereSeparator: { ",+./".contains($0) }).map(String.init) + (value.isEmpty ? [""] : [])
+            where !allowed.contains(part) {
+                throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no \(key) '\(part)'" + suggestion(part, among: allowed)
+                                 + " (it has \(allowed.joined(separator: ", ")))", setting: "codec-options.\(key)")
+            }
+        }
+    }
+
+    /// x264 and x265 refuse a profile they do not have, or one the pixel format does not fit,
+    /// with their own line on stderr: checked here first, as a settings error.
+    private static func checkProfile(_ c: EncoderConfiguration) throws(MediaError) {
+        guard let profile = c.profile, c.codecName == "libx264" || c.codecName == "libx265" else { return }
+        let x264: [String: (depth: Int, chroma: Int)] = [
+            "baseline": (8, 420), "main": (8, 420), "high": (8, 420), "high10": (10, 420), "high422": (10, 422), "high444": (14, 444),
+        ]
+        let x265: [String: (depth: Int, chroma: Int)] = [
+            "main": (8, 420), "main-intra": (8, 420), "mainstillpicture": (8, 420), "msp": (8, 420),
+            "main10": (10, 420), "main10-intra": (10, 420), "main12": (12, 420), "main12-intra": (12, 420),
+            "main422-10": (10, 422), "main422-10-intra": (10, 422), "main422-12": (12, 422), "main422-12-intra": (12, 422),
+            "main444-8": (8, 444), "main444-intra": (8, 444), "main444-stillpicture": (8, 444),
+            "main444-10": (10, 444), "main444-10-intra": (10, 444), "main444-12": (12, 444), "main444-12-intra": (12, 444),
+            "main444-16-intra": (16, 444), "main444-16-stillpicture": (16, 444),
+        ]
+        let table = c.codecName == "libx264" ? x264 : x265
+        let names = table.sorted { ($0.value.chroma, $0.value.depth, $0.key) < ($1.value.chroma, $1.value.depth, $1.key) }.map(\.key)
+        guard let limit = table[profile] else {
+            throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no profile '\(profile)'" + suggestion(profile, among: names)
+                             + " (it has \(names.joined(separator: ", ")))", setting: "profile")
+        }
+        guard let desc = av_pix_fmt_desc_get(c.pixelFormat), c.pixelFormat != AV_PIX_FMT_NONE else { return }
+        let depth = Int(desc.pointee.comp.0.depth)
+        let chroma = desc.pointee.log2_chroma_w == 0 ? 444 : desc.pointee.log2_chroma_h == 0 ? 422 : 420
+        if depth > limit.depth || chroma > limit.chroma {
+            let name = av_get_pix_fmt_name(c.pixelFormat).map { String(cString: $0) } ?? "this pixel format"
+            throw MediaError(.invalidSettings, "profile '\(profile)' cannot carry \(name) (\(depth)-bit \(chroma == 444 ? "4:4:4" : chroma == 422 ? "4:2:2" : "4:2:0")); "
+                             + "\(c.codecName) profiles that can: \(names.filter { table[$0]!.depth >= depth && table[$0]!.chroma >= chroma }.joined(separator: ", "))",
+                             setting: "profile")
+        }
+    }
+
+    private static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
+    private static func free(_ ctx: UnsafeMutablePointer<AVCodecContext>) {
+        var c: UnsafeMutablePointer<AVCodecContext>? = ctx
+        avcodec_free_context(&c)
+    }
+
+    /// The names of an encoder's own options (AVOptions of its private class) and the generic
+    /// ones every codec context takes.
+    static func optionNames(_ codec: UnsafePointer<AVCodec>) -> Set<String> {
+        var names: Set<String> = []
+        func collect(_ cls: UnsafePointer<AVClass>?) {
+            guard var cls else { return }
+            withUnsafePointer(to: &cls) { obj in
+                var opt: UnsafePointer<AVOption>? = nil
+                while let o = av_opt_next(obj, opt) {
+                    if o.pointee.type != AV_OPT_TYPE_CONST, let n = o.pointee.name { names.insert(String(cString: n)) }
+                    opt = o
+                }
+            }
+        }
+        collect(codec.pointee.priv_class)
+        collect(avcodec_get_class())
+        return names
     }
 
     deinit {

@@ -9,10 +9,13 @@ final class Resampler: @unchecked Sendable {
     private var outLayout = AVChannelLayout()
 
     init(inRate: Int32, inFormat: AVSampleFormat, inLayout: UnsafePointer<AVChannelLayout>,
-         outRate: Int32, outFormat: AVSampleFormat, outChannels: Int32) throws(MediaError) {
+         outRate: Int32, outFormat: AVSampleFormat, outLayout layoutName: String) throws(MediaError) {
         self.outRate = outRate
         self.outFormat = outFormat
-        av_channel_layout_default(&outLayout, outChannels)
+        // The layout the plan names (2.1 is not stereo plus one: it has an LFE channel).
+        guard av_channel_layout_from_string(&outLayout, layoutName) >= 0 else {
+            throw MediaError(.invalidSettings, "unknown channel layout '\(layoutName)'", setting: "channel-layout")
+        }
         var inCopy = AVChannelLayout()
         defer { av_channel_layout_uninit(&inCopy) }
         try FFmpeg.check(av_channel_layout_copy(&inCopy, inLayout), "channel layout")
@@ -86,5 +89,4 @@ final class AudioFIFO: @unchecked Sendable {
     }
 
     /// Drops `samples` from the front (trim).
-    func drain(_ samples: Int32) { av_audio_fifo_drain(fifo, samples) }
 }

@@ -30,14 +30,8 @@ final class AudioLane: LaneWork {
         let stream = env.reader.stream(forOutput: output)
         sourceTimeBase = stream.pointee.time_base
         decoder = try Decoder(stream: stream)
-        var c = EncoderConfiguration(codecName: settings.encoderName,
-                                     timeBase: AVRational(num: 1, den: Int32(settings.sampleRate)))
-        c.sampleRate = Int32(settings.sampleRate)
-        c.sampleFormat = AV_SAMPLE_FMT_FLTP
-        c.channels = Int32(settings.channels)
-        c.bitRate = Int64(settings.bitrate)
+        var c = EncoderConfiguration.audio(settings)
         c.globalHeader = env.writer.needsGlobalHeader
-        c.options = settings.codecOptions.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         encoder = try Encoder(c)
         fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
         writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
@@ -106,7 +100,7 @@ final class AudioLane: LaneWork {
         if resampler == nil {
             resampler = try Resampler(inRate: frame.sampleRate, inFormat: frame.sampleFormat, inLayout: &frame.pointer.pointee.ch_layout,
                                       outRate: Int32(settings.sampleRate), outFormat: AV_SAMPLE_FMT_FLTP,
-                                      outChannels: Int32(settings.channels))
+                                      outLayout: settings.channelLayout)
         }
         if let converted = try resampler!.convert(kept) { try queue(converted) }
         try encodeQueued(flush: false)

@@ -20,7 +20,6 @@ final class AssetReader: @unchecked Sendable {
     private var failure: MediaError?
     /// Packets per output buffer before the reader waits for that output to catch up.
     let capacity: Int
-    private(set) var packetsRead = 0
     private var sawDamage = false
     /// The latest presentation time read, where damage found at the end is placed.
     private var lastReadTime: MediaTime = .invalid
@@ -38,9 +37,10 @@ final class AssetReader: @unchecked Sendable {
 
     /// `streams[i]` is the stream index output i reads. Takes over the demuxer the asset was
     /// probed with when it is still unused (packets read while probing are handed out first);
-    /// opens the file again otherwise.
-    init(asset: Asset, streams: [Int], capacity: Int = 96) throws(MediaError) {
-        if let probed = asset.probed.take() { input = probed } else { input = try InputContainer(path: asset.path) }
+    /// opens the file again otherwise, or when `takingProbe` is false (a rehearsal leaves it to
+    /// the run).
+    init(asset: Asset, streams: [Int], capacity: Int = 96, takingProbe: Bool = true) throws(MediaError) {
+        if takingProbe, let probed = asset.probed.take() { input = probed } else { input = try InputContainer(path: asset.path) }
         self.capacity = capacity
         buffers = Array(repeating: [], count: streams.count)
         detached = Array(repeating: false, count: streams.count)
@@ -111,7 +111,6 @@ final class AssetReader: @unchecked Sendable {
                                          track: track, time: time.isNumeric ? time : nil)
                 }
             case .success(true):
-                packetsRead += 1
                 // A sample the index promises but the file does not hold (cut-off copy).
                 let t = MediaTime(ts: packet.pts, timeBase: input.stream(Int(packet.streamIndex)).pointee.time_base)
                 if packet.isCorrupt {

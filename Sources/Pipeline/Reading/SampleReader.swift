@@ -96,7 +96,7 @@ public final class SampleReader {
         guard let f = try nextFrame() else { return nil }
         if resampler == nil {
             resampler = try Resampler(inRate: f.sampleRate, inFormat: f.sampleFormat, inLayout: &f.pointer.pointee.ch_layout,
-                                      outRate: f.sampleRate, outFormat: AV_SAMPLE_FMT_FLT, outChannels: 1)
+                                      outRate: f.sampleRate, outFormat: AV_SAMPLE_FMT_FLT, outLayout: "mono")
         }
         let pts = time(f)
         guard let m = try resampler!.convert(f) else { return DecodedAudio(pts: pts, sampleRate: Int(f.sampleRate), samples: []) }

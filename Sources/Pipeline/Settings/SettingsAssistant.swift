@@ -232,16 +232,32 @@ public struct SettingsAssistant: Sendable {
         let maxChannels = s.channels ?? Self.defaultMaxChannels
         let srcChannels = max(1, source.channels)
         let channels: Int
-        if srcChannels <= maxChannels {
-            channels = srcChannels
-            decide("channels", "\(channels)", "channels.kept", "the source's \(srcChannels) channel\(srcChannels == 1 ? "" : "s") fit\(srcChannels == 1 ? "s" : "") within \(maxChannels)")
+        let layout: String
+        if let asked = s.channelLayout {
+            // A named layout fixes the count: the output has exactly its channels.
+            guard let n = Self.standardLayouts[asked] else {
+                throw MediaError(.invalidSettings, "unknown channel layout '\(asked)'" + suggestion(asked, among: Self.standardLayoutNames)
+                                 + " (layouts up to 8 channels: \(Self.standardLayoutNames.joined(separator: ", ")))", setting: "channel-layout")
+            }
+            if let most = s.channels, n > most {
+                throw MediaError(.invalidSettings, "channel layout '\(asked)' has \(n) channels, more than 'channels: \(most)' allows", setting: "channel-layout")
+            }
+            channels = n
+            layout = asked
+            decide("channels", "\(n)", "channels.from-layout",
+                   "the \(asked) layout has \(n) channel\(n == 1 ? "" : "s") (the source has \(srcChannels))")
+            decide("channel-layout", asked, Origin.settings, "as asked")
         } else {
-            channels = maxChannels
-            decide("channels", "\(channels)", "channels.downmix", "the source's \(srcChannels) channels are downmixed to \(maxChannels)")
+            if srcChannels <= maxChannels {
+                channels = srcChannels
+                decide("channels", "\(channels)", "channels.kept", "the source's \(srcChannels) channel\(srcChannels == 1 ? "" : "s") fit\(srcChannels == 1 ? "s" : "") within \(maxChannels)")
+            } else {
+                channels = maxChannels
+                decide("channels", "\(channels)", "channels.downmix", "the source's \(srcChannels) channels are downmixed to \(maxChannels)")
+            }
+            layout = Self.defaultLayoutName(channels)
+            decide("channel-layout", layout, "channel-layout.default", "the standard layout for \(channels) channel\(channels == 1 ? "" : "s")")
         }
-        let layout = s.channelLayout ?? Self.defaultLayoutName(channels)
-        decide("channel-layout", layout, s.channelLayout == nil ? "channel-layout.default" : Origin.settings,
-               s.channelLayout == nil ? "the standard layout for \(channels) channel\(channels == 1 ? "" : "s")" : "as asked")
 
         let bitrate: Int
         if let b = s.bitrate {
@@ -256,18 +272,30 @@ public struct SettingsAssistant: Sendable {
                                      decisions: decisions)
     }
 
+    /// FFmpeg's standard layout for a channel count (what `av_channel_layout_default` gives), by
+    /// the name the audio lane opens it with.
     static func defaultLayoutName(_ channels: Int) -> String {
         switch channels {
         case 1: return "mono"
         case 2: return "stereo"
         case 3: return "2.1"
-        case 4: return "quad"
+        case 4: return "4.0"
         case 5: return "5.0"
         case 6: return "5.1"
-        case 8: return "7.1"
-        default: return "\(channels) channels"
+        case 7: return "6.1"
+        default: return "7.1"
         }
     }
+
+    /// FFmpeg's named channel layouts of up to 8 channels (the most an output track has), with
+    /// their channel counts.
+    static let standardLayouts: [String: Int] = [
+        "mono": 1, "stereo": 2, "downmix": 2, "2.1": 3, "3.0": 3, "3.0(back)": 3, "4.0": 4, "quad": 4, "quad(side)": 4,
+        "3.1": 4, "5.0": 5, "5.0(side)": 5, "4.1": 5, "5.1": 6, "5.1(side)": 6, "6.0": 6, "6.0(front)": 6,
+        "hexagonal": 6, "6.1": 7, "6.1(back)": 7, "6.1(front)": 7, "7.0": 7, "7.0(front)": 7, "7.1": 8,
+        "7.1(wide)": 8, "7.1(wide-side)": 8, "octagonal": 8,
+    ]
+    static let standardLayoutNames = standardLayouts.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key)
 }
 
 /// Even, not above `x` (4:2:0 needs even sizes), at least 2.

@@ -21,10 +21,25 @@ final class AssetWriter: @unchecked Sendable {
     private var started = false
     private var finished = false
 
-    init(path: String, format: ContainerFormat) throws(MediaError) {
+    /// `rehearsal`: `start` writes the header into memory, not to `path` (what `plan` and
+    /// `validate` do to find every refusal before a run).
+    init(path: String, format: ContainerFormat, rehearsal: Bool = false) throws(MediaError) {
         self.path = path
         self.format = format
-        container = try OutputContainer(path: path, formatName: format.muxerName)
+        container = try OutputContainer(path: path, formatName: format.muxerName, rehearsal: rehearsal)
+    }
+
+    /// After a failed `start`: the input the muxer refuses on its own, and why.
+    func refusedInput() -> (input: Int, error: MediaError)? {
+        lock.lock(); defer { lock.unlock() }
+        return container.refusedStream().map { ($0.index, $0.error) }
+    }
+
+    /// What input `i` is written as (codec, profile, level, extradata), as the muxer has it.
+    func codecParameters(ofInput i: Int) -> UnsafePointer<AVCodecParameters>? {
+        lock.lock(); defer { lock.unlock() }
+        guard inputs.indices.contains(i) else { return nil }
+        return UnsafePointer(inputs[i].stream.pointee.codecpar)
     }
 
     /// Encoders must set AV_CODEC_FLAG_GLOBAL_HEADER for this container.
@@ -32,7 +47,7 @@ final class AssetWriter: @unchecked Sendable {
 
     /// An input fed by `encoder` (opened already: its parameters are final).
     func addInput(encoder: Encoder, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
-        let st = container.addStream()
+        let st = try container.addStream()
         try encoder.copyParameters(to: st.pointee.codecpar)
         st.pointee.time_base = encoder.timeBase
         try finishStream(st, rotation: rotation, metadata: metadata)
@@ -42,7 +57,7 @@ final class AssetWriter: @unchecked Sendable {
 
     /// An input fed with the source's own packets (no decode, no encode).
     func addPassthroughInput(from source: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
-        let st = container.addStream()
+        let st = try container.addStream()
         try FFmpeg.check(avcodec_parameters_copy(st.pointee.codecpar, source.pointee.codecpar), "stream parameters")
         // The source container's tag may not be valid in ours (e.g. Matroska → MP4).
         st.pointee.codecpar.pointee.codec_tag = 0

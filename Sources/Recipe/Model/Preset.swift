@@ -8,6 +8,9 @@ public struct PresetDefinition: Sendable {
     /// Keys that only apply to one kind of track, with where they were written (for errors).
     public var videoOnlyKeys: [(String, Mark)] = []
     public var audioOnlyKeys: [(String, Mark)] = []
+    /// Every key written, with where (a codec option as `codec-options.NAME`): an error that a
+    /// setting causes is reported at the line that set it.
+    public var keyMarks: [(String, Mark)] = []
     public let mark: Mark?
     public var summary: String?
 
@@ -22,11 +25,13 @@ public struct ResolvedPreset: Sendable {
     public var audio: AudioSettings
     public var videoOnlyKeys: [(String, Mark)]
     public var audioOnlyKeys: [(String, Mark)]
+    /// Every key the chain writes, base first (the last of a name is the one that counts).
+    public var keyMarks: [(String, Mark)] = []
     /// The chain, most specific first: `video-30 ← h264-1920x1080`.
     public var chain: [String]
 
     /// No preset: everything open.
-    public static let empty = ResolvedPreset(video: VideoSettings(), audio: AudioSettings(), videoOnlyKeys: [], audioOnlyKeys: [], chain: [])
+    public static let empty = ResolvedPreset(video: VideoSettings(), audio: AudioSettings(), videoOnlyKeys: [], audioOnlyKeys: [], keyMarks: [], chain: [])
 }
 
 /// The built-in catalogue, AVFoundation's export presets in our words. Sizes are boxes the picture
@@ -81,14 +86,15 @@ extension Recipe {
         let chain = try presetChain(name)
         let layers = chain.map { presets[$0] ?? BuiltinPresets.named($0) ?? PresetDefinition(name: $0, mark: nil) }
         var video = VideoSettings(), audio = AudioSettings()
-        var vk: [(String, Mark)] = [], ak: [(String, Mark)] = []
+        var vk: [(String, Mark)] = [], ak: [(String, Mark)] = [], marks: [(String, Mark)] = []
         for p in layers.reversed() {
             video = p.video.over(video)
             audio = p.audio.over(audio)
             vk += p.videoOnlyKeys
             ak += p.audioOnlyKeys
+            marks += p.keyMarks
         }
-        return ResolvedPreset(video: video, audio: audio, videoOnlyKeys: vk, audioOnlyKeys: ak, chain: chain)
+        return ResolvedPreset(video: video, audio: audio, videoOnlyKeys: vk, audioOnlyKeys: ak, keyMarks: marks, chain: chain)
     }
 
     /// The names of a preset's `base:` chain, most specific first, with `resolvePreset`'s errors;

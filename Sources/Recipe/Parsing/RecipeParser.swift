@@ -306,6 +306,7 @@ private struct Parser {
         guard let pairs = mapping(node, what, keys: RecipeParser.presetKeys) else { return nil }
         var p = PresetDefinition(name: inline ? name : name, mark: mark ?? node.mark)
         for (key, value, keyMark) in pairs {
+            p.keyMarks.append((key, keyMark))
             if RecipeParser.videoKeys.contains(key) { p.videoOnlyKeys.append((key, keyMark)) }
             if RecipeParser.audioKeys.contains(key) { p.audioOnlyKeys.append((key, keyMark)) }
             switch key {
@@ -333,6 +334,7 @@ private struct Parser {
                 for (k, v) in opts {
                     guard let ks = k.scalar, let vs = v.scalar else { error(v.mark, "codec options are plain name: value pairs"); continue }
                     d[ks] = vs
+                    p.keyMarks.append(("codec-options.\(ks)", k.mark))
                 }
                 p.video.codecOptions = d
                 p.audio.codecOptions = d

@@ -1,0 +1,95 @@
+import Recipe
+
+/// Settings a recipe gives that have no effect on the output, said as `ignored` notices: a
+/// user who sets `quality` next to `bitrate`, or `bitrate` on a copied track, learns that one
+/// of them does nothing.
+enum IgnoredSettings {
+    static func notices(_ requests: [TrackRequest], lanes: [LanePlan]) -> [PlanNotice] {
+        var notices: [PlanNotice] = []
+        for lane in lanes {
+            // The request this lane came from (each source track is planned once).
+            guard let request = requests.first(where: { matches($0.selector, lane.track) }) else { continue }
+            let track = lane.track.index
+            func ignored(_ key: String, _ why: String) {
+                notices.append(PlanNotice(.ignored, "setting.\(key)", track: track, "'\(key)' has no effect: \(why)"))
+            }
+            switch request.mode {
+            case .video(let v) where v.codec == .copy:
+                for key in videoKeys(v) where key != "codec" { ignored(key, "the track is copied as it is") }
+            case .audio(let a) where a.codec == .copy:
+                for key in audioKeys(a) where key != "codec" { ignored(key, "the track is copied as it is") }
+            case .video(let v):
+                if v.quality != nil, v.bitrate != nil { ignored("quality", "'bitrate' sets the rate instead") }
+                if let crf = v.codecOptions["crf"], v.quality != nil, v.bitrate == nil {
+                    ignored("quality", "the codec option crf \(crf) sets it instead")
+                }
+                if v.frameRatePolicy != nil, !isRate(v.frameRate) { ignored("frame-rate-policy", "no 'frame-rate' to apply it to") }
+            case .audio, .passthrough:
+                break
+            }
+        }
+        return notices
+    }
+
+    private static func matches(_ selector: TrackSelector, _ track: Track) -> Bool {
+        if case .index(let i) = selector { return i == track.index }
+        return false
+    }
+
+    private static func isRate(_ f: FrameRateSetting?) -> Bool {
+        if case .rate? = f { return true }
+        return false
+    }
+
+    private static func videoKeys(_ v: VideoSettings) -> [String] {
+        var k: [String] = []
+        if v.codec != nil { k.append("codec") }
+        if v.width != nil { k.append("width") }
+        if v.height != nil { k.append("height") }
+        if v.frameRate != nil { k.append("frame-rate") }
+        if v.frameRatePolicy != nil { k.append("frame-rate-policy") }
+        if v.quality != nil { k.append("quality") }
+        if v.bitrate != nil { k.append("bitrate") }
+        if v.maxBitrate != nil { k.append("max-bitrate") }
+        if v.gop != nil { k.append("gop") }
+        if v.profile != nil { k.append("profile") }
+        if v.level != nil { k.append("level") }
+        if v.pixelFormat != nil { k.append("pixel-format") }
+        if !v.codecOptions.isEmpty { k.append("codec-options") }
+        return k
+    }
+
+    private static func audioKeys(_ a: AudioSettings) -> [String] {
+        var k: [String] = []
+        if a.codec != nil { k.append("codec") }
+        if a.bitrate != nil { k.append("bitrate") }
+        if a.sampleRate != nil { k.append("sample-rate") }
+        if a.channels != nil { k.append("channels") }
+        if a.channelLayout != nil { k.append("channel-layout") }
+        if !a.codecOptions.isEmpty { k.append("codec-options") }
+        return k
+    }
+}
+
+extension LanePlan {
+    /// The lane with its `profile` decision saying what the opened encoder really makes, when
+    /// that is not what was asked (x264's `profile` is a ceiling: preset ultrafast makes
+    /// Constrained Baseline under `high`).
+    func withEncoderProfile(_ real: String?) -> LanePlan {
+        guard let real, case .video(var v) = kind, !Self.sameProfile(asked: v.profile, real: real),
+              let i = v.decisions.firstIndex(where: { $0.setting == "profile" }) else { return self }
+        let preset = v.codecOptions["preset"].map { " with preset \($0)" } ?? ""
+        v.decisions[i] = Decision(setting: "profile", value: real, rule: "profile.encoder",
+                                  reason: "what \(v.encoderName) makes\(preset); \(v.profile) is the most it may use")
+        var lane = self
+        lane.kind = .video(v)
+        return lane
+    }
+
+    /// `high` and `High`, `main10` and `Main 10`, `high422` and `High 4:2:2`.
+    static func sameProfile(asked: String, real: String) -> Bool {
+        let r = real.lowercased().filter { $0 != " " && $0 != ":" }
+        let a = asked.lowercased()
+        return r == a || (a == "high444" && r.hasPrefix("high444"))
+    }
+}

@@ -1,0 +1,115 @@
+import CFFmpeg
+import Recipe
+
+extension RecipeCompiler {
+    /// What can be checked without a source: every writer input that encodes opens its encoder
+    /// with its settings resolved for a stand-in source (1920x1080 at 30 fps, 8-bit 4:2:0;
+    /// 48 kHz stereo), and when the recipe names its container, the container takes every
+    /// encoder's stream. A codec option the encoder does not have, a value it refuses, a profile
+    /// or pixel format it cannot make: each is an error at the recipe line that set it. What
+    /// depends on the source (its tracks, a copy the container cannot hold) is for `plan`.
+    public static func validate(_ recipe: Recipe, assistant: SettingsAssistant = .system) throws(RecipeErrors) {
+        var errors: [Diagnostic] = []
+        var encoders: [(Encoder, WriterInput, [(String, Mark)])] = []
+        let format = recipe.output.format?.value
+            ?? recipe.output.path.flatMap { ContainerFormat(pathExtension: FilePaths.pathExtension(of: $0.value)) }
+        for input in recipe.writerInputs {
+            guard let out = recipe.readerOutput(input.source.value), out.decode else { continue }
+            var video = VideoSettings(), audio = AudioSettings()
+            var keys: [(String, Mark)] = [], videoOnly: [(String, Mark)] = [], audioOnly: [(String, Mark)] = []
+            switch input.settings {
+            case .none:
+                break
+            case .preset(let name):
+                guard let p = try? recipe.resolvePreset(name) else { continue }  // the parser said why
+                (video, audio, keys, videoOnly, audioOnly) = (p.video, p.audio, p.keyMarks, p.videoOnlyKeys, p.audioOnlyKeys)
+            case .inline(let def):
+                var base = ResolvedPreset.empty
+                if let b = def.base { guard let p = try? recipe.resolvePreset(b) else { continue }; base = p }
+                video = def.video.over(base.video)
+                audio = def.audio.over(base.audio)
+                keys = base.keyMarks + def.keyMarks
+                videoOnly = base.videoOnlyKeys + def.videoOnlyKeys
+                audioOnly = base.audioOnlyKeys + def.audioOnlyKeys
+            }
+            // The track's kind: from the reader output, else from the settings' own keys.
+            let kind: MediaType
+            switch out.track {
+            case .kind(let k, _): kind = MediaType(rawValue: k.rawValue) ?? .unknown
+            case .index: kind = !videoOnly.isEmpty ? .video : !audioOnly.isEmpty ? .audio : .unknown
+            }
+            do throws(MediaError) {
+                let config: EncoderConfiguration
+                switch kind {
+                case .video where video.codec != .copy:
+                    config = EncoderConfiguration.standIn(try assistant.video(source: standInVideo, settings: video))
+                case .audio where audio.codec != .copy:
+                    config = EncoderConfiguration.audio(try assistant.audio(source: standInAudio, settings: audio))
+                default:
+                    continue
+                }
+                var c = config
+                c.globalHeader = true  // every container reencode writes wants it
+                encoders.append((try Encoder(c), input, keys))
+            } catch {
+                let mark = error.setting.flatMap { key in keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(input)
+                errors.append(recipe.diagnostic(mark, error.message))
+            }
+        }
+        if errors.isEmpty, let format, !encoders.isEmpty,
+           let writer = try? AssetWriter(path: "validate.\(format.rawValue)", format: format, rehearsal: true) {
+            for (encoder, _, _) in encoders { _ = try? writer.addInput(encoder: encoder, rotation: 0, metadata: [:]) }
+            do throws(MediaError) { try writer.start(metadata: [:], optimizeForNetwork: false) } catch {
+                let (i, why) = writer.refusedInput() ?? (0, error)
+                let input = encoders[min(i, encoders.count - 1)].1
+                errors.append(recipe.diagnostic(settingsMark(input), "\(format.rawValue) cannot hold what writer input \(input.number) encodes: \(why.message)"))
+            }
+        }
+        if !errors.isEmpty { throw RecipeErrors(errors) }
+    }
+
+    private static var standInVideo: FormatDescription {
+        var f = FormatDescription(mediaType: .video, codec: "h264")
+        (f.width, f.height, f.pixelFormat, f.bitDepth) = (1920, 1080, "yuv420p", 8)
+        f.averageFrameRate = FrameRate(frames: 30)
+        return f
+    }
+
+    private static var standInAudio: FormatDescription {
+        var f = FormatDescription(mediaType: .audio, codec: "aac")
+        (f.sampleRate, f.channels, f.channelLayout) = (48000, 2, "stereo")
+        return f
+    }
+}
+
+extension EncoderConfiguration {
+    /// The encoder a video lane opens for these settings, for a source of constant rate (what
+    /// `validate` opens: no source, so no colour tags and the settings' own rate).
+    static func standIn(_ s: ResolvedVideoSettings) -> EncoderConfiguration {
+        let rate = s.frameRate ?? FrameRate(frames: 30)
+        var c = EncoderConfiguration(codecName: s.encoderName, timeBase: AVRational(num: rate.seconds, den: rate.frames))
+        c.frameRate = AVRational(num: rate.frames, den: rate.seconds)
+        c.width = Int32(s.width)
+        c.height = Int32(s.height)
+        c.pixelFormat = av_get_pix_fmt(s.pixelFormat)
+        c.gopSize = Int32(s.gopFrames)
+        c.profile = s.profile
+        if let b = s.bitrate { c.bitRate = Int64(b) }
+        if let m = s.maxBitrate { c.maxBitRate = Int64(m) }
+        c.options = VideoLane.encoderOptions(s)
+        return c
+    }
+
+    /// The encoder an audio lane opens for these settings (the lane adds the container's
+    /// global-header flag).
+    static func audio(_ s: ResolvedAudioSettings) -> EncoderConfiguration {
+        var c = EncoderConfiguration(codecName: s.encoderName, timeBase: AVRational(num: 1, den: Int32(s.sampleRate)))
+        c.sampleRate = Int32(s.sampleRate)
+        c.sampleFormat = AV_SAMPLE_FMT_FLTP
+        c.channels = Int32(s.channels)
+        c.channelLayout = s.channelLayout
+        c.bitRate = Int64(s.bitrate)
+        c.options = s.codecOptions.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return c
+    }
+}
