@@ -44,9 +44,8 @@ enum StopReason: Sendable, Equatable {
 /// process mid-write) and each
 /// console stream found lost — and passes it to `handler` on another thread, which decides what
 /// it means at that moment.
-// SAFETY: `sources` is set once in init and never changed; a dispatch source may be cancelled
-// from any thread.
-final class StopRequests: @unchecked Sendable {
+// Not Sendable: made, and closed, on the main thread; only `handler` runs elsewhere.
+final class StopRequests {
     private let sources: [DispatchSourceSignal]
 
     init(handler: @escaping @Sendable (StopReason) -> Void) {

@@ -1,8 +1,8 @@
 import CFFmpeg
 
 /// A decoder for one input stream. Owns its AVCodecContext (freed once, in deinit).
-// SAFETY: a decoder belongs to one lane and is only called from that lane's queue.
-final class Decoder: @unchecked Sendable {
+// Not Sendable: a decoder belongs to one lane, whose QueueBound keeps it on the lane's queue.
+final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
 
     /// `threads` 0 lets FFmpeg choose.

@@ -32,8 +32,9 @@ struct EncoderConfiguration {
 }
 
 /// An encoder. Owns its AVCodecContext (freed once, in deinit).
-// SAFETY: an encoder belongs to one lane and is only called from that lane's queue.
-final class Encoder: @unchecked Sendable {
+// Not Sendable: an encoder belongs to one lane, whose QueueBound keeps it on the lane's queue
+// (or to a rehearsal, on the thread that plans).
+final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codecName: String
 

@@ -1,8 +1,8 @@
 import CFFmpeg
 
 /// A decoded picture or block of audio samples. Owns its AVFrame (freed once, in deinit).
-// SAFETY: like Packet, a Frame belongs to one lane's queue at a time.
-final class Frame: @unchecked Sendable {
+// Not Sendable: a frame never leaves the lane that decoded or made it.
+final class Frame {
     let pointer: UnsafeMutablePointer<AVFrame>
 
     init() {

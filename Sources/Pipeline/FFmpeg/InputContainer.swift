@@ -9,9 +9,9 @@ import Foundation
 /// ended (a cut-off or non-media file, 66). The demuxer's error lines are collected from the
 /// moment the context exists, so damage met while probing (a short file read whole by
 /// `avformat_find_stream_info`) is not lost.
-// SAFETY: the container is used by one reader at a time; AssetReader serialises every call on it
-// behind its lock.
-final class InputContainer: @unchecked Sendable {
+// Not Sendable: it is probed on one thread (Asset.load), then owned by ProbedInput until one
+// AssetReader takes it; those owners make the thread-safety claim for it.
+final class InputContainer {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
     private var io: UnsafeMutablePointer<AVIOContext>?

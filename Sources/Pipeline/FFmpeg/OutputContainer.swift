@@ -4,8 +4,8 @@ import CFFmpeg
 /// released once, in deinit, whether or not the trailer was written. A rehearsal writes the
 /// header into memory instead of a file: the muxer then checks every stream as it would for
 /// the real file, and nothing is created.
-// SAFETY: AssetWriter serialises every call on the container behind its lock.
-final class OutputContainer: @unchecked Sendable {
+// Not Sendable: its one owner, AssetWriter, makes the thread-safety claim for it.
+final class OutputContainer {
     let context: UnsafeMutablePointer<AVFormatContext>
     let path: String
     let formatName: String

@@ -1,9 +1,9 @@
 import CFFmpeg
 
 /// A compressed sample. Owns its AVPacket (freed once, in deinit).
-// SAFETY: a Packet is handed from queue to queue (reader → lane → writer) and touched by one
-// queue at a time; the hand-off goes through a lock (BoundedBuffer / the writer's lock).
-final class Packet: @unchecked Sendable {
+// Not Sendable: a packet crosses threads only inside AssetReader (its buffers, under the reader's
+// condition) and into AssetWriter.append (under the writer's lock); those owners make the claim.
+final class Packet {
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() {

@@ -2,8 +2,8 @@ import CFFmpeg
 
 /// Sample-rate, sample-format and channel-layout conversion (downmix included).
 /// Owns its SwrContext (freed once, in deinit).
-// SAFETY: a resampler belongs to one lane's queue.
-final class Resampler: @unchecked Sendable {
+// Not Sendable: a resampler belongs to one lane (or to SampleReader's caller).
+final class Resampler {
     private var context: OpaquePointer?
     let outRate: Int32, outFormat: AVSampleFormat
     private var outLayout = AVChannelLayout()
@@ -67,8 +67,8 @@ final class Resampler: @unchecked Sendable {
 
 /// A queue of audio samples, so the encoder gets the frame size it asks for.
 /// Owns its AVAudioFifo (freed once, in deinit).
-// SAFETY: a FIFO belongs to one lane's queue.
-final class AudioFIFO: @unchecked Sendable {
+// Not Sendable: a FIFO belongs to one audio lane.
+final class AudioFIFO {
     private let fifo: OpaquePointer
 
     init(format: AVSampleFormat, channels: Int32) {

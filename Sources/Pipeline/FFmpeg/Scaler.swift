@@ -1,8 +1,8 @@
 import CFFmpeg
 
 /// Picture size and pixel-format conversion. Owns its SwsContext (freed once, in deinit).
-// SAFETY: a scaler belongs to one lane's queue.
-final class Scaler: @unchecked Sendable {
+// Not Sendable: a scaler belongs to one video lane.
+final class Scaler {
     private let context: OpaquePointer
     let width: Int32, height: Int32, format: AVPixelFormat
     let sourceWidth: Int32, sourceHeight: Int32, sourceFormat: AVPixelFormat

@@ -6,8 +6,9 @@ import Recipe
 /// (AVAssetReader with its track outputs). There is no demux thread: whichever lane pulls when
 /// its buffer is empty reads the file for everyone, under the lock. Buffers are bounded, so a
 /// lane that runs ahead waits for the others and memory does not grow with the file's length.
-// SAFETY: every mutable field is guarded by `condition`; the container is only touched by the
-// one puller that set `demuxing`.
+// SAFETY: every mutable field is guarded by `condition`; the container is only read by the one
+// puller that set `demuxing` (lanes look up their streams' parameters while they are made,
+// before any of them pulls). Packets change hands only through the buffers, under `condition`.
 final class AssetReader: @unchecked Sendable {
     let input: InputContainer
     private let condition = NSCondition()

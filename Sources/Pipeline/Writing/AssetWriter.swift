@@ -5,7 +5,9 @@ import Recipe
 /// Writes encoded (or passed-through) packets of several inputs into one container file
 /// (AVAssetWriter with its inputs). Inputs are negotiated before `start`; lanes then append from
 /// their own queues, serialised here behind one lock, and FFmpeg's interleaving muxer orders them.
-// SAFETY: every use of `container` and `inputs` after init happens with `lock` held.
+// SAFETY: inputs are added and `start` is called on one thread, before any lane runs (or in a
+// rehearsal that no lane ever sees); from then on every use of `container` and `inputs`
+// (append, finish, and the read-backs) happens with `lock` held.
 final class AssetWriter: @unchecked Sendable {
     struct Input {
         let stream: UnsafeMutablePointer<AVStream>
