@@ -46,7 +46,6 @@ enum FFmpeg {
 
 extension AVRational {
     var time: MediaTime { MediaTime(value: Int64(num), timescale: den) }
-    var isUsable: Bool { num > 0 && den > 0 }
 }
 
 extension MediaTime {

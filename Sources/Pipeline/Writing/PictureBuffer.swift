@@ -9,9 +9,6 @@ public struct PictureBuffer: ~Copyable {
     /// 8 or 10.
     public let bitDepth: Int
 
-    /// The largest sample value (255 or 1023).
-    public var maxValue: Int { (1 << bitDepth) - 1 }
-
     /// Fills a rectangle of plane 0 (luma), 1 or 2 (chroma, in chroma coordinates) with an
     /// 8-bit-scale value; 10-bit pictures get it shifted.
     public func fill(plane: Int, x: Int, y: Int, width w: Int, height h: Int, value: Int) {
