@@ -6,7 +6,7 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The input does not exist or cannot be opened for reading (66).
         case inputMissing
-        /// The input exists but is not media we can read (66).
+        /// The input exists but is not media we can read, or lacks the tracks asked for (66).
         case notMedia
         /// The output exists and overwriting was not asked for (73).
         case outputExists

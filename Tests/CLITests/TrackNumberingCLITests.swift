@@ -42,3 +42,33 @@ struct TrackNumberingCLITests {
         #expect(planned == ["1 #0", "2 #1"])
     }
 }
+
+extension TrackNumberingCLITests {
+    @Test("a source with none of the recipe's (all optional) tracks does not fit the recipe: 66, saying what it has, nothing written")
+    func noneOfTheTracks() throws {
+        try #require(Self.ffmpeg != nil, "ffmpeg is needed to make an audio-only source")
+        let dir = Scratch()
+        let clip = dir.file("clip.mp4")
+        try BatchFixture.clip(clip)
+        let src = dir.file("sound.m4a")
+        try Self.ffmpeg(["-i", clip, "-vn", "-c:a", "copy", src])
+        try FileManager.default.removeItem(atPath: clip)
+        let recipe = dir.file("r.yaml")
+        try """
+        recipe: 1
+        reader:
+          outputs:
+            v: { track: video, optional: true }
+        writer:
+          inputs:
+            - { source: v }
+
+        """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        for command in ["plan", "run"] {
+            let r = try Binary.run([command, recipe, "-i", src, "-o", dir.file("out.mp4")], timeLimit: 60)
+            #expect(r.status == 66, "\(command)")
+            #expect(r.stderr == "error: \(src): none of the recipe's tracks are in this file (it has #0 audio)\n", "\(command)")
+        }
+        #expect(dir.contents == ["r.yaml", "sound.m4a"])
+    }
+}

@@ -132,7 +132,7 @@ public enum Planner {
             }
             guard let track else {
                 if t.optional { continue }
-                throw MediaError(.unsupported, "has no \(t.selector) track", file: src)
+                throw MediaError(.notMedia, "has no \(t.selector) track", file: src)
             }
             guard used.insert(track.index).inserted else {
                 throw MediaError(.invalidSettings, "track #\(track.index) (\(t.selector)) is used twice", file: src)
@@ -158,7 +158,7 @@ public enum Planner {
                 throw MediaError(.invalidSettings, "track #\(track.index) (\(t.selector)) is \(type.rawValue), not what its settings are for", file: src)
             }
         }
-        guard !lanes.isEmpty else { throw MediaError(.unsupported, "none of the requested tracks exist", file: src) }
+        guard !lanes.isEmpty else { throw MediaError(.notMedia, "none of the requested tracks exist", file: src) }
 
         var metadata = asset.metadata.filter { !["major_brand", "minor_version", "compatible_brands", "encoder"].contains($0.key) }
         metadata.merge(request.metadata) { _, new in new }

@@ -174,7 +174,9 @@ public enum RecipeCompiler {
         if !errors.isEmpty { throw RecipeErrors(errors) }
         if !missing.isEmpty { throw SourceMismatch(diagnostics: missing) }
         if tracks.isEmpty {
-            throw MediaError(.unsupported, "none of the recipe's tracks are in this file", file: source)
+            // Every track is optional and none is here: the source does not fit the recipe (66).
+            let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }.joined(separator: ", ")
+            throw MediaError(.notMedia, "none of the recipe's tracks are in this file (it has \(has.isEmpty ? "no tracks" : has))", file: source)
         }
 
         var request = ConversionRequest(source: source, output: outPath, tracks: tracks)
