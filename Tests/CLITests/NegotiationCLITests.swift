@@ -226,3 +226,33 @@ struct NegotiationCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
     }
 }
+
+extension NegotiationCLITests {
+    @Test("a source the encoder cannot take (10x12 for x265): plan refuses it as run would, naming the source, the track and FFmpeg's reason (65), nothing written")
+    func sourceTheEncoderRefuses() throws {
+        let dir = Scratch()
+        let src = dir.file("tiny.mp4")
+        var v = GeneratedVideoFormat(width: 10, height: 12, frameRate: FrameRate(frames: 25))
+        v.codecOptions = ["preset": "ultrafast"]
+        let s = try FrameSource(path: src, video: v, audio: nil)
+        for i in 0..<5 { try s.appendPicture(at: v.frameRate.frameDuration * Int64(i)) { TestPattern.draw(index: i, into: $0) } }
+        try s.finish()
+        let recipe = try Self.recipe(dir, """
+        recipe: 1
+        reader:
+          outputs:
+            v: { track: video }
+        writer:
+          inputs:
+            - { source: v, settings: { codec: hevc, codec-options: { preset: ultrafast } } }
+
+        """)
+        for command in ["plan", "run"] {
+            let r = try Binary.run([command, recipe, "-i", src, "-o", dir.file("out.mp4")], timeLimit: 60)
+            #expect(r.status == 65, "\(command)")
+            #expect(r.stderr.hasPrefix("\(recipe):7:30: error: \(src): track #0: cannot open the libx265 encoder: Invalid argument (ffmpeg: [libx265] Image size is too small (10x12).)\n"),
+                    "\(command): \(r.stderr)")
+        }
+        #expect(dir.contents == ["r.yaml", "tiny.mp4"])
+    }
+}

@@ -200,7 +200,11 @@ public enum RecipeCompiler {
         switch error.kind {
         case .invalidSettings:
             let mark = error.setting.flatMap { key in writer.keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(writer.input)
-            return RecipeErrors([recipe.diagnostic(mark, error.message)])
+            // A refusal no one setting explains depends on this source (a picture too small for
+            // x265): it names the source and track, and FFmpeg's own reason.
+            var message = error.setting == nil ? "\(source): track #\(track): \(error.message)" : error.message
+            if let detail = error.detail, !detail.isEmpty, !message.contains(detail) { message += " (ffmpeg: \(detail))" }
+            return RecipeErrors([recipe.diagnostic(mark, message)])
         case .unsupported where writer.copies:
             return SourceMismatch(diagnostics: [recipe.diagnostic(writer.copyMark, "\(source): track #\(track): \(error.message)")])
         default:
@@ -235,9 +239,13 @@ public enum RecipeCompiler {
         }
     }
 
+    /// Where a writer input's settings are: the preset's name, or the inline mapping.
     static func settingsMark(_ input: WriterInput) -> Mark {
-        if case .preset(let p) = input.settings { return p.mark }
-        return input.mark
+        switch input.settings {
+        case .preset(let p): return p.mark
+        case .inline(let def): return def.mark ?? input.mark
+        case .none: return input.mark
+        }
     }
 
     /// `out/{stem}-30fps.mp4` with the source's stem, extension, folder and name.
