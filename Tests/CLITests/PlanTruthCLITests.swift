@@ -63,12 +63,13 @@ struct PlanTruthCLITests {
         return path
     }
 
-    @Test("plan --json against ffprobe of the output, for a table of recipes: codec, size, pixel format, profile, rate, channels, layout", arguments: [
+    @Test("plan --json against ffprobe of the output, for a table of recipes: codec, size, pixel format, profile, level, sample rate, channels, layout", arguments: [
         ("{ codec: h264, codec-options: { preset: ultrafast } }", "{ codec: aac }"),
         ("{ codec: h264, width: 96, codec-options: { preset: veryfast } }", "{ codec: aac, channel-layout: \"2.1\" }"),
         ("{ base: fast, pixel-format: yuv444p }", "{ codec: aac, channels: 1, sample-rate: 44100 }"),
         ("{ codec: hevc, codec-options: { preset: ultrafast } }", "{ codec: aac, channel-layout: \"5.1\" }"),
         ("{ codec: h264, profile: main, codec-options: { preset: fast } }", "{ codec: aac, channel-layout: quad }"),
+        ("{ codec: hevc, level: \"5.1\", pixel-format: yuv420p10le, codec-options: { preset: ultrafast } }", "{ codec: aac, channel-layout: mono }"),
     ])
     func planMatchesOutput(_ video: String, _ audio: String) throws {
         try #require(Self.ffprobe != nil, "ffprobe is needed")
@@ -82,7 +83,7 @@ struct PlanTruthCLITests {
         try #require(run.status == 0, "run: \(run.stderr)")
 
         let v = Self.settings(plan, track: 0)
-        let pv = try Self.probe(out, "v:0", "codec_name,width,height,pix_fmt,profile")
+        let pv = try Self.probe(out, "v:0", "codec_name,width,height,pix_fmt,profile,level")
         #expect(pv["codec_name"] == v["codec"]?.value, "\(video)")
         #expect("\(pv["width"] ?? "")x\(pv["height"] ?? "")" == v["size"]?.value, "\(video)")
         #expect(pv["pix_fmt"] == v["pixel-format"]?.value, "\(video)")
@@ -92,6 +93,10 @@ struct PlanTruthCLITests {
         let real = plain(pv["profile"] ?? "")
         #expect(plain(said) == real || (plain(said) == "high444" && real.hasPrefix("high444")),
                 "plan says \(said), the file has \(pv["profile"] ?? "none") (\(video))")
+
+        // The stream states its level as level_idc: 10 × (H.264), 30 × (HEVC) the level number.
+        let level = Double(v["level"]?.value ?? "") ?? -1
+        #expect(pv["level"] == String(Int((level * (pv["codec_name"] == "hevc" ? 30 : 10)).rounded())), "plan says level \(level) (\(video))")
 
         let a = Self.settings(plan, track: 1)
         let pa = try Self.probe(out, "a:0", "codec_name,sample_rate,channels,channel_layout")
