@@ -182,4 +182,33 @@ struct PlanTruthCLITests {
             }
         }
     }
+
+    @Test("settings on a track whose reader output is not decoded are 'ignored' warnings, not silently dropped")
+    func settingsOnUndecodedTrack() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try BatchFixture.clip(src)
+        let recipe = dir.file("r.yaml")
+        try """
+        recipe: 1
+        reader:
+          outputs:
+            v: { track: video, decode: false }
+            a: { track: audio, decode: false }
+        writer:
+          inputs:
+            - { source: v, settings: { codec: h264, width: 640 } }
+            - { source: a, settings: { codec: copy, bitrate: 96k } }
+
+        """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["plan", recipe, "-i", src, "-o", dir.file("out.mp4")], timeLimit: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasSuffix("""
+
+        warning: track #0: 'codec' has no effect: reader output 'v' is not decoded (decode: false), so the track is copied as it is
+        warning: track #0: 'width' has no effect: reader output 'v' is not decoded (decode: false), so the track is copied as it is
+        warning: track #1: 'bitrate' has no effect: reader output 'a' is not decoded (decode: false), so the track is copied as it is
+
+        """), "\(r.stdout)")
+    }
 }

@@ -41,7 +41,7 @@ enum IgnoredSettings {
         return false
     }
 
-    private static func videoKeys(_ v: VideoSettings) -> [String] {
+    static func videoKeys(_ v: VideoSettings) -> [String] {
         var k: [String] = []
         if v.codec != nil { k.append("codec") }
         if v.width != nil { k.append("width") }
@@ -59,7 +59,7 @@ enum IgnoredSettings {
         return k
     }
 
-    private static func audioKeys(_ a: AudioSettings) -> [String] {
+    static func audioKeys(_ a: AudioSettings) -> [String] {
         var k: [String] = []
         if a.codec != nil { k.append("codec") }
         if a.bitrate != nil { k.append("bitrate") }

@@ -51,6 +51,8 @@ public enum RecipeCompiler {
         var missing: [Diagnostic] = []
         var tracks: [TrackRequest] = []
         var origins: [LaneOrigin] = []
+        /// Settings of writer inputs whose reader output is not decoded: copied, so without effect.
+        var ignored: [PlanNotice] = []
         /// Per source track: the writer input that writes it, for refusals found while planning.
         var writers: [Int: TrackSource] = [:]
         // The same rule as for -o (and as the planner applies): one place reads an extension.
@@ -147,6 +149,14 @@ public enum RecipeCompiler {
                 mode = .passthrough
             }
             tracks.append(TrackRequest(.index(track.index), mode))
+            if mode == .passthrough {
+                let keys = track.mediaType == .audio ? IgnoredSettings.audioKeys(audio) : IgnoredSettings.videoKeys(video)
+                let copyAsked = (track.mediaType == .audio ? audio.codec == .copy : video.codec == .copy)
+                for key in keys where !(key == "codec" && copyAsked) {
+                    ignored.append(PlanNotice(.ignored, "setting.\(key)", track: track.index,
+                                              "'\(key)' has no effect: reader output '\(out.name)' is not decoded (decode: false), so the track is copied as it is"))
+                }
+            }
             let copies: Bool
             let explicit: [String]
             var keyOrigins: [String: String] = [:]
@@ -185,10 +195,11 @@ public enum RecipeCompiler {
         request.overwrite = overwrite || recipe.output.overwrite
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
-        let plan: ConversionPlan
+        var plan: ConversionPlan
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, assistant: assistant) } catch {
             throw placed(error, in: recipe, writers: writers, source: source)
         }
+        plan.notices += ignored
         return CompiledRecipe(plan: plan, origins: origins)
     }
 
