@@ -256,3 +256,34 @@ extension NegotiationCLITests {
         #expect(dir.contents == ["r.yaml", "tiny.mp4"])
     }
 }
+
+extension NegotiationCLITests {
+    @Test("a level the codec does not have is an error at its line in validate and plan; one too low for this source only in plan; no x265 line on stderr")
+    func levels() throws {
+        let dir = Scratch()
+        let src = try Self.clip(dir)  // 160x120 at 30 fps: HEVC needs level 2, H.264 level 1.1
+        for (settings, column, message, validates) in [
+            ("{ codec: hevc, level: \"3.5\" }", 45, "HEVC has no level '3.5' (did you mean '3.1'?) (it has 1, 2, 2.1, 3, 3.1, 4, 4.1, 5, 5.1, 5.2, 6, 6.1, 6.2)", false),
+            ("{ codec: hevc, level: \"1\" }", 45, "level 1 does not allow 160x120 at 30 fps: the lowest that does is 2", true),
+            ("{ codec: h264, level: \"1.0\" }", 45, "level 1.0 does not allow 160x120 at 30 fps: the lowest that does is 1.1", true),
+        ] {
+            let recipe = try Self.recipe(dir, """
+            recipe: 1
+            reader:
+              outputs:
+                v: { track: video }
+            writer:
+              inputs:
+                - { source: v, settings: \(settings) }
+
+            """)
+            let v = try Binary.run(["validate", recipe], timeLimit: 60)
+            #expect(v.status == (validates ? 0 : 65), "\(settings): \(v.stderr)")
+            let p = try Binary.run(["plan", recipe, "-i", src, "-o", dir.file("out.mp4")], timeLimit: 60)
+            #expect(p.status == 65, "\(settings)")
+            #expect(p.stderr.split(separator: "\n").first.map(String.init) == "\(recipe):7:\(column): error: \(message)", "\(p.stderr)")
+            #expect(!p.stderr.contains("x265 [") && !v.stderr.contains("x265 ["), "\(p.stderr)\(v.stderr)")
+        }
+        #expect(dir.contents == ["clip.mp4", "r.yaml"])
+    }
+}

@@ -3,8 +3,8 @@ import Recipe
 
 extension RecipeCompiler {
     /// What can be checked without a source: every writer input that encodes opens its encoder
-    /// with its settings resolved for a stand-in source (1920x1080 at 30 fps, 8-bit 4:2:0;
-    /// 48 kHz stereo), and when the recipe names its container, the container takes every
+    /// with its settings resolved for a stand-in source (128x96 at 25 fps, 8-bit 4:2:0, small
+    /// enough for every level; 48 kHz stereo), and when the recipe names its container, the container takes every
     /// encoder's stream. A codec option the encoder does not have, a value it refuses, a profile
     /// or pixel format it cannot make: each is an error at the recipe line that set it. What
     /// depends on the source (its tracks, a copy the container cannot hold) is for `plan`.
@@ -70,8 +70,8 @@ extension RecipeCompiler {
 
     private static var standInVideo: FormatDescription {
         var f = FormatDescription(mediaType: .video, codec: "h264")
-        (f.width, f.height, f.pixelFormat, f.bitDepth) = (1920, 1080, "yuv420p", 8)
-        f.averageFrameRate = FrameRate(frames: 30)
+        (f.width, f.height, f.pixelFormat, f.bitDepth) = (128, 96, "yuv420p", 8)
+        f.averageFrameRate = FrameRate(frames: 25)
         return f
     }
 
@@ -86,7 +86,7 @@ extension EncoderConfiguration {
     /// The encoder a video lane opens for these settings, for a source of constant rate (what
     /// `validate` opens: no source, so no colour tags and the settings' own rate).
     static func standIn(_ s: ResolvedVideoSettings) -> EncoderConfiguration {
-        let rate = s.frameRate ?? FrameRate(frames: 30)
+        let rate = s.frameRate ?? FrameRate(frames: 25)
         var c = EncoderConfiguration(codecName: s.encoderName, timeBase: AVRational(num: rate.seconds, den: rate.frames))
         c.frameRate = AVRational(num: rate.frames, den: rate.seconds)
         c.width = Int32(s.width)

@@ -128,7 +128,9 @@ final class Encoder {
         var suspects: [(setting: String, value: String, without: EncoderConfiguration)] = []
         for (i, (k, v)) in c.options.enumerated() {
             var d = c
-            d.options.remove(at: i)
+            // x265 keeps quiet only with its log level among its params: without them it would
+            // print its banner on stderr.
+            if k == "x265-params" { d.options[i].1 = "log-level=error" } else { d.options.remove(at: i) }
             suspects.append(("codec-options.\(k)", "\(k) '\(v)'", d))
         }
         if let p = c.profile {

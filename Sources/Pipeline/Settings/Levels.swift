@@ -19,6 +19,24 @@ enum Levels {
         ("6.2", 35651584, 4278190080),
     ]
 
+    /// Refuses a level that is not one of the codec's, or that does not allow this picture size
+    /// at this rate.
+    static func check(_ level: String, codec: VideoCodec, width: Int, height: Int, rate: FrameRate) throws(MediaError) {
+        let names = (codec == .hevc ? hevcTable : h264Table).map(\.0)
+        let name = level.hasSuffix(".0") ? String(level.dropLast(2)) : level
+        guard let asked = names.firstIndex(of: name) else {
+            throw MediaError(.invalidSettings, "\(codec == .hevc ? "HEVC" : "H.264") has no level '\(level)'" + suggestion(level, among: names)
+                             + " (it has \(names.joined(separator: ", ")))", setting: "level")
+        }
+        let lowest = codec == .hevc ? hevc(width: width, height: height, rate: rate) : h264(width: width, height: height, rate: rate)
+        guard let lowest, let needed = names.firstIndex(of: lowest) else {
+            throw MediaError(.invalidSettings, "no \(codec == .hevc ? "HEVC" : "H.264") level allows \(width)x\(height) at \(rate.decimalDescription) fps", setting: "level")
+        }
+        if asked < needed {
+            throw MediaError(.invalidSettings, "level \(level) does not allow \(width)x\(height) at \(rate.decimalDescription) fps: the lowest that does is \(lowest)", setting: "level")
+        }
+    }
+
     static func h264(width: Int, height: Int, rate: FrameRate) -> String? {
         let mbs = Int64((width + 15) / 16) * Int64((height + 15) / 16)
         let perSecond = (mbs * Int64(rate.frames) + Int64(rate.seconds) - 1) / Int64(rate.seconds)

@@ -137,6 +137,9 @@ public struct SettingsAssistant: Sendable {
         }
         var level = s.level
         if let l = level {
+            // A level the encoder does not know, or one too low for the picture, is refused here:
+            // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
+            try Levels.check(l, codec: codec, width: cw, height: ch, rate: gopRate)
             decide("level", l, Origin.settings, "as asked")
         } else {
             level = codec == .h264 ? Levels.h264(width: cw, height: ch, rate: gopRate) : Levels.hevc(width: cw, height: ch, rate: gopRate)
