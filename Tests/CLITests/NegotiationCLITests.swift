@@ -287,3 +287,30 @@ extension NegotiationCLITests {
         #expect(dir.contents == ["clip.mp4", "r.yaml"])
     }
 }
+
+extension NegotiationCLITests {
+    @Test("validate refuses a video track into the m4a its recipe names, with the words plan uses (65)")
+    func videoIntoM4A() throws {
+        let dir = Scratch()
+        let recipe = try Self.recipe(dir, """
+        recipe: 1
+        output: { path: "{stem}.m4a" }
+        reader:
+          outputs:
+            v: { track: video, decode: false }
+        writer:
+          inputs:
+            - { source: v }
+
+        """)
+        let r = try Binary.run(["validate", recipe], timeLimit: 60)
+        #expect(r.status == 65)
+        #expect(r.stderr == """
+        \(recipe):8:17: error: writer input 1 reads a video track ('v'), but an m4a file holds audio only
+            - { source: v }
+                        ^
+
+        """)
+        #expect(r.stdout == "")
+    }
+}

@@ -14,7 +14,13 @@ extension RecipeCompiler {
         let format = recipe.output.format?.value
             ?? recipe.output.path.flatMap { ContainerFormat(pathExtension: FilePaths.pathExtension(of: $0.value)) }
         for input in recipe.writerInputs {
-            guard let out = recipe.readerOutput(input.source.value), out.decode else { continue }
+            guard let out = recipe.readerOutput(input.source.value) else { continue }
+            // The same words as when compiled against a source.
+            if format == .m4a, case .kind(let k, _) = out.track, k.rawValue == MediaType.video.rawValue {
+                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads a video track ('\(out.name)'), but an m4a file holds audio only"))
+                continue
+            }
+            guard out.decode else { continue }
             var video = VideoSettings(), audio = AudioSettings()
             var keys: [(String, Mark)] = [], videoOnly: [(String, Mark)] = [], audioOnly: [(String, Mark)] = []
             switch input.settings {
