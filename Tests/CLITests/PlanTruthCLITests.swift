@@ -211,4 +211,19 @@ struct PlanTruthCLITests {
 
         """), "\(r.stdout)")
     }
+
+    @Test("a crf codec option makes bitrate ignored (x264 takes crf over it); channel-layout makes channels ignored")
+    func ignoredByOtherSettings() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try BatchFixture.clip(src)
+        let recipe = try Self.recipe(dir, video: "{ codec: h264, bitrate: 5M, codec-options: { crf: \"40\", preset: ultrafast } }",
+                                     audio: "{ codec: aac, channels: 6, channel-layout: stereo }")
+        let plan = try Self.plan(recipe, src, dir.file("out.mp4"))
+        let warnings = (plan["warnings"] as? [[String: Any]] ?? []).map { "\($0["item"] ?? "") \($0["track"] ?? "") \($0["message"] ?? "")" }
+        #expect(warnings == [
+            "setting.bitrate 0 'bitrate' has no effect: the codec option crf 40 sets constant quality instead",
+            "setting.channels 1 'channels' has no effect: 'channel-layout: stereo' sets the channel count (6 is only the most allowed)",
+        ])
+    }
 }

@@ -23,8 +23,16 @@ enum IgnoredSettings {
                 if let crf = v.codecOptions["crf"], v.quality != nil, v.bitrate == nil {
                     ignored("quality", "the codec option crf \(crf) sets it instead")
                 }
+                if let crf = v.codecOptions["crf"], v.bitrate != nil {
+                    // x264 and x265 take a crf over a bit rate: the rate is not aimed at.
+                    ignored("bitrate", "the codec option crf \(crf) sets constant quality instead")
+                }
                 if v.frameRatePolicy != nil, !isRate(v.frameRate) { ignored("frame-rate-policy", "no 'frame-rate' to apply it to") }
-            case .audio, .passthrough:
+            case .audio(let a):
+                if let most = a.channels, let layout = a.channelLayout {
+                    ignored("channels", "'channel-layout: \(layout)' sets the channel count (\(most) is only the most allowed)")
+                }
+            case .passthrough:
                 break
             }
         }
