@@ -314,3 +314,27 @@ extension NegotiationCLITests {
         #expect(r.stdout == "")
     }
 }
+
+extension NegotiationCLITests {
+    /// The corpus file the issue names, where REENCODE_CORPUS is set (skipped otherwise).
+    @Test("corpus mp4_sowt-with-video.mov through remux-passthrough to .mp4: 66 at the copy's line, one 'track #1', nothing written",
+          .enabled(if: ProcessInfo.processInfo.environment["REENCODE_CORPUS"] != nil))
+    func corpusSowtToMP4() throws {
+        let corpus = ProcessInfo.processInfo.environment["REENCODE_CORPUS"] ?? ""
+        let src = corpus + "/androidx-media/mp4_sowt-with-video.mov"
+        try #require(FileManager.default.fileExists(atPath: src))
+        let dir = Scratch()
+        let recipe = BatchFixture.repo.appendingPathComponent("recipes/remux-passthrough.yaml").path
+        for command in ["plan", "run"] {
+            let r = try Binary.run([command, recipe, "-i", src, "-o", dir.file("out.mp4")], timeLimit: 60)
+            #expect(r.status == 66, "\(command)")
+            #expect(r.stderr == """
+            \(recipe):10:5: error: \(src): track #1: pcm_s16le cannot be copied into mp4 as it is: reencode it instead
+                sound:   { track: audio, decode: false, optional: true }
+                ^
+
+            """, "\(command)")
+        }
+        #expect(dir.contents == [])
+    }
+}
