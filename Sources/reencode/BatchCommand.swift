@@ -240,7 +240,7 @@ struct BatchCommand: Command {
         if let holder = report.lockedOut {
             let who = holder.map { "host \($0.host), pid \($0.pid), since \($0.since)" } ?? "another process (not yet named)"
             if json {
-                var o: [String: Any] = ["status": "skipped", "exitCode": 0, "slice": report.slice, "outputDir": outputDir,
+                var o: [String: Any] = ["status": "skipped", "exitCode": ExitCode.ok, "slice": report.slice, "outputDir": outputDir,
                                         "reason": "this slice of the output folder is being converted by another run on this host"]
                 o["holder"] = holder.map { ["host": $0.host, "pid": $0.pid, "since": $0.since] as [String: Any] } ?? NSNull()
                 writeOut(jsonString(o))

@@ -451,7 +451,7 @@ public final class BatchRunner: Sendable {
         }
         if entry.status == .failed {
             events(.failed(item.rel, message: entry.error ?? ""))
-            return .failed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? 1))
+            return .failed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? ExitCode.failure))
         }
         if let dest = options.moveDone {
             do { try moveSource(item, to: dest) } catch {
