@@ -7,14 +7,15 @@ struct PlanCommand: Command {
     static let abstract = "Show what a recipe would do to a source, and why."
     static let usage = "reencode plan RECIPE [-i INPUT] [-o OUTPUT] [--json]"
     static let help = """
-        OVERVIEW: \(abstract) Compiles the recipe against the real source, opens every
-        decoder and encoder with the resolved settings and the output container with every track
-        (its header written into memory), and prints each output track with every setting and
-        where it came from: the recipe, a preset, or a rule of the settings assistant with its
-        reason; the profile is the one the opened encoder really writes. Warnings say what the
-        output will not keep and which settings have no effect. Whatever 'run' would refuse
-        before decoding is refused here. Nothing is written. Source tracks are #N (stream
-        index), output tracks are numbered from 1.
+        OVERVIEW: \(abstract)
+        Compiles the recipe against the real source, opens every decoder and encoder with the
+        resolved settings and the output container with every track (its header written into
+        memory), and prints each output track with every setting and where it came from: the
+        recipe, a preset, or a rule of the settings assistant with its reason; the profile is
+        the one the opened encoder really writes. Warnings say what the output will not keep
+        and which settings have no effect. Whatever 'run' would refuse before decoding is
+        refused here. Nothing is written. Source tracks are #N (stream index), output tracks
+        are numbered from 1.
 
         USAGE: \(usage)
 

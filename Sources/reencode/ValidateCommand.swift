@@ -7,12 +7,14 @@ struct ValidateCommand: Command {
     static let abstract = "Check recipes without converting anything."
     static let usage = "reencode validate RECIPE..."
     static let help = """
-        OVERVIEW: \(abstract) Every error is reported, each at its line and column. Beyond
-        the recipe's own rules, every writer input that encodes opens its encoder with its
-        settings (for a stand-in 128x96 25 fps source, 48 kHz stereo audio), and the container
-        the recipe names takes their streams: an encoder option that does not exist, a value the
-        encoder refuses, a profile or pixel format it cannot make are caught here. What depends
-        on a source (its tracks, copying a codec into the container) is checked by 'plan'.
+        OVERVIEW: \(abstract)
+        Every error is reported, each at its line and column. Beyond the recipe's own rules,
+        every writer input that encodes opens its encoder with its settings (for a stand-in
+        128x96 25 fps source, 48 kHz stereo audio), and the container the recipe names takes
+        their streams: an encoder option that does not exist, a value the encoder refuses, a
+        profile, level, pixel format or channel layout it cannot make are caught here. What
+        depends on a source (its tracks, its size, copying a codec into the container) is
+        checked by 'plan'.
 
         USAGE: \(usage)
 
