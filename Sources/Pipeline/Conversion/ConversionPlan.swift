@@ -83,6 +83,8 @@ public struct ConversionPlan: Sendable {
     public let lanes: [LanePlan]
     public let selectiveDecode: Bool
     public let metadata: [String: String]
+    /// The metadata, chapters and cover art the output keeps, as its container holds them.
+    public let kept: KeptItems
     /// What the output will not keep, settings without effect: printed as warnings.
     public internal(set) var notices: [PlanNotice] = []
 
@@ -160,11 +162,12 @@ public enum Planner {
         }
         guard !lanes.isEmpty else { throw MediaError(.unsupported, "none of the requested tracks exist", file: src) }
 
-        var metadata = asset.metadata.filter { !["major_brand", "minor_version", "compatible_brands", "encoder"].contains($0.key) }
-        metadata.merge(request.metadata) { _, new in new }
-        return ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
-                              overwrite: request.overwrite, timeRange: range, lanes: lanes,
-                              selectiveDecode: request.selectiveDecode, metadata: metadata)
+        let (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
+        var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
+                                  overwrite: request.overwrite, timeRange: range, lanes: lanes,
+                                  selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
+        plan.notices += keptNotices
+        return plan
     }
 
     private static func isCopy(_ m: TrackMode) -> Bool {

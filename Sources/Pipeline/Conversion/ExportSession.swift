@@ -106,7 +106,7 @@ public final class ExportSession: Sendable {
             lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: work))
         }
         do throws(MediaError) {
-            try writer.start(metadata: plan.metadata, optimizeForNetwork: plan.optimizeForNetwork)
+            try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork)
         } catch { throw error.at(file: plan.outputPath) }
 
         activeReader.withLock { $0 = reader }

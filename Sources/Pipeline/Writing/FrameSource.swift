@@ -61,7 +61,7 @@ public final class FrameSource {
     private var finished = false
 
     public init(path: String, format: ContainerFormat? = nil, video v: GeneratedVideoFormat?, audio a: GeneratedAudioFormat?,
-                metadata: [String: String] = [:]) throws(MediaError) {
+                metadata: [String: String] = [:], kept: KeptItems? = nil) throws(MediaError) {
         self.path = path
         temp = TempFile.path(for: path)
         let fmt = format ?? ContainerFormat(pathExtension: FilePaths.pathExtension(of: path)) ?? .mp4
@@ -106,7 +106,8 @@ public final class FrameSource {
             av_channel_layout_default(&layout, Int32(a.channels))
             audio = (enc, input, a, AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(a.channels)), layout)
         }
-        try writer.start(metadata: metadata, optimizeForNetwork: true)
+        // `kept`: chapters, cover art and metadata as a plan would keep them (test media).
+        if let kept { try writer.start(kept: kept, optimizeForNetwork: true) } else { try writer.start(metadata: metadata, optimizeForNetwork: true) }
     }
 
     deinit {
