@@ -22,6 +22,8 @@ public enum TrackMode: Sendable, Hashable {
     case audio(AudioSettings)
     /// Compressed samples copied as they are.
     case passthrough
+    /// Subtitles in the form the output container holds (text converted where it must be).
+    case subtitle
 }
 
 public struct TrackRequest: Sendable, Hashable {
@@ -65,6 +67,8 @@ public struct LanePlan: Sendable {
         case video(ResolvedVideoSettings)
         case audio(ResolvedAudioSettings)
         case passthrough
+        /// Text subtitles decoded and encoded again in the container's own text format.
+        case subtitle(SubtitleConversion)
     }
     public let track: Track
     public let kind: Kind
@@ -156,7 +160,9 @@ public enum Planner {
                 do throws(MediaError) {
                     lanes.append(LanePlan(track: track, kind: .audio(try assistant.audio(source: track.format, settings: s))))
                 } catch { throw error.at(file: src, track: track.index) }
-            case (.video, let type), (.audio, let type), (.passthrough, let type):
+            case (.subtitle, .subtitle):
+                lanes.append(LanePlan(track: track, kind: try SubtitleConversion.plan(track, format: format, source: src)))
+            case (.video, let type), (.audio, let type), (.passthrough, let type), (.subtitle, let type):
                 throw MediaError(.invalidSettings, "track \(track.index) (\(t.selector)) is \(type.rawValue), not what its settings are for", file: src)
             }
         }
@@ -173,6 +179,7 @@ public enum Planner {
     private static func isCopy(_ m: TrackMode) -> Bool {
         switch m {
         case .passthrough: return true
+        case .subtitle: return false
         case .video(let s): return s.codec == .copy
         case .audio(let s): return s.codec == .copy
         }

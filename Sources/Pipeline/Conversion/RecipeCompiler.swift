@@ -119,6 +119,16 @@ public enum RecipeCompiler {
                     continue
                 }
                 mode = out.decode ? .audio(audio) : .passthrough
+            case .subtitle where out.decode && video.codec != .copy:
+                if let (key, mark) = (videoOnly + audioOnly).first {
+                    errors.append(recipe.diagnostic(mark.line > 0 ? mark : settingsMark(input), "\(what) sets '\(key)', but writer input \(input.number) reads a subtitle track ('\(out.name)'): subtitles take no settings but 'codec: copy'"))
+                    continue
+                }
+                if let refusal = SubtitleConversion.refusal(track, format: outFormat) {
+                    missing.append(recipe.diagnostic(out.mark, "\(source): \(refusal)"))
+                    continue
+                }
+                mode = .subtitle
             default:
                 guard !out.decode || video.codec == .copy else {
                     errors.append(recipe.diagnostic(out.mark, "track #\(track.index) of \(source) is \(track.mediaType.rawValue): it can only be copied ('decode: false')"))
@@ -132,7 +142,7 @@ public enum RecipeCompiler {
             switch mode {
             case .video: explicit = setKeys(video)
             case .audio: explicit = setKeys(audio)
-            case .passthrough: explicit = []
+            case .passthrough, .subtitle: explicit = []
             }
             origins.append(LaneOrigin(writerInput: input.number, readerOutput: out.name, presets: presets, explicitKeys: explicit))
         }

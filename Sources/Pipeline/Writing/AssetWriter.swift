@@ -40,6 +40,16 @@ final class AssetWriter: @unchecked Sendable {
         return inputs.count - 1
     }
 
+    /// An input fed by a subtitle encoder (opened already), stamped in its time base.
+    func addInput(subtitleEncoder encoder: SubtitleEncoder, metadata: [String: String]) throws(MediaError) -> Int {
+        let st = container.addStream()
+        try encoder.copyParameters(to: st.pointee.codecpar)
+        st.pointee.time_base = SubtitleEncoder.timeBase
+        try finishStream(st, rotation: 0, metadata: metadata)
+        inputs.append(Input(stream: st, sourceTimeBase: SubtitleEncoder.timeBase))
+        return inputs.count - 1
+    }
+
     /// An input fed with the source's own packets (no decode, no encode).
     func addPassthroughInput(from source: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
         let st = container.addStream()

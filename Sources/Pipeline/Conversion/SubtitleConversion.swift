@@ -1,0 +1,35 @@
+import CFFmpeg
+import Recipe
+
+/// How a subtitle track reaches the output: copied when the container holds its format, else
+/// text decoded and encoded in the container's own text format (MP4/MOV/M4A: mov_text, Matroska:
+/// SubRip). Bitmap subtitles (PGS, DVD, DVB) cannot become text: only Matroska takes them.
+public struct SubtitleConversion: Sendable, Hashable {
+    /// FFmpeg's encoder: `mov_text` or `subrip`.
+    public let encoderName: String
+
+    static func textFormat(for format: ContainerFormat) -> String { format == .mkv ? "subrip" : "mov_text" }
+
+    static func holds(_ codec: String, format: ContainerFormat) -> Bool {
+        guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return false }
+        let id = avcodec_descriptor_get_by_name(codec)?.pointee.id ?? AV_CODEC_ID_NONE
+        return avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    static func isText(_ codec: String) -> Bool {
+        guard let d = avcodec_descriptor_get_by_name(codec) else { return false }
+        return d.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0
+    }
+
+    /// Why this track cannot go into `format` as subtitles, or nil when it can.
+    public static func refusal(_ track: Track, format: ContainerFormat?) -> String? {
+        guard let format, !holds(track.format.codec, format: format), !isText(track.format.codec) else { return nil }
+        return "track #\(track.index) (\(track.format.codec)) holds bitmap subtitles, which cannot become text: an \(format.rawValue) file holds text subtitles only (mov_text); write to .mkv, or leave the track out"
+    }
+
+    static func plan(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) -> LanePlan.Kind {
+        if holds(track.format.codec, format: format) { return .passthrough }
+        if let why = refusal(track, format: format) { throw MediaError(.unsupported, why, file: source, track: track.index) }
+        return .subtitle(SubtitleConversion(encoderName: textFormat(for: format)))
+    }
+}
