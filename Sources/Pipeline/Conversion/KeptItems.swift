@@ -194,9 +194,11 @@ enum Keeping {
         let codec = known ? f.codec : (f.codecTag ?? f.codec)
         let type = f.codecTag == "tmcd" ? "timecode" : t.mediaType.rawValue
         var s = "\(type) \(codec)"
-        if let name = t.metadata["title"] ?? t.metadata["handler_name"], !name.trimmingCharacters(in: .whitespaces).isEmpty {
-            s += " \"\(name.trimmingCharacters(in: .whitespaces))\""
-        }
+        // Some muxers leave a length byte before a handler name (`\u{0B}GoPro MET`).
+        let name = (t.metadata["title"] ?? t.metadata["handler_name"] ?? "")
+            .unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }
+        let shown = String(String.UnicodeScalarView(name)).trimmingCharacters(in: .whitespaces)
+        if !shown.isEmpty { s += " \"\(shown)\"" }
         if let lang = t.language { s += " (\(lang))" }
         return s
     }
