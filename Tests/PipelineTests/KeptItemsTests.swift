@@ -73,6 +73,17 @@ struct KeptItemsTests {
         }
     }
 
+    @Test("an MP4's location becomes the QuickTime location key in a MOV")
+    func locationIntoMOV() throws {
+        let dir = Scratch()
+        let src = dir.file("android.mp4")
+        try KeptMedia.make(src, kept: KeptItems(metadata: ["location": KeptMedia.location]))
+        let out = dir.file("out.mov")
+        #expect(try convert(src, out).notices.isEmpty)
+        guard let tags = try FFprobe.tags(out) else { return }
+        #expect(tags["com.apple.quicktime.location.ISO6709"] == "+12.3456-098.7654+10.000000/")
+    }
+
     @Test("an Android capture rate (com.android.capture.fps) is kept in MP4 and MKV", arguments: ["mp4", "mkv"])
     func androidCaptureRateKept(ext: String) throws {
         let dir = Scratch()
@@ -160,5 +171,30 @@ struct KeptItemsTests {
         let plan = try convert(src, dir.file("out.mp4"), audio: false)
         #expect(plan.notices == [PlanNotice(.dropped, "track", track: 1, "audio aac \"Stereo Mix\" (deu) is not written: no writer input takes it")])
         #expect(plan.notices.map(\.description) == ["track #1: audio aac \"Stereo Mix\" (deu) is not written: no writer input takes it"])
+    }
+}
+
+@Suite("Chapters cut to a time range")
+struct ChapterClippingTests {
+    let range = TimeRange(start: MediaTime(seconds: 10), end: MediaTime(seconds: 20))
+
+    @Test("a chapter is moved to the range start and cut at both ends; one outside is gone")
+    func clipped() {
+        #expect(Chapter(start: MediaTime(seconds: 5), end: MediaTime(seconds: 12), title: "a").clipped(to: range)
+                == Chapter(start: .zero, end: MediaTime(seconds: 2), title: "a"))
+        #expect(Chapter(start: MediaTime(seconds: 15), end: MediaTime(seconds: 25), title: "b").clipped(to: range)
+                == Chapter(start: MediaTime(seconds: 5), end: MediaTime(seconds: 10), title: "b"))
+        #expect(Chapter(start: MediaTime(seconds: 20), end: MediaTime(seconds: 25), title: "c").clipped(to: range) == nil)
+        #expect(Chapter(start: MediaTime(seconds: 2), end: MediaTime(seconds: 10), title: "d").clipped(to: range) == nil)
+        let open = TimeRange(start: MediaTime(seconds: 10), duration: .positiveInfinity)
+        #expect(Chapter(start: MediaTime(seconds: 30), end: MediaTime(seconds: 40), title: "e").clipped(to: open)
+                == Chapter(start: MediaTime(seconds: 20), end: MediaTime(seconds: 30), title: "e"))
+    }
+
+    @Test("a chapter mark without length is kept when it lies in the range")
+    func pointMarks() {
+        #expect(Chapter(start: MediaTime(seconds: 12), end: MediaTime(seconds: 12), title: "p").clipped(to: range)
+                == Chapter(start: MediaTime(seconds: 2), end: MediaTime(seconds: 2), title: "p"))
+        #expect(Chapter(start: MediaTime(seconds: 20), end: MediaTime(seconds: 20), title: "q").clipped(to: range) == nil)
     }
 }

@@ -14,6 +14,8 @@ public struct Chapter: Sendable, Hashable {
     /// This chapter on a timeline that starts at `range.start`, cut to the range; nil when no
     /// part of it lies inside.
     public func clipped(to range: TimeRange) -> Chapter? {
+        // A mark without length (start = end) is kept when it lies in the range.
+        if start == end { return start >= range.start && start < range.end ? Chapter(start: start - range.start, end: end - range.start, title: title) : nil }
         let s = max(start, range.start), e = min(end, range.end)
         guard s.isNumeric, e > s else { return nil }
         return Chapter(start: s - range.start, end: e.isNumeric ? e - range.start : e, title: title)

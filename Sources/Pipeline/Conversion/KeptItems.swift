@@ -90,6 +90,10 @@ enum Keeping {
         case .mov:
             kept.metadata = source
             kept.quickTimeKeys = true
+            // An MP4's place (`©xyz`, `loci`) under the key Apple's software reads in a MOV.
+            if let place = source["location"], source["com.apple.quicktime.location.ISO6709"] == nil {
+                kept.metadata["com.apple.quicktime.location.ISO6709"] = place
+            }
         case .mp4, .m4a:
             var mapped = source
             for (qt, mp4) in quickTimeToMP4 where mapped[mp4] == nil {
