@@ -99,7 +99,7 @@ enum Keeping {
             for (qt, mp4) in quickTimeToMP4 where mapped[mp4] == nil {
                 if let v = source[qt] { mapped[mp4] = v }
             }
-            let covered = Set(quickTimeToMP4.keys.filter { mapped[quickTimeToMP4[$0]!] != nil })
+            let covered = Set(quickTimeToMP4.filter { mapped[$0.value] != nil }.keys)
             let unheld = source.keys.filter { !iTunesKeys.contains($0) && !covered.contains($0) }.sorted()
             if unheld.isEmpty {
                 kept.metadata = mapped.filter { !quickTimeToMP4.keys.contains($0.key) }

@@ -46,7 +46,9 @@ extension OutputContainer {
     func writePicture(_ p: AttachedPicture, to st: UnsafeMutablePointer<AVStream>) throws(MediaError) {
         let packet = Packet()
         try FFmpeg.check(av_new_packet(packet.pointer, Int32(p.bytes.count)), "cover art")
-        p.bytes.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: $0.count) }
+        p.bytes.withUnsafeBufferPointer { src in
+            if let from = src.baseAddress, let to = packet.pointer.pointee.data { to.update(from: from, count: src.count) }
+        }
         packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY
         packet.pts = 0
         packet.dts = 0
@@ -63,7 +65,7 @@ extension OutputContainer {
         par.pointee.codec_id = avcodec_descriptor_get_by_name(p.codec)?.pointee.id ?? AV_CODEC_ID_NONE
         guard let data = av_mallocz(p.bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw MediaError(.processing, "out of memory") }
         let bytes = data.bindMemory(to: UInt8.self, capacity: p.bytes.count)
-        p.bytes.withUnsafeBufferPointer { bytes.update(from: $0.baseAddress!, count: $0.count) }
+        p.bytes.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
         par.pointee.extradata = bytes
         par.pointee.extradata_size = Int32(p.bytes.count)
         av_dict_set(&st.pointee.metadata, "filename", fileName, 0)

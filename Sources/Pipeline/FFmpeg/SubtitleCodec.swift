@@ -69,7 +69,7 @@ final class SubtitleEncoder: @unchecked Sendable {
         if !header.isEmpty, let h = av_mallocz(header.count + 1) {
             // Freed by avcodec_free_context with the context.
             let bytes = h.bindMemory(to: UInt8.self, capacity: header.count + 1)
-            header.withUnsafeBufferPointer { bytes.update(from: $0.baseAddress!, count: header.count) }
+            header.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
             ctx.pointee.subtitle_header = bytes
             ctx.pointee.subtitle_header_size = Int32(header.count)
         }
@@ -112,7 +112,9 @@ final class SubtitleEncoder: @unchecked Sendable {
         try FFmpeg.check(size, "cannot encode")
         let packet = Packet()
         try FFmpeg.check(av_new_packet(packet.pointer, size), "subtitle packet")
-        buffer.withUnsafeBufferPointer { packet.pointer.pointee.data.update(from: $0.baseAddress!, count: Int(size)) }
+        buffer.withUnsafeBufferPointer { src in
+            if let from = src.baseAddress, let to = packet.pointer.pointee.data { to.update(from: from, count: Int(size)) }
+        }
         packet.pts = pts
         packet.dts = pts
         packet.duration = duration
