@@ -85,12 +85,13 @@ struct SubtitleTests {
         #expect(try Self.srt(out) == nil || Self.srt(out) == Self.both)
     }
 
-    @Test("a trim cuts subtitles at its ends and moves them to the output's start")
-    func trimmed() throws {
+    @Test("a trim cuts subtitles at its ends and moves them to the output's start, also where the format stays",
+          arguments: [("src.mkv", "subrip", "mp4"), ("src.mkv", "subrip", "mkv"), ("src.mp4", "mov_text", "mp4"), ("src.mkv", "ass", "mkv")])
+    func trimmed(source: String, codec: String, ext: String) throws {
         let dir = Scratch()
-        let src = dir.file("src.mkv")
-        try Self.source(src, codec: "subrip")
-        let out = dir.file("out.mp4")
+        let src = dir.file(source)
+        try Self.source(src, codec: codec)
+        let out = dir.file("out.\(ext)")
         let recipe = try Self.recipe(dir, range: "session: { time-range: { start: 1s, end: 2.5s } }")
         let r = try Binary.run(["run", recipe, "-i", src, "-o", out, "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")

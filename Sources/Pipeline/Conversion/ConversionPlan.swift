@@ -161,7 +161,8 @@ public enum Planner {
                     lanes.append(LanePlan(track: track, kind: .audio(try assistant.audio(source: track.format, settings: s))))
                 } catch { throw error.at(file: src, track: track.index) }
             case (.subtitle, .subtitle):
-                lanes.append(LanePlan(track: track, kind: try SubtitleConversion.plan(track, format: format, source: src)))
+                let trimmed = range.start > whole.start || range.end < whole.end
+                lanes.append(LanePlan(track: track, kind: try SubtitleConversion.plan(track, format: format, trimmed: trimmed, source: src)))
             case (.video, let type), (.audio, let type), (.passthrough, let type), (.subtitle, let type):
                 throw MediaError(.invalidSettings, "track \(track.index) (\(t.selector)) is \(type.rawValue), not what its settings are for", file: src)
             }

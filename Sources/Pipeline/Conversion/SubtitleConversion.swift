@@ -27,9 +27,15 @@ public struct SubtitleConversion: Sendable, Hashable {
         return "track #\(track.index) (\(track.format.codec)) holds bitmap subtitles, which cannot become text: an \(format.rawValue) file holds text subtitles only (mov_text); write to .mkv, or leave the track out"
     }
 
-    static func plan(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) -> LanePlan.Kind {
-        if holds(track.format.codec, format: format) { return .passthrough }
+    /// Copied when the container holds the format as it is, unless a trim must cut text events
+    /// at its ends (copied samples cannot be cut): then encoded again in the same format where
+    /// FFmpeg has an encoder for it (ASS keeps its styles), else in the container's.
+    static func plan(_ track: Track, format: ContainerFormat, trimmed: Bool, source: String) throws(MediaError) -> LanePlan.Kind {
+        let codec = track.format.codec
+        let held = holds(codec, format: format)
+        if held && (!trimmed || !isText(codec)) { return .passthrough }
         if let why = refusal(track, format: format) { throw MediaError(.unsupported, why, file: source, track: track.index) }
-        return .subtitle(SubtitleConversion(encoderName: textFormat(for: format)))
+        let same = held && avcodec_find_encoder_by_name(codec) != nil
+        return .subtitle(SubtitleConversion(encoderName: same ? codec : textFormat(for: format)))
     }
 }
