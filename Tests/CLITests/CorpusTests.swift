@@ -45,7 +45,8 @@ struct CorpusTests {
             } else {
                 #expect([1, 65, 66, 73, 74].contains(r.status), "\(name): exit \(r.status)")
                 #expect(dir.contents.isEmpty, "\(name): failed but left \(dir.contents)")
-                let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+                // Warnings of the plan (what the output would not keep) come before the error.
+                let first = r.stderr.split(separator: "\n").first { !$0.hasPrefix("warning: ") }.map(String.init) ?? ""
                 #expect(first.contains("error: "), "\(name): unclear failure: \(r.stderr)")
                 #expect(first.contains(name.split(separator: "/").last.map(String.init) ?? name), "\(name): the error does not name the file")
                 report.append("\(name)\texit \(r.status)\t\(String(format: "%.1f", seconds))\t\(first.replacingOccurrences(of: Self.corpus + "/", with: ""))")

@@ -145,7 +145,7 @@ struct SubtitleTests {
         let recipe = try Self.recipe(dir)
         let r = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("out.mp4")])
         #expect(r.status == 66)
-        #expect(r.stderr.hasPrefix("\(recipe):5:5: error: \(src): track #2 (hdmv_pgs_subtitle) holds bitmap subtitles, which cannot become text: an mp4 file holds text subtitles only (mov_text); write to .mkv, or leave the track out"), "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("\(recipe):5:5: error: \(src): track #2 (hdmv_pgs_subtitle) holds bitmap subtitles, which cannot become text: MP4 files hold text subtitles only (mov_text); write to .mkv, or leave the track out"), "\(r.stderr)")
         #expect(dir.contents == ["subs.yaml"])
         let mkv = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("out.mkv"), "--quiet"])
         #expect(mkv.status == 0, "\(mkv.stderr)")

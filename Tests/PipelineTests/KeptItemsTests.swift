@@ -109,7 +109,7 @@ struct KeptItemsTests {
         ], pictures: [cover]))
         let out = dir.file("out.m4a")
         let plan = try convert(src, out, video: false)
-        #expect(plan.notices == [PlanNotice(.dropped, "metadata", "metadata com.apple.quicktime.make is dropped: an m4a file holds these only as QuickTime keys, which cannot be written beside cover art")])
+        #expect(plan.notices == [PlanNotice(.dropped, "metadata", "metadata com.apple.quicktime.make is dropped: M4A files hold these only as QuickTime keys, which cannot be written beside cover art")])
         guard let tags = try FFprobe.tags(out) else { return }
         #expect(tags["title"] == "A Song")
         #expect(tags["artist"] == "Someone")
@@ -129,7 +129,7 @@ struct KeptItemsTests {
         let out = dir.file("out.\(ext)")
         let plan = try convert(src, out, video: false)
         if ext == "mov" {
-            #expect(plan.notices == [PlanNotice(.dropped, "cover-art", track: 1, "cover art (\(codec) 40x30) is dropped: a .mov file cannot hold it here (FFmpeg's QuickTime writer stores no cover art; .mp4, .m4a and .mkv keep it)")])
+            #expect(plan.notices == [PlanNotice(.dropped, "cover-art", track: 1, "cover art (\(codec) 40x30) is dropped: MOV files as FFmpeg writes them hold no cover art (.mp4, .m4a and .mkv keep it)")])
             #expect(try FFprobe.coverBytes(out, dir: dir) == nil)
         } else {
             #expect(plan.notices.isEmpty)
@@ -160,7 +160,7 @@ struct KeptItemsTests {
         // A language QuickTime has no code for is said, not lost silently.
         let rare = dir.file("rare.mp4")
         try KeptMedia.make(rare, kept: KeptItems(), audioMetadata: ["language": "haw"])
-        #expect(try convert(rare, dir.file("rare.mov")).notices == [PlanNotice(.dropped, "track-language", track: 1, "the track language 'haw' is dropped: a .mov file states only the languages of QuickTime's list (.mp4 and .mkv keep it)")])
+        #expect(try convert(rare, dir.file("rare.mov")).notices == [PlanNotice(.dropped, "track-language", track: 1, "the track language 'haw' is dropped: MOV files state only the languages of QuickTime's list (.mp4 and .mkv keep it)")])
     }
 
     @Test("a track the recipe does not take is named in a notice: index, type, codec, name, language")
@@ -196,5 +196,23 @@ struct ChapterClippingTests {
         #expect(Chapter(start: MediaTime(seconds: 12), end: MediaTime(seconds: 12), title: "p").clipped(to: range)
                 == Chapter(start: MediaTime(seconds: 2), end: MediaTime(seconds: 2), title: "p"))
         #expect(Chapter(start: MediaTime(seconds: 20), end: MediaTime(seconds: 20), title: "q").clipped(to: range) == nil)
+    }
+}
+
+@Suite("How a track left out is named")
+struct TrackDescriptionTests {
+    func track(_ type: MediaType, codec: String, tag: String?, metadata: [String: String] = [:]) -> Track {
+        var f = FormatDescription(mediaType: type, codec: codec)
+        f.codecTag = tag
+        return Track(index: 3, ordinal: 0, format: f, timeBase: MediaTime(value: 1, timescale: 1000), startTime: .zero,
+                     duration: MediaTime(seconds: 1), language: metadata["language"], metadata: metadata, isAttachedPicture: false)
+    }
+
+    @Test("type, codec (the container's code when FFmpeg knows no codec), name without control characters, language")
+    func names() {
+        #expect(Keeping.describe(track(.data, codec: "none", tag: "tmcd", metadata: ["handler_name": "\u{0B}Cam TCD", "language": "eng"])) == "timecode tmcd \"Cam TCD\" (eng)")
+        #expect(Keeping.describe(track(.data, codec: "bin_data", tag: "gpmd", metadata: ["handler_name": "Cam MET  "])) == "data gpmd \"Cam MET\"")
+        #expect(Keeping.describe(track(.unknown, codec: "none", tag: nil)) == "track of unknown type")
+        #expect(Keeping.describe(track(.subtitle, codec: "subrip", tag: nil, metadata: ["title": "Director's notes", "handler_name": "x", "language": "fra"])) == "subtitle subrip \"Director's notes\" (fra)")
     }
 }

@@ -66,9 +66,9 @@ enum Keeping {
             if holdsPicture(p.codec, in: format) { kept.pictures.append(p); continue }
             let why: String
             switch format {
-            case .mov: why = "a .mov file cannot hold it here (FFmpeg's QuickTime writer stores no cover art; .mp4, .m4a and .mkv keep it)"
-            case .mp4, .m4a: why = "an \(format.rawValue) file holds cover art as JPEG, PNG or BMP only"
-            case .mkv: why = "a Matroska file holds image attachments as JPEG, PNG, BMP, GIF, WebP or TIFF only"
+            case .mov: why = "MOV files as FFmpeg writes them hold no cover art (.mp4, .m4a and .mkv keep it)"
+            case .mp4, .m4a: why = "\(format.rawValue.uppercased()) files hold cover art as JPEG, PNG or BMP only"
+            case .mkv: why = "Matroska files hold image attachments as JPEG, PNG, BMP, GIF, WebP or TIFF only"
             }
             notices.append(PlanNotice(.dropped, "cover-art", track: p.track, "cover art (\(p.summary)) is dropped: \(why)"))
         }
@@ -111,7 +111,7 @@ enum Keeping {
                 kept.quickTimeKeys = true
             } else {
                 kept.metadata = mapped.filter { iTunesKeys.contains($0.key) }
-                notices.append(PlanNotice(.dropped, "metadata", "metadata \(unheld.joined(separator: ", ")) is dropped: an \(format.rawValue) file holds these only as QuickTime keys, which cannot be written beside cover art"))
+                notices.append(PlanNotice(.dropped, "metadata", "metadata \(unheld.joined(separator: ", ")) is dropped: \(format.rawValue.uppercased()) files hold these only as QuickTime keys, which cannot be written beside cover art"))
             }
         }
 
@@ -128,7 +128,7 @@ enum Keeping {
             for lane in lanes {
                 let m = lane.track.metadata
                 if let title = m["title"], let handler = m["handler_name"], handler != title {
-                    notices.append(PlanNotice(.dropped, "track-title", track: lane.track.index, "the track title \"\(title)\" is dropped: an \(format.rawValue) file names a track by its handler name, which is kept (\"\(handler)\")"))
+                    notices.append(PlanNotice(.dropped, "track-title", track: lane.track.index, "the track title \"\(title)\" is dropped: \(format.rawValue.uppercased()) files name a track by its handler name, which is kept (\"\(handler)\")"))
                 }
             }
         }
@@ -136,7 +136,7 @@ enum Keeping {
         if format == .mov {
             for lane in lanes {
                 if let lang = lane.track.metadata["language"], lang != "und", quickTimeLanguage(lang) == nil {
-                    notices.append(PlanNotice(.dropped, "track-language", track: lane.track.index, "the track language '\(lang)' is dropped: a .mov file states only the languages of QuickTime's list (.mp4 and .mkv keep it)"))
+                    notices.append(PlanNotice(.dropped, "track-language", track: lane.track.index, "the track language '\(lang)' is dropped: MOV files state only the languages of QuickTime's list (.mp4 and .mkv keep it)"))
                 }
             }
         }
@@ -195,9 +195,9 @@ enum Keeping {
     static func describe(_ t: Track) -> String {
         let f = t.format
         let known = !["unknown", "none", "bin_data"].contains(f.codec)
-        let codec = known ? f.codec : (f.codecTag ?? f.codec)
-        let type = f.codecTag == "tmcd" ? "timecode" : t.mediaType.rawValue
-        var s = "\(type) \(codec)"
+        let codec = known ? f.codec : f.codecTag
+        let type = f.codecTag == "tmcd" ? "timecode" : (t.mediaType == .unknown ? "track of unknown type" : t.mediaType.rawValue)
+        var s = type + (codec.map { " " + $0 } ?? "")
         // Some muxers leave a length byte before a handler name (`\u{0B}GoPro MET`).
         let name = (t.metadata["title"] ?? t.metadata["handler_name"] ?? "")
             .unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }

@@ -24,7 +24,7 @@ public struct SubtitleConversion: Sendable, Hashable {
     /// Why this track cannot go into `format` as subtitles, or nil when it can.
     public static func refusal(_ track: Track, format: ContainerFormat?) -> String? {
         guard let format, !holds(track.format.codec, format: format), !isText(track.format.codec) else { return nil }
-        return "track #\(track.index) (\(track.format.codec)) holds bitmap subtitles, which cannot become text: an \(format.rawValue) file holds text subtitles only (mov_text); write to .mkv, or leave the track out"
+        return "track #\(track.index) (\(track.format.codec)) holds bitmap subtitles, which cannot become text: \(format.rawValue.uppercased()) files hold text subtitles only (mov_text); write to .mkv, or leave the track out"
     }
 
     /// Copied when the container holds the format as it is, unless a trim must cut text events
