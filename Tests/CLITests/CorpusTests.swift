@@ -7,7 +7,7 @@ import Testing
 /// recipes/web-1080p.yaml — decoding fully, with track extents, rotation and the A/V start offset
 /// within a frame of the source's — or fails with a one-line error, a DESIGN §4 exit code and no
 /// output. Never a crash, a hang or a partial file. REENCODE_CORPUS_REPORT names a file for the
-/// per-file results (docs/compatibility.md is made from it).
+/// per-file results, with what each output does not keep (docs/compatibility.md is made from it).
 @Suite("Real-world corpus", .enabled(if: ProcessInfo.processInfo.environment["REENCODE_CORPUS"] != nil))
 struct CorpusTests {
     static let corpus = ProcessInfo.processInfo.environment["REENCODE_CORPUS"] ?? ""
@@ -41,7 +41,10 @@ struct CorpusTests {
                 #expect(dir.contents == ["out.mp4"], "\(name): left \(dir.contents)")
                 let problems = try check(source: src, output: out)
                 #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "; "))")
-                report.append("\(name)\tconverted\t\(String(format: "%.1f", seconds))\t\(problems.joined(separator: "; "))")
+                // What the output does not keep (the plan's warnings), for the per-file report.
+                let dropped = r.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+                    .map { $0.replacingOccurrences(of: "warning: \(src): ", with: "") }
+                report.append("\(name)\tconverted\t\(String(format: "%.1f", seconds))\t\(problems.joined(separator: "; "))\t\(dropped.joined(separator: "; "))")
             } else {
                 #expect([1, 65, 66, 73, 74].contains(r.status), "\(name): exit \(r.status)")
                 #expect(dir.contents.isEmpty, "\(name): failed but left \(dir.contents)")
