@@ -216,3 +216,18 @@ struct TrackDescriptionTests {
         #expect(Keeping.describe(track(.subtitle, codec: "subrip", tag: nil, metadata: ["title": "Director's notes", "handler_name": "x", "language": "fra"])) == "subtitle subrip \"Director's notes\" (fra)")
     }
 }
+
+@Suite("Chapters a writer cannot state")
+struct HostileChapterTests {
+    @Test("a chapter whose time does not fit in nanoseconds is left out; the others are written")
+    func hugeTimes() throws {
+        let dir = Scratch()
+        let out = dir.file("huge.mkv")
+        let huge = MediaTime(value: Int64.max / 2, timescale: 1)
+        try KeptMedia.make(out, audio: false, kept: KeptItems(chapters: [
+            Chapter(start: .zero, end: MediaTime(seconds: 1), title: "Fine"),
+            Chapter(start: huge, end: huge + MediaTime(seconds: 1), title: "Far"),
+        ]))
+        #expect(try FFprobe.chapters(out) == nil || FFprobe.chapters(out) == ["0.000000,1.000000,Fine"])
+    }
+}

@@ -9,7 +9,10 @@ extension OutputContainer {
 
     /// Sets the chapters (before the header is written). The arrays are allocated with FFmpeg's
     /// allocator: avformat_free_context frees them, with the context.
-    func setChapters(_ chapters: [Chapter]) throws(MediaError) {
+    func setChapters(_ all: [Chapter]) throws(MediaError) {
+        // A hostile file's chapter times may not fit in nanoseconds: such a mark is not kept
+        // (a player could not seek to it either), the rest are.
+        let chapters = all.filter { (try? $0.start.ts(in: Self.chapterTimeBase)) != nil && (try? $0.end.ts(in: Self.chapterTimeBase)) != nil }
         guard !chapters.isEmpty, context.pointee.nb_chapters == 0 else { return }
         guard let table = av_calloc(chapters.count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride) else {
             throw MediaError(.processing, "out of memory")
