@@ -230,4 +230,15 @@ struct HostileChapterTests {
         ]))
         #expect(try FFprobe.chapters(out) == nil || FFprobe.chapters(out) == ["0.000000,1.000000,Fine"])
     }
+
+    @Test("the plan names such a chapter as dropped")
+    func said() {
+        let huge = MediaTime(value: Int64.max / 2, timescale: 1)
+        let (kept, notices) = Keeping.keptChapters([
+            Chapter(start: .zero, end: MediaTime(seconds: 1), title: "Fine"),
+            Chapter(start: huge, end: huge + MediaTime(seconds: 1), title: "Far"),
+        ], range: TimeRange(start: .zero, duration: .positiveInfinity))
+        #expect(kept == [Chapter(start: .zero, end: MediaTime(seconds: 1), title: "Fine")])
+        #expect(notices == [PlanNotice(.dropped, "chapters", "1 of 2 chapters have times no output can state: \"Far\"")])
+    }
 }

@@ -116,12 +116,9 @@ enum Keeping {
         }
 
         // Chapters, moved and cut with the time range.
-        kept.chapters = asset.chapters.compactMap { $0.clipped(to: range) }
-        let outside = asset.chapters.filter { $0.clipped(to: range) == nil }
-        if !outside.isEmpty {
-            let names = outside.map { $0.title.map { "\"\($0)\"" } ?? "untitled" }.joined(separator: ", ")
-            notices.append(PlanNotice(.dropped, "chapters", "\(outside.count) of \(asset.chapters.count) chapters lie outside the time range: \(names)"))
-        }
+        let (chapters, chapterNotices) = keptChapters(asset.chapters, range: range)
+        kept.chapters = chapters
+        notices += chapterNotices
 
         // Track titles: MP4 and QuickTime files name a track by its handler.
         if format != .mkv {
@@ -189,6 +186,25 @@ enum Keeping {
         let lower = key.lowercased()
         if iTunesKeys.contains(lower) || muxerKeys.contains(lower) { return lower }
         return quickTimeToMP4.keys.first { $0.lowercased() == lower } ?? (lower.hasPrefix("com.apple.quicktime.") || lower.hasPrefix("com.android.") ? lower : key)
+    }
+
+    /// The chapters an output keeps (moved and cut with the time range), and a notice for those
+    /// outside it and for those whose times no output can state (a hostile file's).
+    static func keptChapters(_ all: [Chapter], range: TimeRange) -> ([Chapter], [PlanNotice]) {
+        var notices: [PlanNotice] = []
+        func names(_ cs: [Chapter]) -> String { cs.map { $0.title.map { "\"\($0)\"" } ?? "untitled" }.joined(separator: ", ") }
+        let outside = all.filter { $0.clipped(to: range) == nil }
+        if !outside.isEmpty {
+            notices.append(PlanNotice(.dropped, "chapters", "\(outside.count) of \(all.count) chapters lie outside the time range: \(names(outside))"))
+        }
+        let inRange = all.compactMap { $0.clipped(to: range) }
+        let tb = OutputContainer.chapterTimeBase
+        let kept = inRange.filter { (try? $0.start.ts(in: tb)) != nil && (try? $0.end.ts(in: tb)) != nil }
+        if kept.count < inRange.count {
+            let far = inRange.filter { !kept.contains($0) }
+            notices.append(PlanNotice(.dropped, "chapters", "\(far.count) of \(all.count) chapters have times no output can state: \(names(far))"))
+        }
+        return (kept, notices)
     }
 
     /// `data gpmd "GoPro MET" (eng)`: type, codec, name and language, as a user can find it.
