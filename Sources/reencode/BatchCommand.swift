@@ -276,6 +276,7 @@ struct BatchCommand: Command {
         } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
             writeOut(Self.summary(report))
             for f in report.failed { writeOut("  failed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
+            for w in report.warnings { writeOut("  warning: \(w.source): \(w.notice)") }
         }
         return code
     }
@@ -306,6 +307,11 @@ struct BatchCommand: Command {
             "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,
+            "warnings": r.warnings.map { w -> [String: Any] in
+                var o = noticeObject(w.notice)
+                o["source"] = w.source
+                return o
+            },
         ]
     }
 }

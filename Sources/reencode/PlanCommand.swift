@@ -76,6 +76,7 @@ struct PlanCommand: Command {
             case .video(let v): t["mode"] = "encode"; t["encoder"] = v.encoderName; decisions = v.decisions
             case .audio(let a): t["mode"] = "encode"; t["encoder"] = a.encoderName; decisions = a.decisions
             case .passthrough: t["mode"] = "passthrough"; decisions = []
+            case .subtitle(let s): t["mode"] = "encode"; t["encoder"] = s.encoderName; decisions = []
             }
             t["settings"] = decisions.map { d -> [String: Any] in
                 ["setting": d.setting, "value": d.value, "origin": origin(d, o), "rule": d.rule, "reason": d.reason]
@@ -109,6 +110,7 @@ struct PlanCommand: Command {
             case .video(let v): decisions = v.decisions
             case .audio(let a): decisions = a.decisions
             case .passthrough: decisions = []; lines.append("  passthrough: samples copied as they are")
+            case .subtitle(let s): decisions = []; lines.append("  subtitles: text converted to \(s.encoderName) (what \(p.format.rawValue) holds)")
             }
             for d in decisions {
                 let from = origin(d, o)

@@ -7,7 +7,7 @@ import Testing
 /// recipes/web-1080p.yaml — decoding fully, with track extents, rotation and the A/V start offset
 /// within a frame of the source's — or fails with a one-line error, an exit code from `ExitCode` and no
 /// output. Never a crash, a hang or a partial file. REENCODE_CORPUS_REPORT names a file for the
-/// per-file results (docs/compatibility.md is made from it).
+/// per-file results, with what each output does not keep (docs/compatibility.md is made from it).
 @Suite("Real-world corpus", .enabled(if: ProcessInfo.processInfo.environment["REENCODE_CORPUS"] != nil))
 struct CorpusTests {
     static let corpus = ProcessInfo.processInfo.environment["REENCODE_CORPUS"] ?? ""
@@ -41,11 +41,15 @@ struct CorpusTests {
                 #expect(dir.contents == ["out.mp4"], "\(name): left \(dir.contents)")
                 let problems = try check(source: src, output: out)
                 #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "; "))")
-                report.append("\(name)\tconverted\t\(String(format: "%.1f", seconds))\t\(problems.joined(separator: "; "))")
+                // What the output does not keep (the plan's warnings), for the per-file report.
+                let dropped = r.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+                    .map { $0.replacingOccurrences(of: "warning: \(src): ", with: "") }
+                report.append("\(name)\tconverted\t\(String(format: "%.1f", seconds))\t\(problems.joined(separator: "; "))\t\(dropped.joined(separator: "; "))")
             } else {
                 #expect([1, 65, 66, 73, 74].contains(r.status), "\(name): exit \(r.status)")
                 #expect(dir.contents.isEmpty, "\(name): failed but left \(dir.contents)")
-                let first = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
+                // Warnings of the plan (what the output would not keep) come before the error.
+                let first = r.stderr.split(separator: "\n").first { !$0.hasPrefix("warning: ") }.map(String.init) ?? ""
                 #expect(first.contains("error: "), "\(name): unclear failure: \(r.stderr)")
                 #expect(first.contains(name.split(separator: "/").last.map(String.init) ?? name), "\(name): the error does not name the file")
                 report.append("\(name)\texit \(r.status)\t\(String(format: "%.1f", seconds))\t\(first.replacingOccurrences(of: Self.corpus + "/", with: ""))")

@@ -14,6 +14,10 @@ public struct Asset: Sendable {
     public let bitRate: Int?
     public let tracks: [Track]
     public let metadata: [String: String]
+    /// Chapter marks, on the file's timeline, in time order.
+    public let chapters: [Chapter]
+    /// Cover art (attached pictures), in stream order.
+    public let pictures: [AttachedPicture]
     /// The demuxer this asset was probed with, for the first reader to take over.
     let probed: ProbedInput
 
@@ -32,6 +36,8 @@ public struct Asset: Sendable {
         startTime = ctx.start_time == FFmpeg.noPTS ? .zero : MediaTime(ts: ctx.start_time, timeBase: avTimeBase)
         bitRate = ctx.bit_rate > 0 ? Int(ctx.bit_rate) : nil
         metadata = dictionary(ctx.metadata)
+        chapters = Self.readChapters(input.context)
+        var pictures: [AttachedPicture] = []
         var ordinals: [MediaType: Int] = [:]
         var tracks: [Track] = []
         for i in 0..<input.streamCount {
@@ -51,11 +57,16 @@ public struct Asset: Sendable {
                 dur = MediaTime(ts: ctx.duration, timeBase: avTimeBase)
             }
             let meta = dictionary(st.pointee.metadata)
+            if let p = Self.readPicture(st, index: i) { pictures.append(p) }
             tracks.append(Track(index: i, ordinal: ordinal, format: format, timeBase: tb.time,
-                                startTime: start, duration: dur, language: meta["language"].flatMap { $0 == "und" ? nil : $0 },
+                                startTime: start, duration: dur, language: meta["language"].flatMap { $0 == "und" ? nil : Keeping.terminology($0) },
                                 metadata: meta, isAttachedPicture: isAttachedPicture))
+            // The MP4 demuxer hides the text track that holds a file's chapters (it reads them
+            // as chapters): discarded by the demuxer itself, it is not media of its own.
+            tracks[tracks.count - 1].isChapterText = st.pointee.discard == AVDISCARD_ALL && !chapters.isEmpty
         }
         self.tracks = tracks
+        self.pictures = pictures
         if ctx.duration != FFmpeg.noPTS && ctx.duration > 0 {
             duration = MediaTime(ts: ctx.duration, timeBase: avTimeBase)
         } else {
@@ -91,6 +102,8 @@ private func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription
     var f = FormatDescription(mediaType: type, codec: String(cString: avcodec_get_name(par.codec_id)))
     if let p = avcodec_profile_name(par.codec_id, par.profile) { f.profile = String(cString: p) }
     f.bitRate = par.bit_rate > 0 ? Int(par.bit_rate) : nil
+    let tag = (0..<4).map { UInt8(truncatingIfNeeded: par.codec_tag >> (8 * $0)) }
+    if tag.allSatisfy({ (0x20...0x7e).contains($0) }) { f.codecTag = String(decoding: tag, as: UTF8.self) }
     switch type {
     case .video:
         f.width = Int(par.width)

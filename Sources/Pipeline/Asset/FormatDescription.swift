@@ -22,6 +22,9 @@ public struct FormatDescription: Sendable, Hashable {
     public var codec: String
     public var profile: String?
     public var bitRate: Int?
+    /// The container's four-character code (`tmcd`, `gpmd`), where it is printable: what names
+    /// a data track whose codec FFmpeg does not know.
+    public var codecTag: String?
 
     // Video
     public var width: Int = 0
@@ -81,12 +84,14 @@ public struct Track: Sendable, Hashable {
     public let metadata: [String: String]
     /// Attached pictures (cover art) are video streams that are not video tracks to convert.
     public let isAttachedPicture: Bool
+    /// The text track an MP4/MOV keeps its chapters in: kept as chapters, not as a track.
+    public internal(set) var isChapterText = false
 
     public var mediaType: MediaType { format.mediaType }
 
     /// The track tags an output track keeps (the rest describe the source's muxer, not the media).
     var outputMetadata: [String: String] {
-        metadata.filter { ["language", "title", "creation_time"].contains($0.key) }
+        metadata.filter { ["language", "title", "handler_name", "creation_time"].contains($0.key) }
     }
     public var timeRange: TimeRange { TimeRange(start: startTime, duration: duration) }
 }

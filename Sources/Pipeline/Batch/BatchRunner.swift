@@ -69,6 +69,10 @@ public struct BatchReport: Sendable {
     /// `--dry-run`: files that a run would refuse (their output is another source's, or a file
     /// reencode batch did not make), with why; not in `planned`.
     public var refused: [Skipped] = []
+    /// What converted files' outputs do not keep (a plan's notices), per source, in the order
+    /// the files finished.
+    public struct Warning: Sendable { public let source: String; public let notice: PlanNotice }
+    public var warnings: [Warning] = []
     public var removedTempFiles = 0
     public var removedClaims = 0
     public var seconds = 0.0
@@ -162,7 +166,9 @@ public final class BatchRunner: Sendable {
                     let outcome = self.process(todo[i], index: i, of: todo.count, events: events)
                     shared.withLock { s in
                         switch outcome {
-                        case .converted(let media, let bytes): s.report.converted.append(todo[i].rel); s.report.mediaSeconds += media; s.report.bytesIn += bytes
+                        case .converted(let media, let bytes, let notices):
+                            s.report.converted.append(todo[i].rel); s.report.mediaSeconds += media; s.report.bytesIn += bytes
+                            s.report.warnings += notices.map { BatchReport.Warning(source: todo[i].rel, notice: $0) }
                         case .failed(let f): s.report.failed.append(f)
                         case .claimed: s.report.claimedElsewhere.append(todo[i].rel)
                         case .doneElsewhere: s.report.alreadyDone += 1
@@ -350,7 +356,7 @@ public final class BatchRunner: Sendable {
 
     // MARK: Convert one
 
-    enum Outcome { case converted(Double, Int64), failed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
+    enum Outcome { case converted(Double, Int64, [PlanNotice]), failed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
 
     /// The entry says its source made, or began to make, its output (a crash may come between
     /// the output's rename and the `done` line: the `started` line before it still names the owner).
@@ -392,6 +398,7 @@ public final class BatchRunner: Sendable {
         let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
         let refused = refusal(item, entries: entries)
         var media = 0.0
+        var notices: [PlanNotice] = []
         if let refused {
             entry.status = .failed
             entry.error = "\(item.rel): \(refused)"
@@ -418,6 +425,7 @@ public final class BatchRunner: Sendable {
                         var recipe = options.recipe
                         recipe.output.overwrite = false
                         let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
+                        notices = compiled.plan.notices
                         let session = ExportSession(plan: compiled.plan)
                         let key = ObjectIdentifier(session)
                         sessions.withLock { $0[key] = session }
@@ -428,6 +436,7 @@ public final class BatchRunner: Sendable {
                     }
                 }
                 media = result.duration.seconds
+                if !notices.isEmpty { entry.warnings = notices.map(\.description) }
                 guard claim.isHeld else {
                     // We stalled past the timeout and another machine took over: its result stands.
                     return .claimed
@@ -459,7 +468,7 @@ public final class BatchRunner: Sendable {
             }
         }
         events(.finished(item.rel, seconds: entry.seconds ?? 0))
-        return .converted(media, item.identity.size)
+        return .converted(media, item.identity.size, notices)
     }
 
     /// Why the item must not be converted, or nil. An output is only ever replaced by a new

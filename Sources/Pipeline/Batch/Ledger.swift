@@ -34,6 +34,9 @@ public struct LedgerEntry: Codable, Sendable {
     /// When it was recorded, by the storage's clock (seconds since 1970): retries wait
     /// `--retry-after` from a failure's.
     public var stored: Double?
+    /// `done`: what the output does not keep (the plan's warnings: `track #3: …`), absent when
+    /// it keeps everything.
+    public var warnings: [String]?
 
     public init(time: String, source: String, size: Int64, mtime: Double, fingerprint: String, recipe: String, status: Status,
                 attempt: Int, error: String?, exitCode: Int32?, output: String?, seconds: Double?, host: String, pid: Int32) {

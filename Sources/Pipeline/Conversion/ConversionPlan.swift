@@ -22,6 +22,8 @@ public enum TrackMode: Sendable, Hashable {
     case audio(AudioSettings)
     /// Compressed samples copied as they are.
     case passthrough
+    /// Subtitles in the form the output container holds (text converted where it must be).
+    case subtitle
 }
 
 public struct TrackRequest: Sendable, Hashable {
@@ -65,6 +67,8 @@ public struct LanePlan: Sendable {
         case video(ResolvedVideoSettings)
         case audio(ResolvedAudioSettings)
         case passthrough
+        /// Text subtitles decoded and encoded again in the container's own text format.
+        case subtitle(SubtitleConversion)
     }
     public let track: Track
     public internal(set) var kind: Kind
@@ -83,6 +87,8 @@ public struct ConversionPlan: Sendable {
     public internal(set) var lanes: [LanePlan]
     public let selectiveDecode: Bool
     public let metadata: [String: String]
+    /// The metadata, chapters and cover art the output keeps, as its container holds them.
+    public let kept: KeptItems
     /// What the output will not keep, settings without effect: printed as warnings.
     public internal(set) var notices: [PlanNotice] = []
 
@@ -154,17 +160,20 @@ public enum Planner {
                 do throws(MediaError) {
                     lanes.append(LanePlan(track: track, kind: .audio(try assistant.audio(source: track.format, settings: s))))
                 } catch { throw error.at(file: src, track: track.index) }
-            case (.video, let type), (.audio, let type), (.passthrough, let type):
+            case (.subtitle, .subtitle):
+                let trimmed = range.start > whole.start || range.end < whole.end
+                lanes.append(LanePlan(track: track, kind: try SubtitleConversion.plan(track, format: format, trimmed: trimmed, source: src)))
+            case (.video, let type), (.audio, let type), (.passthrough, let type), (.subtitle, let type):
                 throw MediaError(.invalidSettings, "track #\(track.index) (\(t.selector)) is \(type.rawValue), not what its settings are for", file: src)
             }
         }
         guard !lanes.isEmpty else { throw MediaError(.notMedia, "none of the requested tracks exist", file: src) }
 
-        var metadata = asset.metadata.filter { !["major_brand", "minor_version", "compatible_brands", "encoder"].contains($0.key) }
-        metadata.merge(request.metadata) { _, new in new }
+        let (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
                                   overwrite: request.overwrite, timeRange: range, lanes: lanes,
-                                  selectiveDecode: request.selectiveDecode, metadata: metadata)
+                                  selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
+        plan.notices += keptNotices
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         // Everything the run opens is opened now, so what it would refuse is refused before
         // any decoding; what the encoders really make replaces what was only asked of them.
@@ -176,6 +185,7 @@ public enum Planner {
     private static func isCopy(_ m: TrackMode) -> Bool {
         switch m {
         case .passthrough: return true
+        case .subtitle: return false
         case .video(let s): return s.codec == .copy
         case .audio(let s): return s.codec == .copy
         }

@@ -91,6 +91,7 @@ public final class ExportSession: Sendable {
             case .video(let s): return try VideoLane(env: env, output: i, track: lp.track, settings: s)
             case .audio(let s): return try AudioLane(env: env, output: i, track: lp.track, settings: s)
             case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track)
+            case .subtitle(let s): return try SubtitleLane(env: env, output: i, track: lp.track, conversion: s)
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
     }
@@ -111,7 +112,7 @@ public final class ExportSession: Sendable {
             lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: try Self.laneWork(plan, output: i, env: env)))
         }
         do throws(MediaError) {
-            try writer.start(metadata: plan.metadata, optimizeForNetwork: plan.optimizeForNetwork)
+            try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork)
         } catch { throw error.at(file: plan.outputPath) }
 
         activeReader.withLock { $0 = reader }
@@ -135,7 +136,8 @@ public final class ExportSession: Sendable {
             // A track that produced nothing would make a file that plays as empty: that is a
             // failure, never a result.
             if failure.withLock({ $0 }) == nil && !self.cancellation.isCancelled {
-                for (lane, plan) in zip(lanes, self.plan.lanes) where lane.statistics.packetsWritten == 0 {
+                // A subtitle track may rightly have nothing to show in the time range.
+                for (lane, plan) in zip(lanes, self.plan.lanes) where lane.statistics.packetsWritten == 0 && plan.track.mediaType != .subtitle {
                     let read = lane.statistics.packetsRead
                     let why = read == 0 ? "the file holds no samples for it" : "none of its \(read) samples decoded to anything in the time range"
                     failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert: \(why)", file: self.plan.source.path, track: plan.track.index) }

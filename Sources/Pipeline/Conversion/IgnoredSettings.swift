@@ -32,7 +32,7 @@ enum IgnoredSettings {
                 if let most = a.channels, let layout = a.channelLayout {
                     ignored("channels", "'channel-layout: \(layout)' sets the channel count (\(most) is only the most allowed)")
                 }
-            case .passthrough:
+            case .passthrough, .subtitle:
                 break
             }
         }

@@ -141,6 +141,16 @@ public enum RecipeCompiler {
                     continue
                 }
                 mode = out.decode ? .audio(audio) : .passthrough
+            case .subtitle where out.decode && video.codec != .copy:
+                if let (key, mark) = (videoOnly + audioOnly).first {
+                    errors.append(recipe.diagnostic(mark.line > 0 ? mark : settingsMark(input), "\(what) sets '\(key)', but writer input \(input.number) reads a subtitle track ('\(out.name)'): subtitles take no settings but 'codec: copy'"))
+                    continue
+                }
+                if let refusal = SubtitleConversion.refusal(track, format: outFormat) {
+                    missing.append(recipe.diagnostic(out.mark, "\(source): \(refusal)"))
+                    continue
+                }
+                mode = .subtitle
             default:
                 guard !out.decode || video.codec == .copy else {
                     errors.append(recipe.diagnostic(out.mark, "track #\(track.index) of \(source) is \(track.mediaType.rawValue): it can only be copied ('decode: false')"))
@@ -171,6 +181,9 @@ public enum RecipeCompiler {
                 for key in explicit { keyOrigins[key] = layers.first { setKeys($0.audio).contains(key) }?.origin }
             case .passthrough:
                 copies = true
+                explicit = []
+            case .subtitle:
+                copies = video.codec == .copy
                 explicit = []
             }
             writers[track.index] = TrackSource(input: input, output: out, keys: keyMarks, copies: copies)

@@ -24,7 +24,7 @@ enum Rehearsal {
         var lanes: [any LaneWork] = []
         for i in plan.lanes.indices { lanes.append(try ExportSession.laneWork(plan, output: i, env: env)) }
         do throws(MediaError) {
-            try writer.start(metadata: plan.metadata, optimizeForNetwork: plan.optimizeForNetwork)
+            try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork)
         } catch {
             // Which track the container refuses: each is tried alone.
             if let (i, alone) = writer.refusedInput(), plan.lanes.indices.contains(i) {
@@ -36,7 +36,10 @@ enum Rehearsal {
         }
         var profiles: [String?] = []
         for i in plan.lanes.indices {
-            if case .passthrough = plan.lanes[i].kind { profiles.append(nil); continue }
+            switch plan.lanes[i].kind {
+            case .passthrough, .subtitle: profiles.append(nil); continue
+            case .video, .audio: break
+            }
             profiles.append(writer.codecParameters(ofInput: i).flatMap(CodecProfile.name))
         }
         return Outcome(profiles: profiles)
@@ -47,6 +50,7 @@ enum Rehearsal {
         case .video(let v): return v.codec.rawValue
         case .audio(let a): return a.codec.rawValue
         case .passthrough: return lane.track.format.codec
+        case .subtitle(let s): return s.encoderName
         }
     }
 }

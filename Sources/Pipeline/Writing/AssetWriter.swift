@@ -57,6 +57,16 @@ final class AssetWriter: @unchecked Sendable {
         return inputs.count - 1
     }
 
+    /// An input fed by a subtitle encoder (opened already), stamped in its time base.
+    func addInput(subtitleEncoder encoder: SubtitleEncoder, metadata: [String: String]) throws(MediaError) -> Int {
+        let st = try container.addStream()
+        try encoder.copyParameters(to: st.pointee.codecpar)
+        st.pointee.time_base = SubtitleEncoder.timeBase
+        try finishStream(st, rotation: 0, metadata: metadata)
+        inputs.append(Input(stream: st, sourceTimeBase: SubtitleEncoder.timeBase))
+        return inputs.count - 1
+    }
+
     /// An input fed with the source's own packets (no decode, no encode).
     func addPassthroughInput(from source: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
         let st = try container.addStream()
@@ -74,18 +84,36 @@ final class AssetWriter: @unchecked Sendable {
             // av_display_rotation_set takes clockwise degrees, as `rotation` is.
             try FFmpeg.check(rx_stream_set_rotation(st, Double(rotation)), "display matrix")
         }
-        for (k, v) in metadata { av_dict_set(&st.pointee.metadata, k, v, 0) }
+        for (k, v) in Keeping.streamMetadata(metadata, format: format) { av_dict_set(&st.pointee.metadata, k, v, 0) }
     }
 
     /// Opens the file and writes the header. `optimizeForNetwork` puts the index (moov) first.
     func start(metadata: [String: String], optimizeForNetwork: Bool) throws(MediaError) {
-        for (k, v) in metadata { av_dict_set(&container.context.pointee.metadata, k, v, 0) }
+        try start(kept: KeptItems(metadata: metadata, quickTimeKeys: format == .mov), optimizeForNetwork: optimizeForNetwork)
+    }
+
+    /// Opens the file and writes the header with the file's metadata, chapters and cover art
+    /// (what the plan found the container can hold).
+    func start(kept: KeptItems, optimizeForNetwork: Bool) throws(MediaError) {
+        for (k, v) in kept.metadata { av_dict_set(&container.context.pointee.metadata, k, v, 0) }
+        try container.setChapters(kept.chapters)
+        var covers: [(AttachedPicture, UnsafeMutablePointer<AVStream>)] = []
+        for (i, p) in kept.pictures.enumerated() {
+            if format == .mkv, let mime = Keeping.mkvMimeType(p.codec) {
+                let ext = mime == "image/jpeg" ? "jpg" : String(mime.dropFirst("image/".count))
+                try container.addAttachment(p, fileName: (i == 0 ? "cover" : "cover-\(i + 1)") + "." + ext, mimeType: mime)
+            } else if format == .mp4 || format == .m4a {
+                covers.append((p, try container.addPictureStream(p)))
+            }
+        }
         var options: [(String, String)] = []
         var movflags: [String] = []
         if optimizeForNetwork && format != .mkv { movflags.append("+faststart") }
-        if format == .mov { movflags.append("+use_metadata_tags") }
+        if kept.quickTimeKeys && format != .mkv { movflags.append("+use_metadata_tags") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
         try container.open(options: options)
+        // The muxer keeps the picture (MP4 `covr`) and writes it with the index.
+        for (p, st) in covers { try container.writePicture(p, to: st) }
         started = true
     }
 

@@ -61,7 +61,7 @@ public final class FrameSource {
     private var finished = false
 
     public init(path: String, format: ContainerFormat? = nil, video v: GeneratedVideoFormat?, audio a: GeneratedAudioFormat?,
-                metadata: [String: String] = [:]) throws(MediaError) {
+                metadata: [String: String] = [:], kept: KeptItems? = nil, subtitle: GeneratedSubtitleFormat? = nil) throws(MediaError) {
         self.path = path
         temp = TempFile.path(for: path)
         let fmt = format ?? ContainerFormat(pathExtension: FilePaths.pathExtension(of: path)) ?? .mp4
@@ -106,7 +106,12 @@ public final class FrameSource {
             av_channel_layout_default(&layout, Int32(a.channels))
             audio = (enc, input, a, AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(a.channels)), layout)
         }
-        try writer.start(metadata: metadata, optimizeForNetwork: true)
+        if let subtitle {
+            let enc = try SubtitleEncoder(name: subtitle.codec, header: Array(GeneratedSubtitleFormat.assHeader.utf8), globalHeader: writer.needsGlobalHeader)
+            subtitles = (enc, try writer.addInput(subtitleEncoder: enc, metadata: subtitle.metadata))
+        }
+        // `kept`: chapters, cover art and metadata as a plan would keep them (test media).
+        if let kept { try writer.start(kept: kept, optimizeForNetwork: true) } else { try writer.start(metadata: metadata, optimizeForNetwork: true) }
     }
 
     deinit {
@@ -128,6 +133,19 @@ public final class FrameSource {
     }
 
     private var pictureDurations: [Int64: Int64] = [:]
+    private var subtitles: (encoder: SubtitleEncoder, input: Int)?
+    private var subtitleEvents = 0
+
+    /// Appends a subtitle shown from `time` for `duration` (in time order with the others).
+    public func appendSubtitle(_ text: String, at time: MediaTime, duration: MediaTime) throws(MediaError) {
+        guard let s = subtitles else { throw MediaError(.invalidSettings, "this FrameSource has no subtitle track") }
+        // An ASS event as FFmpeg's decoders give them: ReadOrder, Layer, Style, Name, margins, Effect, Text.
+        let event = "\(subtitleEvents),0,Default,,0,0,0,,\(text)"
+        subtitleEvents += 1
+        guard let packet = try s.encoder.encode([event], pts: try time.ts(in: SubtitleEncoder.timeBase),
+                                                duration: try duration.ts(in: SubtitleEncoder.timeBase)) else { return }
+        try writer.append(packet, to: s.input)
+    }
 
     /// Appends `count` samples following the ones already appended; `sample(channel, n)` gives
     /// sample n (counted from the start of the track) of a channel, in -1…1.
@@ -186,4 +204,27 @@ public final class FrameSource {
         try TempFile.commit(temp, to: path, overwrite: true)
         finished = true
     }
+}
+
+/// The subtitle track a FrameSource writes: `subrip` (Matroska), `mov_text` (MP4/MOV) or `ass`.
+public struct GeneratedSubtitleFormat: Sendable {
+    public var codec: String
+    public var metadata: [String: String]
+    public init(codec: String, metadata: [String: String] = [:]) { self.codec = codec; self.metadata = metadata }
+
+    /// The styles FFmpeg's text encoders read (one default style).
+    static let assHeader = """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: 384
+        PlayResY: 288
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding
+        Style: Default,Arial,16,&Hffffff,&Hffffff,&H0,&H0,0,0,0,0,100,100,0,0,1,1,0,2,10,10,10,0
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+
+        """
 }

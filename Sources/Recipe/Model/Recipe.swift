@@ -5,9 +5,9 @@ public struct Located<Value: Sendable>: Sendable {
     public init(_ value: Value, _ mark: Mark) { self.value = value; self.mark = mark }
 }
 
-/// Which source track a reader output takes: `video`, `audio:1`, `"#3"`.
+/// Which source track a reader output takes: `video`, `audio:1`, `subtitle`, `"#3"`.
 public enum TrackReference: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable { case video, audio }
+    public enum Kind: String, Sendable { case video, audio, subtitle }
     case kind(Kind, Int)
     case index(Int)
 

@@ -232,7 +232,7 @@ private struct Parser {
             switch key {
             case "track":
                 guard let s = value.scalar, let t = Self.trackReference(s) else {
-                    error(value.mark, "'track' must be video, audio, video:N, audio:N or \"#N\" (a stream index), not \(value.kindDescription)")
+                    error(value.mark, "'track' must be video, audio, subtitle, video:N, audio:N, subtitle:N or \"#N\" (a stream index), not \(value.kindDescription)")
                     continue
                 }
                 track = t
@@ -242,7 +242,7 @@ private struct Parser {
             }
         }
         guard let track else {
-            if !pairs.contains(where: { $0.0 == "track" }) { error(mark, "reader output '\(name)' needs a 'track' (video, audio, video:N, audio:N or \"#N\")") }
+            if !pairs.contains(where: { $0.0 == "track" }) { error(mark, "reader output '\(name)' needs a 'track' (video, audio, subtitle, video:N, audio:N, subtitle:N or \"#N\")") }
             return nil
         }
         return ReaderOutput(name: name, track: track, optional: optional, decode: decode, mark: mark)

@@ -1,0 +1,41 @@
+import CFFmpeg
+import Recipe
+
+/// How a subtitle track reaches the output: copied when the container holds its format, else
+/// text decoded and encoded in the container's own text format (MP4/MOV/M4A: mov_text, Matroska:
+/// SubRip). Bitmap subtitles (PGS, DVD, DVB) cannot become text: only Matroska takes them.
+public struct SubtitleConversion: Sendable, Hashable {
+    /// FFmpeg's encoder: `mov_text` or `subrip`.
+    public let encoderName: String
+
+    static func textFormat(for format: ContainerFormat) -> String { format == .mkv ? "subrip" : "mov_text" }
+
+    static func holds(_ codec: String, format: ContainerFormat) -> Bool {
+        guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return false }
+        let id = avcodec_descriptor_get_by_name(codec)?.pointee.id ?? AV_CODEC_ID_NONE
+        return avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    static func isText(_ codec: String) -> Bool {
+        guard let d = avcodec_descriptor_get_by_name(codec) else { return false }
+        return d.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0
+    }
+
+    /// Why this track cannot go into `format` as subtitles, or nil when it can.
+    public static func refusal(_ track: Track, format: ContainerFormat?) -> String? {
+        guard let format, !holds(track.format.codec, format: format), !isText(track.format.codec) else { return nil }
+        return "track #\(track.index) (\(track.format.codec)) holds bitmap subtitles, which cannot become text: \(format.rawValue.uppercased()) files hold text subtitles only (mov_text); write to .mkv, or leave the track out"
+    }
+
+    /// Copied when the container holds the format as it is, unless a trim must cut text events
+    /// at its ends (copied samples cannot be cut): then encoded again in the same format where
+    /// FFmpeg has an encoder for it (ASS keeps its styles), else in the container's.
+    static func plan(_ track: Track, format: ContainerFormat, trimmed: Bool, source: String) throws(MediaError) -> LanePlan.Kind {
+        let codec = track.format.codec
+        let held = holds(codec, format: format)
+        if held && (!trimmed || !isText(codec)) { return .passthrough }
+        if let why = refusal(track, format: format) { throw MediaError(.unsupported, why, file: source, track: track.index) }
+        let same = held && avcodec_find_encoder_by_name(codec) != nil
+        return .subtitle(SubtitleConversion(encoderName: same ? codec : textFormat(for: format)))
+    }
+}
