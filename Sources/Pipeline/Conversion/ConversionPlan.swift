@@ -78,8 +78,10 @@ public struct ConversionPlan: Sendable {
     public let format: ContainerFormat
     public let optimizeForNetwork: Bool
     public let overwrite: Bool
-    /// Absolute, on the file's own timeline.
+    /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
+    /// What the recipe asked for (within the file), when the planned range differs from it.
+    public internal(set) var requestedTimeRange: TimeRange?
     public let lanes: [LanePlan]
     public let selectiveDecode: Bool
     public let metadata: [String: String]
@@ -107,6 +109,7 @@ public enum Planner {
         let stated = asset.duration.isNumeric && asset.duration > .zero
         let whole = TimeRange(start: asset.startTime, duration: stated ? asset.duration : .positiveInfinity)
         var range = whole
+        var wantedRange: TimeRange?
         if let r = request.timeRange {
             guard r.isValid, r.start >= .zero else {
                 throw MediaError(.invalidSettings, "time range \(r) is not valid", file: src)
@@ -119,6 +122,7 @@ public enum Planner {
                 throw MediaError(.invalidSettings, "the time range starts at \(r.start.secondsDescription), at or after the end of the source (\(asset.duration.secondsDescription))", file: src)
             }
             range = wanted.intersection(whole)
+            wantedRange = wanted
         }
 
         // Tracks.
@@ -159,12 +163,23 @@ public enum Planner {
             }
         }
         guard !lanes.isEmpty else { throw MediaError(.unsupported, "none of the requested tracks exist", file: src) }
+        var timeNotice: PlanNotice?
+        if let wantedRange {
+            let snapped = try TrimSnap.snap(wantedRange, whole: whole, asset: asset, lanes: lanes)
+            range = snapped.range
+            timeNotice = snapped.notice
+        }
 
         var metadata = asset.metadata.filter { !["major_brand", "minor_version", "compatible_brands", "encoder"].contains($0.key) }
         metadata.merge(request.metadata) { _, new in new }
-        return ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
-                              overwrite: request.overwrite, timeRange: range, lanes: lanes,
-                              selectiveDecode: request.selectiveDecode, metadata: metadata)
+        var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
+                                  overwrite: request.overwrite, timeRange: range, lanes: lanes,
+                                  selectiveDecode: request.selectiveDecode, metadata: metadata)
+        if let timeNotice {
+            plan.requestedTimeRange = wantedRange.map { $0.intersection(whole) }
+            plan.notices.append(timeNotice)
+        }
+        return plan
     }
 
     private static func isCopy(_ m: TrackMode) -> Bool {

@@ -138,7 +138,6 @@ final class InputContainer: @unchecked Sendable {
         return true
     }
 
-    /// Positions every stream at or before `time` (a sync sample), `-1` stream = all.
     /// Back to the first byte, for stream formats with timestamp discontinuities (MPEG-TS/PS),
     /// whose demuxers pick up anywhere and whose timestamp seeks are guesses; false for others.
     func seekToFirstByte() -> Bool {
@@ -148,6 +147,7 @@ final class InputContainer: @unchecked Sendable {
         return av_seek_frame(context, -1, 0, AVSEEK_FLAG_BYTE) >= 0
     }
 
+    /// Positions every stream at or before `time` (a sync sample), `-1` stream = all.
     func seek(to time: Int64, stream: Int32) throws(MediaError) {
         pending = nil
         let rc = avformat_seek_file(context, stream, Int64.min, time, time, 0)

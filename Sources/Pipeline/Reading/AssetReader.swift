@@ -64,13 +64,23 @@ final class AssetReader: @unchecked Sendable {
     /// or between sync samples. So the packets after the seek are checked, and the seek goes
     /// back further (1, 2, 4 … 32 s, then the file's start) until they are right.
     func seek(to time: MediaTime, fileStart: MediaTime) throws(MediaError) {
-        var back = MediaTime.zero
+        try rawSeek(time)
+        if try leadIn(to: time, accept: false) { return }
+        var back = MediaTime(value: 1, timescale: 1)
         while true {
             let target = time - back
             let atFileStart = target <= fileStart || back > MediaTime(value: 32, timescale: 1)
-            if atFileStart { try seekToStart(fileStart) } else { try rawSeek(target) }
+            do throws(MediaError) {
+                if atFileStart { try seekToStart(fileStart) } else { try rawSeek(target) }
+            } catch {
+                // A file that seeks only some of the way (a cut MKV without its index): as
+                // the first seek had it, the best there is.
+                try rawSeek(time)
+                _ = try leadIn(to: time, accept: true)
+                return
+            }
             if try leadIn(to: time, accept: atFileStart) { return }
-            back = back == .zero ? MediaTime(value: 1, timescale: 1) : back * 2
+            back = back * 2
         }
     }
 
