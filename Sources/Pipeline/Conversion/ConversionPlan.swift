@@ -152,7 +152,8 @@ public enum Planner {
             case (.video(let s), .video):
                 if format == .m4a { throw MediaError(.invalidSettings, "an m4a file holds audio only; track \(track.index) is video", file: out) }
                 do throws(MediaError) {
-                    lanes.append(LanePlan(track: track, kind: .video(try assistant.video(source: track.format, settings: s))))
+                    let source = VariableRate.measured(track, path: src, settings: s)
+                    lanes.append(LanePlan(track: track, kind: .video(try assistant.video(source: source, settings: s))))
                 } catch { throw error.at(file: src, track: track.index) }
             case (.audio(let s), .audio):
                 do throws(MediaError) {

@@ -87,3 +87,29 @@ enum FrameStartScan {
         return n
     }
 }
+
+extension FrameStartScan {
+    /// The median time between the first `limit` frames of a stream (in presentation order):
+    /// the duration its frames mostly have, whatever gaps, bursts or slow-motion stretches lie
+    /// between. nil when the stream has fewer than 2 frames with times or cannot be read.
+    static func typicalFrameDuration(path: String, stream: Int, limit: Int = 600) -> MediaTime? {
+        guard let input = try? InputContainer(path: path), stream >= 0, stream < input.streamCount else { return nil }
+        for i in 0..<input.streamCount where i != stream { input.stream(i).pointee.discard = AVDISCARD_ALL }
+        let tb = input.stream(stream).pointee.time_base
+        var times: [Int64] = []
+        let packet = Packet()
+        while times.count < limit, (try? input.read(into: packet)) == true {
+            guard Int(packet.streamIndex) == stream, packet.pts != FFmpeg.noPTS else { continue }
+            times.append(packet.pts)
+        }
+        times.sort()
+        var gaps: [Int64] = []
+        for i in 1..<max(1, times.count) {
+            let (d, overflow) = times[i].subtractingReportingOverflow(times[i - 1])
+            if !overflow && d > 0 { gaps.append(d) }
+        }
+        guard !gaps.isEmpty else { return nil }
+        gaps.sort()
+        return MediaTime(ts: gaps[(gaps.count - 1) / 2], timeBase: tb)
+    }
+}
