@@ -76,4 +76,42 @@ struct LateStartTests {
         #expect(onsets.count == 1)
         if let first = onsets.first { #expect(abs(first - 0.2) < 0.003, "burst at \(first)") }
     }
+
+    @Test("MKV and MP4 whose tracks start at 1.4 s: a trim counts from the file's start and shows whole frames",
+          arguments: ["mkv", "mp4", "mov"])
+    func lateContainers(ext: String) throws {
+        let dir = Scratch()
+        let src = dir.file("src.\(ext)")
+        let late = MediaTime(value: 1400, timescale: 1000)
+        try TrackStartTests.make(src, videoStart: late, audioStart: late)
+        let asset = try Asset.load(src)
+        // The audio encoder's priming comes 1024 samples before 1.4 s where nothing hides it.
+        #expect(asset.startTime >= MediaTime(value: 1378, timescale: 1000) && asset.startTime <= late, "\(asset.startTime.seconds)")
+
+        let out = dir.file("out.mp4")
+        var request = ConversionRequest(source: src, output: out, tracks: [
+            TrackRequest(.type(.video, 0), .video(.fast())),
+            TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
+        ])
+        request.timeRange = TimeRange(start: MediaTime(value: 1, timescale: 2), duration: MediaTime(value: 1, timescale: 1))
+        let plan = try Planner.plan(request)
+        let frames = (0..<60).map { late + TrackStartTests.rate.frameDuration * Int64($0) }
+        let first = nearestFrame(to: asset.startTime + MediaTime(value: 1, timescale: 2), in: frames)
+        let end = nearestFrame(to: asset.startTime + MediaTime(value: 3, timescale: 2), in: frames)
+        // Matroska keeps times in milliseconds.
+        #expect(abs(plan.timeRange.start.seconds - frames[first].seconds) < 0.0005 && abs(plan.timeRange.end.seconds - frames[end].seconds) < 0.0005,
+                "\(plan.timeRange)")
+        try ExportSession(plan: plan).run()
+
+        let stamps = try Media.stamps(out)
+        #expect(stamps.map(\.stamp) == (first..<end).map { Optional($0) })
+        for (k, s) in stamps.enumerated() {
+            #expect(abs(s.pts.seconds - Double(k) / 30) < 0.001, "frame \(k) at \(s.pts.seconds)")
+        }
+        // The burst of frame 15 sounds where frame 15 is shown.
+        let onsets = try Media.burstOnsets(out)
+        let shown = try #require(stamps.first { $0.stamp == 15 }?.pts.seconds)
+        #expect(onsets.count == 1)
+        if let o = onsets.first { #expect(abs(o - shown) < 0.002, "burst at \(o), frame 15 at \(shown)") }
+    }
 }

@@ -67,6 +67,17 @@ struct TrimSnapTests {
         #expect(abs((Double(audio["duration"] ?? "") ?? 0) - Double(c.endFrame - c.firstFrame) * 0.02) < 0.0005)
     }
 
+    @Test("a start in the last frame, nearer its end, keeps that frame: a start never goes to the video's end")
+    func startInLastFrame() throws {
+        let dir = Scratch()
+        let src = try Self.source50(dir)
+        let out = dir.file("out.mp4")
+        let plan = try Planner.plan(Self.request(src, out, start: Self.ms(1995), duration: Self.ms(1000)))
+        #expect(plan.timeRange.start == MediaTime(value: 99, timescale: 50))
+        try ExportSession(plan: plan).run()
+        #expect(try Media.stamps(out).map(\.stamp) == [99])
+    }
+
     @Test("a frame-rate conversion snaps to the output's frames, counted from the file's start")
     func outputGrid() throws {
         let dir = Scratch()

@@ -42,7 +42,7 @@ enum TrimSnap {
             let instants = [snapStart ? start : nil, snapEnd ? end : nil].compactMap { $0 }
             let found = try FrameStartScan.neighbours(of: instants, path: asset.path, stream: lane.track.index, fileStart: whole.start)
             var i = 0
-            if snapStart { start = found[i].nearest(to: start) ?? start; i += 1 }
+            if snapStart { start = found[i].nearest(to: start, forStart: true) ?? start; i += 1 }
             if snapEnd {
                 end = found[i].nearest(to: end) ?? end
                 // At least one frame: a range shorter than a frame keeps the frame it starts on.

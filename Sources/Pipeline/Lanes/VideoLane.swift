@@ -28,6 +28,8 @@ final class VideoLane: LaneWork {
     private var lastTime: MediaTime = .invalid
     /// Source timing: the last frame before the session start that is still on screen there.
     private var leadIn: Frame?
+    /// Source timing: the presentation time of the last frame sent.
+    private var previousPTS: MediaTime = .invalid
     private var done = false
     private(set) var statistics: LaneStatistics
 
@@ -181,11 +183,25 @@ final class VideoLane: LaneWork {
         }
         if let held = leadIn {
             leadIn = nil
-            if pts > range.start { try emit(held, pts: 0, duration: held.duration) }
+            if pts > range.start { try emit(held, pts: 0, duration: (try? (pts - range.start).ts(in: sourceTimeBase)) ?? 0) }
         }
         let out = try (pts - range.start).ts(in: sourceTimeBase)
         guard out > lastOutputPTS else { return }
-        try emit(frame, pts: out, duration: frame.duration)
+        try emit(frame, pts: out, duration: duration(of: frame, at: pts))
+        previousPTS = pts
+    }
+
+    /// How long a frame is shown (source time base). Only the last frame's duration is kept by
+    /// the container, and a last sample of length 0 is dropped by players: where the source
+    /// gives none (Matroska), the gap before it stands in (or the session end, or the average),
+    /// and a trim's end, which is the next frame's start, bounds it.
+    private func duration(of frame: Frame, at pts: MediaTime) -> Int64 {
+        var d = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .invalid
+        if !d.isNumeric, previousPTS.isNumeric, pts > previousPTS { d = pts - previousPTS }
+        let end = env.range.end
+        if end.isNumeric, pts < end, !d.isNumeric || pts + d > end { d = end - pts }
+        if !d.isNumeric, let avg = track.format.averageFrameDuration { d = avg }
+        return d.isNumeric ? (try? d.ts(in: sourceTimeBase)) ?? 0 : 0
     }
 
     /// The end of the last picture, for the slots after the last frame.
@@ -193,7 +209,10 @@ final class VideoLane: LaneWork {
         if let held = leadIn {
             // Nothing came after the frame on screen at the start: it is all the range shows.
             leadIn = nil
-            try emit(held, pts: 0, duration: held.duration)
+            let start = MediaTime(ts: held.bestEffortTimestamp != FFmpeg.noPTS ? held.bestEffortTimestamp : held.pts, timeBase: sourceTimeBase)
+            var d = duration(of: held, at: start)
+            if start.isNumeric, let shift = try? (env.range.start - start).ts(in: sourceTimeBase) { d = max(0, d - shift) }
+            try emit(held, pts: 0, duration: d)
         }
         guard var r = retimer, !done || r.grid.inSession(r.nextSlot) else { return }
         var frameDuration = lastFrameDuration

@@ -107,6 +107,15 @@ final class AssetReader: @unchecked Sendable {
         var syncAt: [Int?] = Array(repeating: nil, count: outputs)
         var decided: [Bool?] = Array(repeating: nil, count: outputs)  // true: fine, false: too late
         let isVideo = (0..<outputs).map { stream(forOutput: $0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
+        // Pictures and sound only: subtitles and data are sparse, cover art has one packet at the
+        // file's start; waiting for theirs could read the whole file.
+        for o in 0..<outputs {
+            let st = stream(forOutput: o).pointee
+            let type = st.codecpar.pointee.codec_type
+            if st.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 || (type != AVMEDIA_TYPE_VIDEO && type != AVMEDIA_TYPE_AUDIO) {
+                decided[o] = true
+            }
+        }
         var total = 0
         // A lead-in longer than this is accepted as it is: better a few undecodable pictures
         // than holding a whole file in memory.
@@ -119,7 +128,6 @@ final class AssetReader: @unchecked Sendable {
             }
             guard got else { break }
             total += 1
-            packetsRead += 1
             if packet.isCorrupt { condition.lock(); sawDamage = true; condition.unlock() }
             guard let o = routing[packet.streamIndex] else { continue }
             read[o].append(packet)
@@ -140,10 +148,11 @@ final class AssetReader: @unchecked Sendable {
         for o in 0..<outputs where decided[o] == nil && isVideo[o] && !read[o].isEmpty {
             decided[o] = syncAt[o] != nil || total >= 4096
         }
-        guard accept || !decided.contains(false) else { return false }
         condition.lock()
+        packetsRead += total
+        guard accept || !decided.contains(false) else { condition.unlock(); return false }
         for o in 0..<outputs {
-            let from = isVideo[o] ? (syncAt[o] ?? 0) : 0
+            let from = isVideo[o] ? min(syncAt[o] ?? 0, read[o].count) : 0
             buffers[o].append(contentsOf: read[o][from...])
         }
         condition.unlock()

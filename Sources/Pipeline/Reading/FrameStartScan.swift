@@ -9,9 +9,13 @@ enum FrameStartScan {
     struct Neighbours: Sendable, Equatable {
         var atOrBefore: MediaTime?
         var after: MediaTime?
+        /// `after` is where the last frame ends, not a frame's start.
+        var afterIsEnd = false
 
-        /// The nearer of the two, ties to the earlier; nil when the stream has neither.
-        func nearest(to t: MediaTime) -> MediaTime? {
+        /// The nearer of the two, ties to the earlier; nil when the stream has neither. A start
+        /// never goes to the stream's end: the last frame stays in the range.
+        func nearest(to t: MediaTime, forStart: Bool = false) -> MediaTime? {
+            let after = forStart && afterIsEnd ? nil : self.after
             switch (atOrBefore, after) {
             case let (b?, a?): return t - b <= a - t ? b : a
             case let (b?, nil): return b
@@ -83,7 +87,7 @@ enum FrameStartScan {
             if let a = n.after, dts.isNumeric ? dts >= a : pts > a + MediaTime(value: 1, timescale: 2) { return n }
         }
         // The end of the stream: past the last frame, its end is the boundary.
-        if n.after == nil, let e = lastEnd, e > t, e > (n.atOrBefore ?? e) { n.after = e }
+        if n.after == nil, let e = lastEnd, e > t, e > (n.atOrBefore ?? e) { n.after = e; n.afterIsEnd = true }
         return n
     }
 }
