@@ -20,7 +20,10 @@ enum TrimSnap {
     /// `wanted` and `whole` are on the file's timeline; only the ends inside the source move.
     static func snap(_ wanted: TimeRange, whole: TimeRange, asset: Asset, lanes: [LanePlan]) throws(MediaError) -> Result {
         let range = wanted.intersection(whole)
-        guard let lane = lanes.first(where: { $0.track.mediaType == .video }) else { return Result(range: range, notice: nil) }
+        // Cover art is a picture, not frames.
+        guard let lane = lanes.first(where: { $0.track.mediaType == .video && !$0.track.isAttachedPicture }) else {
+            return Result(range: range, notice: nil)
+        }
         let snapStart = range.start > whole.start
         let snapEnd = range.end.isNumeric && range.end < whole.end
         guard snapStart || snapEnd else { return Result(range: range, notice: nil) }
