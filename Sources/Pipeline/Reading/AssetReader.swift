@@ -117,13 +117,16 @@ final class AssetReader: @unchecked Sendable {
             }
         }
         var total = 0
+        var readFailed = false
         // A lead-in longer than this is accepted as it is: better a few undecodable pictures
         // than holding a whole file in memory.
         while decided.contains(where: { $0 == nil }) && total < 4096 {
             let packet = Packet()
             let got: Bool
             do throws(MediaError) { got = try input.read(into: packet) } catch {
+                // The lanes get what came before, then this error: seeking elsewhere would hide it.
                 condition.lock(); sawDamage = true; failure = error.at(file: input.path); condition.unlock()
+                readFailed = true
                 break
             }
             guard got else { break }
@@ -150,7 +153,7 @@ final class AssetReader: @unchecked Sendable {
         }
         condition.lock()
         packetsRead += total
-        guard accept || !decided.contains(false) else { condition.unlock(); return false }
+        guard accept || readFailed || !decided.contains(false) else { condition.unlock(); return false }
         for o in 0..<outputs {
             let from = isVideo[o] ? min(syncAt[o] ?? 0, read[o].count) : 0
             buffers[o].append(contentsOf: read[o][from...])
