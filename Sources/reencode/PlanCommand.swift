@@ -86,7 +86,7 @@ struct PlanCommand: Command {
         return [
             "recipe": r.file, "name": r.name ?? NSNull(), "source": p.source.path, "output": p.outputPath,
             "format": p.format.rawValue, "optimizeForNetwork": p.optimizeForNetwork, "selectiveDecode": p.selectiveDecode,
-            "timeRange": ["start": p.timeRange.start.seconds, "end": p.timeRange.end.isNumeric ? p.timeRange.end.seconds : NSNull()] as [String: Any],
+            "timeRange": timeRangeObject(p),
             "tracks": tracks,
             "warnings": p.notices.map(noticeObject),
         ]
@@ -97,7 +97,8 @@ struct PlanCommand: Command {
         var lines = ["recipe   \(r.file)" + (r.name.map { " (\($0))" } ?? "")]
         lines.append("source   \(p.source.path)  [\(p.source.duration.secondsDescription)]")
         lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
-        lines.append("range    \(p.timeRange)  selective decode \(p.selectiveDecode ? "on" : "off")")
+        lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
+                     + "  selective decode \(p.selectiveDecode ? "on" : "off")")
         for (i, (lane, o)) in zip(p.lanes, c.origins).enumerated() {
             let f = lane.track.format
             var src = "#\(lane.track.index) \(f.mediaType.rawValue) \(f.codec)"
@@ -133,4 +134,15 @@ func padded(_ s: String, _ width: Int) -> String {
 /// A notice as `plan --json` and `run --progress json` give it.
 func noticeObject(_ n: PlanNotice) -> [String: Any] {
     ["kind": n.kind.rawValue, "item": n.item, "track": n.sourceTrack ?? NSNull(), "message": n.message]
+}
+
+/// The planned range on the file's timeline, and what was asked when a trim moved to frame
+/// boundaries (`requested`).
+func timeRangeObject(_ p: ConversionPlan) -> [String: Any] {
+    func seconds(_ r: TimeRange) -> [String: Any] {
+        ["start": r.start.seconds, "end": r.end.isNumeric ? r.end.seconds : NSNull()]
+    }
+    var o = seconds(p.timeRange)
+    if let asked = p.requestedTimeRange { o["requested"] = seconds(asked) }
+    return o
 }

@@ -136,6 +136,10 @@ private func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription
         }
         let r = st.pointee.r_frame_rate
         if r.num > 0 && r.den > 0 { f.minFrameDuration = MediaTime(value: Int64(r.den), timescale: r.num) }
+        if let a = f.averageFrameRate {
+            let base = r.num > 0 && r.den > 0 ? standardRate(near: FrameRate(frames: r.num, seconds: r.den)) : a
+            f.isVariableFrameRate = !a.isStandardLooking || base != a
+        }
         if st.pointee.nb_frames > 0 { f.frameCount = Int(st.pointee.nb_frames) }
     case .audio:
         f.sampleRate = Int(par.sample_rate)
@@ -167,6 +171,11 @@ func dictionary(_ d: OpaquePointer?) -> [String: String] {
         entry = e
     }
     return out
+}
+
+extension FrameRate {
+    /// A whole or 1001-family rate, as cameras write them (`standardRate(near:)` gives these).
+    var isStandardLooking: Bool { seconds == 1 || seconds == 1001 }
 }
 
 /// Averages measured over a file's timestamps are often a hair off (a last frame of odd length):

@@ -39,6 +39,13 @@ public struct FormatDescription: Sendable, Hashable {
     public var colorMatrix: String?
     public var colorRange: String?
     public var averageFrameRate: FrameRate?
+    /// Frames do not come at one steady rate: the average rate is not a whole or 1001-family
+    /// rate, or the stream's base rate (FFmpeg's r_frame_rate) disagrees with it. Phones in
+    /// low light, slow-motion clips, motion photos, screen recordings.
+    public var isVariableFrameRate = false
+    /// The rate a variable-rate source's frames mostly come at (from its median frame duration;
+    /// set by the planner, which reads the packets); nil: not measured.
+    public var nominalFrameRate: FrameRate?
     /// The shortest frame duration (1 / the highest rate timestamps need).
     public var minFrameDuration: MediaTime?
     public var frameCount: Int?
@@ -55,6 +62,13 @@ public struct FormatDescription: Sendable, Hashable {
     }
 
     public var averageFrameDuration: MediaTime? { averageFrameRate?.frameDuration }
+
+    /// The stream's base rate (1 / `minFrameDuration`) when it is one a camera could record at
+    /// (at most 240 fps); a container's timescale often stands there instead.
+    public var baseFrameRate: FrameRate? {
+        guard let d = minFrameDuration, let r = FrameRate(frameDuration: d), r.framesPerSecond <= 240 else { return nil }
+        return r
+    }
 
     /// The size people see: pixel aspect applied, then rotation.
     public var displaySize: (width: Int, height: Int) {

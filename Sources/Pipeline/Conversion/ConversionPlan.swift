@@ -82,9 +82,11 @@ public struct ConversionPlan: Sendable {
     public let format: ContainerFormat
     public let optimizeForNetwork: Bool
     public let overwrite: Bool
-    /// Absolute, on the file's own timeline.
+    /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
     public internal(set) var lanes: [LanePlan]
+    /// What the recipe asked for (within the file), when the planned range differs from it.
+    public internal(set) var requestedTimeRange: TimeRange?
     public let selectiveDecode: Bool
     public let metadata: [String: String]
     /// The metadata, chapters and cover art the output keeps, as its container holds them.
@@ -113,6 +115,7 @@ public enum Planner {
         let stated = asset.duration.isNumeric && asset.duration > .zero
         let whole = TimeRange(start: asset.startTime, duration: stated ? asset.duration : .positiveInfinity)
         var range = whole
+        var wantedRange: TimeRange?
         if let r = request.timeRange {
             guard r.isValid, r.start >= .zero else {
                 throw MediaError(.invalidSettings, "time range \(r) is not valid", file: src)
@@ -125,6 +128,7 @@ public enum Planner {
                 throw MediaError(.invalidSettings, "the time range starts at \(r.start.secondsDescription), at or after the end of the source (\(asset.duration.secondsDescription))", file: src)
             }
             range = wanted.intersection(whole)
+            wantedRange = wanted
         }
 
         // Tracks.
@@ -154,7 +158,8 @@ public enum Planner {
             case (.video(let s), .video):
                 if format == .m4a { throw MediaError(.invalidSettings, "an m4a file holds audio only; track #\(track.index) of \(src) is video", file: out) }
                 do throws(MediaError) {
-                    lanes.append(LanePlan(track: track, kind: .video(try assistant.video(source: track.format, settings: s))))
+                    let source = VariableRate.measured(track, path: src, settings: s)
+                    lanes.append(LanePlan(track: track, kind: .video(try assistant.video(source: source, settings: s))))
                 } catch { throw error.at(file: src, track: track.index) }
             case (.audio(let s), .audio):
                 do throws(MediaError) {
@@ -168,11 +173,21 @@ public enum Planner {
             }
         }
         guard !lanes.isEmpty else { throw MediaError(.notMedia, "none of the requested tracks exist", file: src) }
+        var timeNotice: PlanNotice?
+        if let wantedRange {
+            let snapped = try TrimSnap.snap(wantedRange, whole: whole, asset: asset, lanes: lanes)
+            range = snapped.range
+            timeNotice = snapped.notice
+        }
 
         let (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
                                   overwrite: request.overwrite, timeRange: range, lanes: lanes,
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
+        if let timeNotice {
+            plan.requestedTimeRange = wantedRange.map { $0.intersection(whole) }
+            plan.notices.append(timeNotice)
+        }
         plan.notices += keptNotices
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         // Everything the run opens is opened now, so what it would refuse is refused before

@@ -98,7 +98,7 @@ public final class ExportSession: Sendable {
 
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
         let reader = try AssetReader(asset: plan.source, streams: plan.lanes.map(\.track.index))
-        if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start) }
+        if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start, fileStart: plan.source.startTime) }
         let writer = try AssetWriter(path: temp, format: plan.format)
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },

@@ -138,6 +138,15 @@ final class InputContainer {
         return true
     }
 
+    /// Back to the first byte, for stream formats with timestamp discontinuities (MPEG-TS/PS),
+    /// whose demuxers pick up anywhere and whose timestamp seeks are guesses; false for others.
+    func seekToFirstByte() -> Bool {
+        let flags = context.pointee.iformat.pointee.flags
+        guard flags & AVFMT_TS_DISCONT != 0, flags & AVFMT_NO_BYTE_SEEK == 0 else { return false }
+        pending = nil
+        return av_seek_frame(context, -1, 0, AVSEEK_FLAG_BYTE) >= 0
+    }
+
     /// Positions every stream at or before `time` (a sync sample), `-1` stream = all.
     func seek(to time: Int64, stream: Int32) throws(MediaError) {
         pending = nil

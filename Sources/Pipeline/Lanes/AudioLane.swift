@@ -19,6 +19,10 @@ final class AudioLane: LaneWork {
     private var expectedStart: MediaTime = .invalid
     private var lastTime: MediaTime = .invalid
     private var done = false
+    /// The pts of the first sample given to the encoder: packets ending by then are priming.
+    private var firstEncodedPTS: Int64?
+    /// The container cannot hide the encoder's priming at all (see `receivePackets`).
+    private let dropsPriming: Bool
     private(set) var statistics: LaneStatistics
 
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedAudioSettings) throws(MediaError) {
@@ -34,6 +38,7 @@ final class AudioLane: LaneWork {
         c.globalHeader = env.writer.needsGlobalHeader
         encoder = try Encoder(c)
         fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
+        dropsPriming = env.writer.format == .mkv
         writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
     }
 
@@ -130,6 +135,7 @@ final class AudioLane: LaneWork {
                                         sampleRate: Int32(settings.sampleRate))
             _ = try fifo.read(into: frame, samples: n)
             frame.pts = nextPTS ?? 0
+            if firstEncodedPTS == nil { firstEncodedPTS = frame.pts }
             let (next, overflow) = frame.pts.addingReportingOverflow(Int64(n))
             if overflow { throw MediaError(MediaTimeOverflow(saturated: .positiveInfinity, expression: "sample \(frame.pts) + \(n)")) }
             nextPTS = next
@@ -141,6 +147,16 @@ final class AudioLane: LaneWork {
 
     private func receivePackets() throws(MediaError) {
         while let packet = try encoder.receive() {
+            // The encoder's priming (AAC: 1024 samples before the first one given) is hidden by
+            // the MP4/MOV edit list only when it lies before the output's start; Matroska cannot
+            // hide it at all. Kept anywhere else, players would play it as sound before the
+            // source's first sample (and Matroska would move every other track later to make
+            // room for it). There it is left out: the track starts with its first sample, where
+            // the source's material starts relative to the other tracks.
+            if let first = firstEncodedPTS, dropsPriming || first > 0, packet.pts != FFmpeg.noPTS,
+               packet.duration > 0, packet.pts.addingReportingOverflow(packet.duration).partialValue <= first {
+                continue
+            }
             statistics.packetsWritten += 1
             try env.deliver(packet, timeBase: encoder.timeBase, input: writerInput, lane: output, frames: statistics.packetsWritten)
         }

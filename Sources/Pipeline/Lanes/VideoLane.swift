@@ -26,6 +26,10 @@ final class VideoLane: LaneWork {
     /// durations at 0, and a container then gives the last sample none.
     private var pendingDurations: [Int64: Int64] = [:]
     private var lastTime: MediaTime = .invalid
+    /// Source timing: the last frame before the session start that is still on screen there.
+    private var leadIn: Frame?
+    /// Source timing: the presentation time of the last frame sent.
+    private var previousPTS: MediaTime = .invalid
     private var done = false
     private(set) var statistics: LaneStatistics
 
@@ -167,18 +171,49 @@ final class VideoLane: LaneWork {
             if let grid, !grid.inSession(r.nextSlot) { done = true }
             return
         }
-        // Source timing, trimmed to the session: a frame is kept while it is on screen in range.
+        // Source timing, trimmed to the session. A trim starts on a frame start (TrimSnap); the
+        // frame before it is shown from the start only when no frame starts exactly there (the
+        // session starts before the video, or the snap found no frame), so there is no sliver.
         let range = env.range
         if pts >= range.end { done = true; return }
-        let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .zero
-        guard pts + duration > range.start || pts >= range.start else { return }
-        let out = try MediaTime.max(pts - range.start, .zero).ts(in: sourceTimeBase)
+        if pts < range.start {
+            let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .positiveInfinity
+            leadIn = pts + duration > range.start ? frame : nil
+            return
+        }
+        if let held = leadIn {
+            leadIn = nil
+            if pts > range.start { try emit(held, pts: 0, duration: (try? (pts - range.start).ts(in: sourceTimeBase)) ?? 0) }
+        }
+        let out = try (pts - range.start).ts(in: sourceTimeBase)
         guard out > lastOutputPTS else { return }
-        try emit(frame, pts: out, duration: frame.duration)
+        try emit(frame, pts: out, duration: duration(of: frame, at: pts))
+        previousPTS = pts
+    }
+
+    /// How long a frame is shown (source time base). Only the last frame's duration is kept by
+    /// the container, and a last sample of length 0 is dropped by players: where the source
+    /// gives none (Matroska), the gap before it stands in (or the session end, or the average),
+    /// and a trim's end, which is the next frame's start, bounds it.
+    private func duration(of frame: Frame, at pts: MediaTime) -> Int64 {
+        var d = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .invalid
+        if !d.isNumeric, previousPTS.isNumeric, pts > previousPTS { d = pts - previousPTS }
+        let end = env.range.end
+        if end.isNumeric, pts < end, !d.isNumeric || pts + d > end { d = end - pts }
+        if !d.isNumeric, let avg = track.format.averageFrameDuration { d = avg }
+        return d.isNumeric ? (try? d.ts(in: sourceTimeBase)) ?? 0 : 0
     }
 
     /// The end of the last picture, for the slots after the last frame.
     private func finishTiming() throws(MediaError) {
+        if let held = leadIn {
+            // Nothing came after the frame on screen at the start: it is all the range shows.
+            leadIn = nil
+            let start = MediaTime(ts: held.bestEffortTimestamp != FFmpeg.noPTS ? held.bestEffortTimestamp : held.pts, timeBase: sourceTimeBase)
+            var d = duration(of: held, at: start)
+            if start.isNumeric, let shift = try? (env.range.start - start).ts(in: sourceTimeBase) { d = max(0, d - shift) }
+            try emit(held, pts: 0, duration: d)
+        }
         guard var r = retimer, !done || r.grid.inSession(r.nextSlot) else { return }
         var frameDuration = lastFrameDuration
         if !frameDuration.isNumeric, let avg = track.format.averageFrameDuration { frameDuration = avg }

@@ -56,12 +56,110 @@ final class AssetReader: @unchecked Sendable {
         input.stream(Int(routing.first { $0.value == i }!.key))
     }
 
-    /// Positions the file at the sync sample at or before `time` (seconds on the file's timeline).
-    func seek(to time: MediaTime) throws(MediaError) {
+    /// Positions the file so that every output starts at or before `time` (on the file's
+    /// timeline): each video output at its last sync sample at or before `time`, every other one
+    /// at a packet presenting at or before it. Before any lane pulls.
+    ///
+    /// A demuxer's seek is only a guess where the file has no index: a transport stream seeks by
+    /// its clock references, which run ahead of the pictures' times, and lands after the start
+    /// or between sync samples. So the packets after the seek are checked, and the seek goes
+    /// back further (1, 2, 4 … 32 s, then the file's start) until they are right.
+    func seek(to time: MediaTime, fileStart: MediaTime) throws(MediaError) {
+        try rawSeek(time)
+        if try leadIn(to: time, accept: false) { return }
+        var back = MediaTime(value: 1, timescale: 1)
+        while true {
+            let target = time - back
+            let atFileStart = target <= fileStart || back > MediaTime(value: 32, timescale: 1)
+            do throws(MediaError) {
+                if atFileStart { try seekToStart(fileStart) } else { try rawSeek(target) }
+            } catch {
+                // A file that seeks only some of the way (a cut MKV without its index): as
+                // the first seek had it, the best there is.
+                try rawSeek(time)
+                _ = try leadIn(to: time, accept: true)
+                return
+            }
+            if try leadIn(to: time, accept: atFileStart) { return }
+            back = back * 2
+        }
+    }
+
+    private func rawSeek(_ time: MediaTime) throws(MediaError) {
         let tb = AVRational(num: 1, den: AV_TIME_BASE)
         let ts: Int64
         do throws(MediaError) { ts = try time.ts(in: tb, rounding: .down) } catch { throw error.at(file: input.path) }
         try input.seek(to: ts, stream: -1)
+    }
+
+    /// The very start: by byte where the demuxer allows it (a timestamp seek can overshoot).
+    private func seekToStart(_ fileStart: MediaTime) throws(MediaError) {
+        if !input.seekToFirstByte() { try rawSeek(fileStart) }
+    }
+
+    /// Reads packets from the current position until every output's start is known to be at or
+    /// before `time`. On success (or with `accept`), they are queued for the lanes, each video
+    /// output's from its last sync sample at or before `time`; otherwise they are dropped and
+    /// false is returned.
+    private func leadIn(to time: MediaTime, accept: Bool) throws(MediaError) -> Bool {
+        let outputs = buffers.count
+        var read: [[Packet]] = Array(repeating: [], count: outputs)
+        /// Where each video output's last usable sync sample is in `read`; nil: none yet.
+        var syncAt: [Int?] = Array(repeating: nil, count: outputs)
+        var decided: [Bool?] = Array(repeating: nil, count: outputs)  // true: fine, false: too late
+        let isVideo = (0..<outputs).map { stream(forOutput: $0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
+        // Pictures and sound only: subtitles and data are sparse, cover art has one packet at the
+        // file's start; waiting for theirs could read the whole file.
+        for o in 0..<outputs {
+            let st = stream(forOutput: o).pointee
+            let type = st.codecpar.pointee.codec_type
+            if st.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 || (type != AVMEDIA_TYPE_VIDEO && type != AVMEDIA_TYPE_AUDIO) {
+                decided[o] = true
+            }
+        }
+        var total = 0
+        var readFailed = false
+        // A lead-in longer than this is accepted as it is: better a few undecodable pictures
+        // than holding a whole file in memory.
+        while decided.contains(where: { $0 == nil }) && total < 4096 {
+            let packet = Packet()
+            let got: Bool
+            do throws(MediaError) { got = try input.read(into: packet) } catch {
+                // The lanes get what came before, then this error: seeking elsewhere would hide it.
+                condition.lock(); sawDamage = true; failure = error.at(file: input.path); condition.unlock()
+                readFailed = true
+                break
+            }
+            guard got else { break }
+            total += 1
+            if packet.isCorrupt { condition.lock(); sawDamage = true; condition.unlock() }
+            guard let o = routing[packet.streamIndex] else { continue }
+            read[o].append(packet)
+            guard decided[o] == nil else { continue }
+            let tb = input.stream(Int(packet.streamIndex)).pointee.time_base
+            let pts = MediaTime(ts: packet.pts, timeBase: tb)
+            let dts = MediaTime(ts: packet.dts, timeBase: tb)
+            guard pts.isNumeric || dts.isNumeric else { continue }
+            if !isVideo[o] {
+                decided[o] = (pts.isNumeric ? pts : dts) <= time
+                continue
+            }
+            if packet.isKeyframe && (pts.isNumeric ? pts : dts) <= time { syncAt[o] = read[o].count - 1 }
+            // Decode order: once a packet decodes after `time`, no later one presents before it.
+            let past = dts.isNumeric ? dts > time : pts > time + MediaTime(value: 1, timescale: 2)
+            if past { decided[o] = syncAt[o] != nil }
+        }
+        for o in 0..<outputs where decided[o] == nil && isVideo[o] && !read[o].isEmpty {
+            decided[o] = syncAt[o] != nil || total >= 4096
+        }
+        condition.lock()
+        guard accept || readFailed || !decided.contains(false) else { condition.unlock(); return false }
+        for o in 0..<outputs {
+            let from = isVideo[o] ? min(syncAt[o] ?? 0, read[o].count) : 0
+            buffers[o].append(contentsOf: read[o][from...])
+        }
+        condition.unlock()
+        return true
     }
 
     /// The next packet for output `i`, or nil at the end of the file. Throws the read error, or

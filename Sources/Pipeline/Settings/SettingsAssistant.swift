@@ -163,9 +163,33 @@ public struct SettingsAssistant: Sendable {
             return nil
         }
         let policy = s.frameRatePolicy ?? .cap
-        guard let src = source.averageFrameRate else {
+        guard let average = source.averageFrameRate else {
             decide("frame-rate", target.description, "frame-rate.unknown-source", "the source's rate is unknown: the target is used")
             return target
+        }
+        var src = average
+        if source.isVariableFrameRate && policy != .exact {
+            // The average of uneven frames is no rate to convert to: the standard rate nearest
+            // the rate the frames mostly come at is the source's rate here.
+            let measured = source.nominalFrameRate ?? source.baseFrameRate ?? average
+            src = Self.nearestStandardRate(measured)
+            if policy == .cap {
+                let about = "the variable-frame-rate source (\(average.decimalDescription) fps on average, frames mostly at \(measured.decimalDescription) fps)"
+                if src < target {
+                    decide("frame-rate", src.description, "frame-rate.vfr-nominal",
+                           "\(about) gets \(src.decimalDescription), the standard rate nearest its nominal rate, below the \(target.decimalDescription) fps cap")
+                    return src
+                }
+                if src.isNTSC && target.seconds == 1 {
+                    let ntsc = FrameRate(frames: target.frames * 1000, seconds: 1001)
+                    decide("frame-rate", ntsc.description, "frame-rate.vfr-cap-ntsc",
+                           "\(about) is capped to the 1001-family rate \(ntsc.decimalDescription) (its nominal rate is \(src.decimalDescription))")
+                    return ntsc
+                }
+                decide("frame-rate", target.description, "frame-rate.vfr-cap",
+                       "\(about) is capped to \(target.decimalDescription) fps (its nominal rate is \(src.decimalDescription))")
+                return target
+            }
         }
         switch policy {
         case .exact:
@@ -200,6 +224,23 @@ public struct SettingsAssistant: Sendable {
                    n == 1 ? "the source's \(src.decimalDescription) fps is at or below \(target.decimalDescription)" : "every \(n)th frame of the \(src.decimalDescription) fps source: \(rate.decimalDescription) fps")
             return rate
         }
+    }
+
+    /// The rates a variable-frame-rate source is given: what cameras, editors and players use.
+    static let standardRates: [FrameRate] = [
+        FrameRate(frames: 15), FrameRate(frames: 24000, seconds: 1001), FrameRate(frames: 24), FrameRate(frames: 25),
+        FrameRate(frames: 30000, seconds: 1001), FrameRate(frames: 30), FrameRate(frames: 48), FrameRate(frames: 50),
+        FrameRate(frames: 60000, seconds: 1001), FrameRate(frames: 60), FrameRate(frames: 90), FrameRate(frames: 100),
+        FrameRate(frames: 120000, seconds: 1001), FrameRate(frames: 120), FrameRate(frames: 240),
+    ]
+
+    /// The standard rate nearest `r` by ratio (a tie goes to the lower rate).
+    static func nearestStandardRate(_ r: FrameRate) -> FrameRate {
+        let x = r.framesPerSecond
+        func distance(_ c: FrameRate) -> Double { max(c.framesPerSecond, x) / min(c.framesPerSecond, x) }
+        var best = standardRates[0]
+        for c in standardRates.dropFirst() where distance(c) < distance(best) { best = c }
+        return best
     }
 
     // MARK: Audio

@@ -43,6 +43,8 @@ public struct GeneratedAudioFormat: Sendable {
     public var channels = 2
     public var bitrate = 128_000
     public var metadata: [String: String] = [:]
+    /// The first sample's time, in samples (a track that starts after the file's start).
+    public var startSample: Int64 = 0
     public init(sampleRate: Int = 48000, channels: Int = 2) {
         self.sampleRate = sampleRate; self.channels = channels
     }
@@ -172,7 +174,7 @@ public final class FrameSource {
             let n = min(size, a.fifo.count)
             let frame = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &a.layout, sampleRate: Int32(a.format.sampleRate))
             _ = try a.fifo.read(into: frame, samples: n)
-            frame.pts = audioSamplesWritten
+            frame.pts = a.format.startSample + audioSamplesWritten
             audioSamplesWritten += Int64(n)
             try a.encoder.send(frame)
             try drain(a.encoder, input: a.input)
