@@ -103,7 +103,7 @@ struct PlanCommand: Command {
             for d in decisions {
                 let from = origin(d, o)
                 let why = from == "assistant" ? "\(d.rule): \(d.reason)" : from
-                lines.append("  \(d.setting.padding(toLength: 15, withPad: " ", startingAt: 0)) \(d.value.padding(toLength: 12, withPad: " ", startingAt: 0)) \(why)")
+                lines.append("  \(d.setting.padding(toLength: 15, withPad: " ", startingAt: 0)) \(d.value.count >= 12 ? d.value : d.value.padding(toLength: 12, withPad: " ", startingAt: 0)) \(why)")
             }
         }
         if !p.notices.isEmpty { lines.append("") }

@@ -36,7 +36,8 @@ public struct Asset: Sendable {
         var tracks: [Track] = []
         for i in 0..<input.streamCount {
             let st = input.stream(i)
-            let format = describe(st)
+            var format = describe(st)
+            if format.mediaType == .video { format.hdr = HDRProbe.items(st, path: input.path, range: format.dynamicRange) }
             let ordinal = ordinals[format.mediaType, default: 0]
             ordinals[format.mediaType] = ordinal + 1
             let tb = st.pointee.time_base

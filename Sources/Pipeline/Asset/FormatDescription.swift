@@ -35,6 +35,8 @@ public struct FormatDescription: Sendable, Hashable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var colorRange: String?
+    /// Mastering display, content light level, HDR10+, Dolby Vision.
+    public var hdr = HDRItems()
     public var averageFrameRate: FrameRate?
     /// The shortest frame duration (1 / the highest rate timestamps need).
     public var minFrameDuration: MediaTime?
@@ -61,6 +63,8 @@ public struct FormatDescription: Sendable, Hashable {
         }
         return rotation % 180 == 90 ? (height, w) : (w, height)
     }
+
+    public var dynamicRange: DynamicRange { DynamicRange(transfer: colorTransfer) }
 
     /// "10-bit" matters for HEVC archives.
     public var isHighBitDepth: Bool { (bitDepth ?? 8) > 8 }
