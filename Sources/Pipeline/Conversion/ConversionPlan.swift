@@ -162,9 +162,11 @@ public enum Planner {
 
         var metadata = asset.metadata.filter { !["major_brand", "minor_version", "compatible_brands", "encoder"].contains($0.key) }
         metadata.merge(request.metadata) { _, new in new }
-        return ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
-                              overwrite: request.overwrite, timeRange: range, lanes: lanes,
-                              selectiveDecode: request.selectiveDecode, metadata: metadata)
+        var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
+                                  overwrite: request.overwrite, timeRange: range, lanes: lanes,
+                                  selectiveDecode: request.selectiveDecode, metadata: metadata)
+        plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: format) }
+        return plan
     }
 
     private static func isCopy(_ m: TrackMode) -> Bool {
