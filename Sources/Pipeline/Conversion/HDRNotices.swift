@@ -11,6 +11,11 @@ enum HDRNotices {
             if let d = v.decision("hdr"), d.value == "none" {
                 out.append(PlanNotice(.ignored, "setting.hdr", track: track, "'hdr' has no effect: the source is SDR"))
             }
+            // Dolby Vision's RPUs ride on any base layer, SDR ones included (profile 9).
+            if let dv = hdr.dolbyVision, f.dynamicRange == .sdr {
+                out.append(PlanNotice(.dropped, "dolby-vision", track: track,
+                                      "the Dolby Vision metadata (\(dv)) is dropped: the encoder cannot write it; the SDR base pictures are kept"))
+            }
             guard f.dynamicRange != .sdr else { return out }
             if v.toneMapping != nil {
                 out.append(PlanNotice(.changed, "hdr", track: track,
