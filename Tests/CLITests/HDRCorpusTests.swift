@@ -53,6 +53,18 @@ struct HDRCorpusTests {
         #expect(try Self.ffprobe(["-show_entries", "stream=pix_fmt,color_transfer", "-of", "default=nw=1", out]) == ["pix_fmt=yuv420p10le", "color_transfer=smpte2084"])
     }
 
+    @Test("Dolby Vision passthrough into .mp4 and .mkv keeps the configuration record (dvcC, block addition mapping)")
+    func dolbyVisionPassthrough() throws {
+        let dir = Scratch()
+        for ext in ["mp4", "mkv"] {
+            let out = dir.file("dv.\(ext)")
+            let r = try Binary.run(["run", Self.recipes + "/remux-passthrough.yaml", "-i", Self.corpus + "/mediabunny/no-correct-videoframe-format.mov", "-o", out], timeLimit: 120)
+            #expect(r.status == 0, "\(r.stderr)")
+            let lines = try Self.ffprobe(["-show_entries", "stream_side_data=side_data_type,dv_profile,dv_level,dv_bl_signal_compatibility_id", "-of", "default=nw=1", out])
+            #expect(Array(lines.prefix(4)) == ["side_data_type=DOVI configuration record", "dv_profile=8", "dv_level=5", "dv_bl_signal_compatibility_id=4"], "\(ext)")
+        }
+    }
+
     @Test("Dolby Vision: plan says what reencoding or a MOV passthrough drops, and not what an MP4 passthrough keeps")
     func dolbyVisionSaid() throws {
         let dv = Self.corpus + "/androidx-media/mp4_dolbyVision-hdr.MOV"
