@@ -116,8 +116,18 @@ struct ToneCurve {
         return min(1, mobiusScale * (x + mobiusA) / (x + mobiusB))
     }
 
+    /// Maps the picture in place, bands of rows on all cores: each pixel depends on itself only,
+    /// and the bands write disjoint rows of the one frame.
     func apply(to frame: Frame) {
-        let w = Int(frame.width), h = Int(frame.height)
+        let h = Int(frame.height)
+        let bands = max(1, min(h / 16, ProcessInfo.processInfo.activeProcessorCount * 2))
+        DispatchQueue.concurrentPerform(iterations: bands) { band in
+            apply(to: frame, rows: (h * band / bands)..<(h * (band + 1) / bands))
+        }
+    }
+
+    private func apply(to frame: Frame, rows: Range<Int>) {
+        let w = Int(frame.width)
         guard let y0 = frame.plane(0), let u0 = frame.plane(1), let v0 = frame.plane(2) else { return }
         let (ly, lu, lv) = (frame.lineSize(0), frame.lineSize(1), frame.lineSize(2))
         let kg = 1 - kr - kb
@@ -130,7 +140,7 @@ struct ToneCurve {
             func table(_ t: UnsafeBufferPointer<Float>, _ v: Float) -> Float {
                 t[Int(min(max(v, 0), 1) * top + 0.5)]
             }
-            for row in 0..<h {
+            for row in rows {
                 let py = UnsafeMutableRawPointer(y0 + row * ly).assumingMemoryBound(to: UInt16.self)
                 let pu = UnsafeMutableRawPointer(u0 + row * lu).assumingMemoryBound(to: UInt16.self)
                 let pv = UnsafeMutableRawPointer(v0 + row * lv).assumingMemoryBound(to: UInt16.self)
