@@ -53,6 +53,17 @@ struct HDRCorpusTests {
         #expect(try Self.ffprobe(["-show_entries", "stream=pix_fmt,color_transfer", "-of", "default=nw=1", out]) == ["pix_fmt=yuv420p10le", "color_transfer=smpte2084"])
     }
 
+    @Test("passthrough keeps HDR10 and HDR10+ in the pictures' SEI, and says nothing is dropped")
+    func hdr10PlusPassthrough() throws {
+        let dir = Scratch()
+        let out = dir.file("copy.mkv")
+        let r = try Binary.run(["run", Self.recipes + "/remux-passthrough.yaml", "-i", Self.corpus + "/androidx-media/mp4_hdr10-video-with-sdr-container.mp4", "-o", out], timeLimit: 120)
+        #expect(r.status == 0 && r.stderr == "", "\(r.stderr)")
+        #expect(try Self.ffprobe(["-read_intervals", "%+#1", "-show_entries", "frame_side_data=side_data_type", "-of", "default=nw=1", out])
+                == ["side_data_type=Mastering display metadata", "side_data_type=Content light level metadata",
+                    "side_data_type=HDR Dynamic Metadata SMPTE2094-40 (HDR10+)"])
+    }
+
     @Test("Dolby Vision passthrough into .mp4 and .mkv keeps the configuration record (dvcC, block addition mapping)")
     func dolbyVisionPassthrough() throws {
         let dir = Scratch()

@@ -133,6 +133,25 @@ struct HDRTests {
         #expect(t["pix_fmt"] == "yuv420p10le" && t["color_transfer"] == "arib-std-b67" && t["color_primaries"] == "bt2020")
     }
 
+    @Test("hdr: on an SDR source changes nothing and is said to have no effect")
+    func sdrSourceIgnoresHDR() throws {
+        let dir = Scratch()
+        let src = dir.file("sdr.mp4")
+        var v = GeneratedVideoFormat(width: 64, height: 64, frameRate: FrameRate(frames: 30))
+        v.colorPrimaries = "bt709"; v.colorTransfer = "bt709"; v.colorMatrix = "bt709"
+        v.codecOptions = ["preset": "ultrafast"]
+        try Media.make(src, video: v, frames: 3)
+        var s = VideoSettings.fast(.hevc)
+        s.hdr = .toneMap
+        let plan = try Planner.plan(Self.request(src, dir.file("out.mp4"), s))
+        guard case .video(let r) = plan.lanes[0].kind else { Issue.record("not a video lane"); return }
+        #expect(r.toneMapping == nil)
+        #expect(r.decision("hdr")?.rule == "hdr.sdr-source")
+        #expect(r.decision("color")?.value == "bt709/bt709/bt709" && r.decision("color")?.rule == "color.source")
+        #expect(plan.notices.map(\.description) == ["track #0: 'hdr' has no effect: the source is SDR"])
+        #expect(plan.notices.first?.kind == .ignored && plan.notices.first?.item == "setting.hdr")
+    }
+
     @Test("full-range (yuvj) SDR into yuv420p is tagged limited range, as the scaler made it")
     func fullRangeTagged() throws {
         let dir = Scratch()
