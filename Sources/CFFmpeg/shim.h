@@ -127,18 +127,19 @@ static inline int rx_stream_put_side_data(AVStream *st, enum AVPacketSideDataTyp
 /// `dst`: avcodec_parameters_copy leaves stream side data behind before FFmpeg 6.1.
 static inline int rx_stream_copy_side_data(AVStream *dst, const AVStream *src) {
 #if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
-    const AVPacketSideData *all = src->codecpar->coded_side_data;
-    int n = src->codecpar->nb_coded_side_data;
+    // avcodec_parameters_copy has copied codecpar's coded side data already.
+    (void)dst; (void)src;
+    return 0;
 #else
     const AVPacketSideData *all = src->side_data;
     int n = src->nb_side_data;
-#endif
     for (int i = 0; i < n; i++) {
         if (all[i].type == AV_PKT_DATA_DISPLAYMATRIX) continue;
         int rc = rx_stream_put_side_data(dst, all[i].type, all[i].data, all[i].size);
         if (rc < 0) return rc;
     }
     return 0;
+#endif
 }
 
 /// A mastering display as 10 integers: R, G, B, white point (x, y) in 1/50000, then min and max

@@ -189,8 +189,8 @@ public struct SettingsAssistant: Sendable {
         if sourceJ != outputJ { outRange = outputJ ? "pc" : "tv" }
         let tags = [source.colorPrimaries, source.colorTransfer, source.colorMatrix].map { $0 ?? "unspecified" }.joined(separator: "/")
         if range == .sdr {
-            if s.hdr != nil {
-                decide("hdr", "none", "hdr.sdr-source", "the source is SDR: 'hdr: \(s.hdr!.rawValue)' has nothing to do")
+            if let asked = s.hdr {
+                decide("hdr", "none", "hdr.sdr-source", "the source is SDR: 'hdr: \(asked.rawValue)' has nothing to do")
             }
             decide("color", tags, "color.source", source.colorTransfer == nil && source.colorPrimaries == nil
                    ? "the source states no colour tags: none are claimed" : "the source's colour tags, as its pixels are")
