@@ -152,6 +152,38 @@ struct HDRTests {
         #expect(plan.notices.first?.kind == .ignored && plan.notices.first?.item == "setting.hdr")
     }
 
+    @Test("RGB (gbrp) into yuv420p is tagged with the BT.601 matrix the scaler converted with, limited range")
+    func rgbTagged() throws {
+        let dir = Scratch()
+        let src = dir.file("rgb.mkv"), out = dir.file("out.mp4")
+        var v = GeneratedVideoFormat(width: 64, height: 64, frameRate: FrameRate(frames: 30))
+        v.codec = .hevc
+        v.pixelFormat = "gbrp"
+        v.colorPrimaries = "bt709"; v.colorTransfer = "bt709"; v.colorMatrix = "gbr"
+        v.codecOptions = ["preset": "ultrafast"]
+        let source = try FrameSource(path: src, video: v, audio: nil)
+        for i in 0..<3 {
+            try source.appendPicture(at: v.frameRate.frameDuration * Int64(i)) { p in
+                // gbrp planes: G, B, R. A red of 200.
+                p.fill(plane: 0, x: 0, y: 0, width: 64, height: 64, value: 0)
+                p.fill(plane: 1, x: 0, y: 0, width: 64, height: 64, value: 0)
+                p.fill(plane: 2, x: 0, y: 0, width: 64, height: 64, value: 200)
+            }
+        }
+        try source.finish()
+        #expect(try Self.tags(src)["color_space"] == "gbr")
+        let plan = try Planner.plan(Self.request(src, out, .fast(.h264)))
+        guard case .video(let r) = plan.lanes[0].kind else { Issue.record("not a video lane"); return }
+        #expect(r.decision("color")?.value == "bt709/bt709/smpte170m" && r.decision("color")?.rule == "color.matrix-converted")
+        try ExportSession(plan: plan).run()
+        let t = try Self.tags(out)
+        #expect(t["pix_fmt"] == "yuv420p" && t["color_space"] == "smpte170m" && t["color_range"] == "tv" && t["color_primaries"] == "bt709")
+        // Red 200 of 255 by BT.601's Kr: Y' = 16 + 219 · 0.299 · 200/255 = 67.4 (BT.709's would be
+        // 52.5): the tag names the matrix the pixels were made with. ±2 for the encoder.
+        let (red, _) = try HDRMedia.patchLuma(out)
+        #expect(abs(red - 67.4) <= 2, "\(red)")
+    }
+
     @Test("full-range (yuvj) SDR into yuv420p is tagged limited range, as the scaler made it")
     func fullRangeTagged() throws {
         let dir = Scratch()

@@ -192,6 +192,15 @@ public struct SettingsAssistant: Sendable {
             if let asked = s.hdr {
                 decide("hdr", "none", "hdr.sdr-source", "the source is SDR: 'hdr: \(asked.rawValue)' has nothing to do")
             }
+            // RGB pictures made Y'CbCr (or back) change matrix: libswscale converts with BT.601's.
+            let rgbSource = source.colorMatrix == "gbr" || isRGB(source.pixelFormat), rgbOutput = isRGB(pixelFormat)
+            if rgbSource != rgbOutput {
+                let matrix = rgbOutput ? "gbr" : "smpte170m"
+                let converted = [source.colorPrimaries ?? "unspecified", source.colorTransfer ?? "unspecified", matrix].joined(separator: "/")
+                decide("color", converted, "color.matrix-converted",
+                       rgbOutput ? "Y'CbCr pictures are made RGB" : "RGB pictures are made Y'CbCr with BT.601's matrix (libswscale's)")
+                return ColorTags(primaries: source.colorPrimaries, transfer: source.colorTransfer, matrix: matrix, range: rgbOutput ? nil : (outputJ ? "pc" : "tv"))
+            }
             decide("color", tags, "color.source", source.colorTransfer == nil && source.colorPrimaries == nil
                    ? "the source states no colour tags: none are claimed" : "the source's colour tags, as its pixels are")
             return ColorTags(primaries: source.colorPrimaries, transfer: source.colorTransfer, matrix: source.colorMatrix, range: outRange)
@@ -338,6 +347,12 @@ public struct SettingsAssistant: Sendable {
         default: return "\(channels) channels"
         }
     }
+}
+
+/// An RGB pixel format by its FFmpeg name (`gbrp`, `rgb24`, `bgra`, `argb`, `x2rgb10le` …).
+func isRGB(_ name: String?) -> Bool {
+    guard let n = name?.lowercased() else { return false }
+    return ["rgb", "bgr", "gbr", "argb", "abgr", "0rgb", "0bgr", "x2rgb", "x2bgr"].contains { n.hasPrefix($0) }
 }
 
 /// Even, not above `x` (4:2:0 needs even sizes), at least 2.
