@@ -38,6 +38,11 @@ final class ToneMapper: @unchecked Sendable {
         out.pointer.pointee.color_trc = AVCOL_TRC_BT709
         out.pointer.pointee.colorspace = AVCOL_SPC_BT709
         out.pointer.pointee.color_range = AVCOL_RANGE_MPEG
+        // Nor may its side data describe HDR to an encoder that reads it (FFmpeg 7's libx265 does).
+        for type in [AV_FRAME_DATA_MASTERING_DISPLAY_METADATA, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL,
+                     AV_FRAME_DATA_DYNAMIC_HDR_PLUS, AV_FRAME_DATA_DOVI_RPU_BUFFER, AV_FRAME_DATA_DOVI_METADATA] {
+            av_frame_remove_side_data(out.pointer, type)
+        }
         return out
     }
 }
