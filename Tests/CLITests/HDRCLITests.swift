@@ -25,6 +25,33 @@ struct HDRCLITests {
         try s.finish()
     }
 
+    @Test("inspect shows a track's HDR10 metadata (text and JSON)")
+    func inspectShowsHDR() throws {
+        let dir = Scratch()
+        let src = dir.file("pq.mp4")
+        var v = GeneratedVideoFormat(width: 64, height: 64, frameRate: FrameRate(frames: 30))
+        v.codec = .hevc
+        v.pixelFormat = "yuv420p10le"
+        v.colorPrimaries = "bt2020"; v.colorTransfer = "smpte2084"; v.colorMatrix = "bt2020nc"
+        v.masteringDisplay = MasteringDisplay(red: .init(34000, 16000), green: .init(13250, 34500), blue: .init(7500, 3000),
+                                              whitePoint: .init(15635, 16450), minLuminance: 50, maxLuminance: 10_000_000)
+        v.contentLightLevel = ContentLightLevel(maxCLL: 1000, maxFALL: 400)
+        v.codecOptions = ["preset": "ultrafast"]
+        let s = try FrameSource(path: src, video: v, audio: nil)
+        for i in 0..<2 { try s.appendPicture(at: v.frameRate.frameDuration * Int64(i)) { TestPattern.draw(index: i, into: $0) } }
+        try s.finish()
+        let text = try Binary.run(["inspect", src], timeLimit: 60)
+        #expect(text.stdout.contains("bt2020/smpte2084/bt2020nc  mastering 0.005-1000 cd/m²  MaxCLL 1000 MaxFALL 400  "), "\(text.stdout)")
+        let json = try Binary.run(["inspect", src, "--json"], timeLimit: 60)
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let track = try #require((o["tracks"] as? [[String: Any]])?.first)
+        let hdr = try #require(track["hdr"] as? [String: Any])
+        let m = try #require(hdr["masteringDisplay"] as? [String: Any])
+        #expect((m["red"] as? [String: String]) == ["x": "34000/50000", "y": "16000/50000"])
+        #expect(m["maxLuminance"] as? String == "10000000/10000" && m["minLuminance"] as? String == "50/10000")
+        #expect((hdr["contentLightLevel"] as? [String: Int]) == ["maxCLL": 1000, "maxFALL": 400])
+    }
+
     static func recipe(_ settings: String) -> String {
         """
         recipe: 1
