@@ -96,7 +96,7 @@ struct HDRCLITests {
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("  hdr             tone-map     hdr.tone-map-8-bit: an 8-bit output cannot carry the HLG source's HDR: tone-mapped to BT.709 SDR, as Apple's export presets do"))
         #expect(lines.contains("  color           bt709/bt709/bt709 color.tone-mapped-bt709: SDR pictures are tagged BT.709 (the HLG source's peak: 1000 cd/m²)"))
-        #expect(lines.last == "warning: track #0: HLG HDR is tone-mapped to BT.709 SDR (yuv420p h264 output)")
+        #expect(lines.last == "warning: track #0: HDR (HLG) is tone-mapped to BT.709 SDR (yuv420p h264 output)")
         let json = try Binary.run(["plan", recipe, "-i", src, "-o", out, "--json"], timeLimit: 60)
         let o = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let warnings = try #require(o["warnings"] as? [[String: Any]])
@@ -104,6 +104,6 @@ struct HDRCLITests {
         #expect(warnings.first?["item"] as? String == "hdr" && warnings.first?["kind"] as? String == "changed" && warnings.first?["track"] as? Int == 0)
         let run = try Binary.run(["run", recipe, "-i", src, "-o", out], timeLimit: 120)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.hasPrefix("warning: \(src): track #0: HLG HDR is tone-mapped to BT.709 SDR (yuv420p h264 output)\n"))
+        #expect(run.stderr.hasPrefix("warning: \(src): track #0: HDR (HLG) is tone-mapped to BT.709 SDR (yuv420p h264 output)\n"))
     }
 }

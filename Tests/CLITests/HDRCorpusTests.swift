@@ -27,7 +27,7 @@ struct HDRCorpusTests {
         let out = dir.file("web.mp4")
         let r = try Binary.run(["run", Self.recipes + "/web-1080p.yaml", "-i", Self.corpus + "/androidx-media/mp4_hlg10-color-test.mp4", "-o", out], timeLimit: 600)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("track #1: HLG HDR is tone-mapped to BT.709 SDR (yuv420p h264 output)\n"))
+        #expect(r.stderr.contains("track #1: HDR (HLG) is tone-mapped to BT.709 SDR (yuv420p h264 output)\n"))
         #expect(try Self.ffprobe(["-show_entries", "stream=pix_fmt,color_range,color_space,color_transfer,color_primaries", "-of", "default=nw=1", out])
                 == ["pix_fmt=yuv420p", "color_range=tv", "color_space=bt709", "color_transfer=bt709", "color_primaries=bt709"])
     }

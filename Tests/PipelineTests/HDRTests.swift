@@ -83,7 +83,7 @@ struct HDRTests {
         #expect(v.decision("color")?.rule == "color.tone-mapped-bt709")
         #expect(plan.notices.map(\.item) == ["hdr"])
         #expect(plan.notices.first?.kind == .changed)
-        #expect(plan.notices.first?.description == "track #0: HLG HDR is tone-mapped to BT.709 SDR (yuv420p h264 output)")
+        #expect(plan.notices.first?.description == "track #0: HDR (HLG) is tone-mapped to BT.709 SDR (yuv420p h264 output)")
         try ExportSession(plan: plan).run()
         let t = try Self.tags(out)
         #expect(t["pix_fmt"] == "yuv420p")

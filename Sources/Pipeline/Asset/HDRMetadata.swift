@@ -81,7 +81,7 @@ public enum DynamicRange: String, Sendable, Hashable {
     public var name: String {
         switch self {
         case .sdr: return "SDR"
-        case .pq: return "PQ (HDR10)"
+        case .pq: return "PQ/HDR10"
         case .hlg: return "HLG"
         }
     }

@@ -19,7 +19,7 @@ enum HDRNotices {
             guard f.dynamicRange != .sdr else { return out }
             if v.toneMapping != nil {
                 out.append(PlanNotice(.changed, "hdr", track: track,
-                                      "\(f.dynamicRange.name) HDR is tone-mapped to BT.709 SDR (\(v.pixelFormat) \(v.codec.rawValue) output)"))
+                                      "HDR (\(f.dynamicRange.name)) is tone-mapped to BT.709 SDR (\(v.pixelFormat) \(v.codec.rawValue) output)"))
                 let why = "the output is SDR"
                 if hdr.masteringDisplay != nil {
                     out.append(PlanNotice(.dropped, "hdr10-mastering-display", track: track, "the HDR10 mastering display metadata is dropped: \(why)"))

@@ -131,51 +131,60 @@ struct ToneCurve {
         }
     }
 
+    // Written for speed in debug builds too: no generic min/max or variadic calls, no bounds-checked
+    // subscripts, constants hoisted out of the loop.
     private func apply(to frame: Frame, rows: Range<Int>) {
         let w = Int(frame.width)
         guard let y0 = frame.plane(0), let u0 = frame.plane(1), let v0 = frame.plane(2) else { return }
         let (ly, lu, lv) = (frame.lineSize(0), frame.lineSize(1), frame.lineSize(2))
         let kg = 1 - kr - kb
-        let yOff: Float = fullRange ? 0 : 4096, yScale: Float = fullRange ? 65535 : 56064
-        let cScale: Float = fullRange ? 65535 : 57344
+        let yOff: Float = fullRange ? 0 : 4096
+        let yInv: Float = 1 / (fullRange ? 65535 : 56064), cInv: Float = 1 / (fullRange ? 65535 : 57344)
+        let crR = 2 * (1 - kr), cbB = 2 * (1 - kb), kgInv = 1 / kg
         let top = Float(Self.steps)
-        linear.withUnsafeBufferPointer { lin in
-        encode.withUnsafeBufferPointer { enc in
-        hlgGain.withUnsafeBufferPointer { gain in
-            func table(_ t: UnsafeBufferPointer<Float>, _ v: Float) -> Float {
-                t[Int(min(max(v, 0), 1) * top + 0.5)]
+        let isHLG = transfer == .hlg, knee = Float(Self.knee), gamut = toBT709
+        linear.withUnsafeBufferPointer { linBuffer in
+        encode.withUnsafeBufferPointer { encBuffer in
+        hlgGain.withUnsafeBufferPointer { gainBuffer in
+            guard let lin = linBuffer.baseAddress, let enc = encBuffer.baseAddress else { return }
+            let gain = gainBuffer.baseAddress
+            @inline(__always) func index(_ v: Float) -> Int {
+                Int((v < 0 ? 0 : (v > 1 ? 1 : v)) * top + 0.5)
+            }
+            @inline(__always) func sample(_ v: Float) -> UInt16 {
+                UInt16(v < 0 ? 0 : (v > 65535 ? 65535 : v))
             }
             for row in rows {
                 let py = UnsafeMutableRawPointer(y0 + row * ly).assumingMemoryBound(to: UInt16.self)
                 let pu = UnsafeMutableRawPointer(u0 + row * lu).assumingMemoryBound(to: UInt16.self)
                 let pv = UnsafeMutableRawPointer(v0 + row * lv).assumingMemoryBound(to: UInt16.self)
                 for x in 0..<w {
-                    let yv = (Float(py[x]) - yOff) / yScale
-                    let cb = (Float(pu[x]) - 32768) / cScale, cr = (Float(pv[x]) - 32768) / cScale
-                    let r1 = yv + 2 * (1 - kr) * cr, b1 = yv + 2 * (1 - kb) * cb
-                    let g1 = (yv - kr * r1 - kb * b1) / kg
-                    var r = table(lin, r1), g = table(lin, g1), b = table(lin, b1)
-                    if transfer == .hlg {
-                        let k = table(gain, 0.2627 * r + 0.6780 * g + 0.0593 * b)
+                    let yv = (Float(py[x]) - yOff) * yInv
+                    let cb = (Float(pu[x]) - 32768) * cInv, cr = (Float(pv[x]) - 32768) * cInv
+                    let r1 = yv + crR * cr, b1 = yv + cbB * cb
+                    let g1 = (yv - kr * r1 - kb * b1) * kgInv
+                    var r = lin[index(r1)], g = lin[index(g1)], b = lin[index(b1)]
+                    if isHLG, let gain {
+                        let k = gain[index(0.2627 * r + 0.6780 * g + 0.0593 * b)]
                         r *= k; g *= k; b *= k
                     }
-                    if toBT709 {
-                        (r, g, b) = (1.6605 * r - 0.5876 * g - 0.0728 * b,
-                                     -0.1246 * r + 1.1329 * g - 0.0083 * b,
-                                     -0.0182 * r - 0.1006 * g + 1.1187 * b)
-                        r = max(r, 0); g = max(g, 0); b = max(b, 0)
+                    if gamut {
+                        let r709 = 1.6605 * r - 0.5876 * g - 0.0728 * b
+                        let g709 = -0.1246 * r + 1.1329 * g - 0.0083 * b
+                        let b709 = -0.0182 * r - 0.1006 * g + 1.1187 * b
+                        r = r709 < 0 ? 0 : r709; g = g709 < 0 ? 0 : g709; b = b709 < 0 ? 0 : b709
                     }
-                    let m = max(r, g, b)
-                    if m > Float(Self.knee) {
+                    let m = r > g ? (r > b ? r : b) : (g > b ? g : b)
+                    if m > knee {
                         let s = Float(compress(Double(m))) / m
                         r *= s; g *= s; b *= s
                     }
-                    let r2 = table(enc, r), g2 = table(enc, g), b2 = table(enc, b)
+                    let r2 = enc[index(r)], g2 = enc[index(g)], b2 = enc[index(b)]
                     let y2 = 0.2126 * r2 + 0.7152 * g2 + 0.0722 * b2
-                    let cb2 = (b2 - y2) / 1.8556, cr2 = (r2 - y2) / 1.5748
-                    py[x] = UInt16(min(max(4096 + y2 * 56064 + 0.5, 0), 65535))
-                    pu[x] = UInt16(min(max(32768 + cb2 * 57344 + 0.5, 0), 65535))
-                    pv[x] = UInt16(min(max(32768 + cr2 * 57344 + 0.5, 0), 65535))
+                    let cb2 = (b2 - y2) * (1 / 1.8556), cr2 = (r2 - y2) * (1 / 1.5748)
+                    py[x] = sample(4096 + y2 * 56064 + 0.5)
+                    pu[x] = sample(32768 + cb2 * 57344 + 0.5)
+                    pv[x] = sample(32768 + cr2 * 57344 + 0.5)
                 }
             }
         }
