@@ -9,6 +9,8 @@
 #include <libavutil/audio_fifo.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
+#include <libavutil/dovi_meta.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/mathematics.h>
 #include <libavutil/opt.h>
@@ -16,6 +18,7 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,6 +91,92 @@ static inline int rx_stream_set_rotation(AVStream *st, double degrees) {
     av_display_rotation_set((int32_t *)data, degrees);
     return 0;
 #endif
+}
+
+// MARK: - Stream side data (HDR10, Dolby Vision): in codecpar from FFmpeg 6.1
+
+static inline const uint8_t *rx_stream_side_data(const AVStream *st, enum AVPacketSideDataType type, size_t *size) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
+        st->codecpar->nb_coded_side_data, type);
+    if (!sd) return NULL;
+    *size = sd->size;
+    return sd->data;
+#else
+    return av_stream_get_side_data((AVStream *)st, type, size);
+#endif
+}
+
+/// Adds (or replaces) side data of `type` on `st`, copying `size` bytes.
+static inline int rx_stream_put_side_data(AVStream *st, enum AVPacketSideDataType type, const uint8_t *data, size_t size) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    AVPacketSideData *sd = av_packet_side_data_new(&st->codecpar->coded_side_data,
+        &st->codecpar->nb_coded_side_data, type, size, 0);
+    if (!sd) return AVERROR(ENOMEM);
+    memcpy(sd->data, data, size);
+    return 0;
+#else
+    uint8_t *dst = av_stream_new_side_data(st, type, size);
+    if (!dst) return AVERROR(ENOMEM);
+    memcpy(dst, data, size);
+    return 0;
+#endif
+}
+
+/// Copies every side data item of `src` but the display matrix (rotation is set on its own) to
+/// `dst`: avcodec_parameters_copy leaves stream side data behind before FFmpeg 6.1.
+static inline int rx_stream_copy_side_data(AVStream *dst, const AVStream *src) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    // avcodec_parameters_copy has copied codecpar's coded side data already.
+    (void)dst; (void)src;
+    return 0;
+#else
+    const AVPacketSideData *all = src->side_data;
+    int n = src->nb_side_data;
+    for (int i = 0; i < n; i++) {
+        if (all[i].type == AV_PKT_DATA_DISPLAYMATRIX) continue;
+        int rc = rx_stream_put_side_data(dst, all[i].type, all[i].data, all[i].size);
+        if (rc < 0) return rc;
+    }
+    return 0;
+#endif
+}
+
+/// A mastering display as 10 integers: R, G, B, white point (x, y) in 1/50000, then min and max
+/// luminance in 1/10000 cd/m². Returns 0 unless both primaries and luminance are there.
+static inline int rx_mastering_get(const AVMasteringDisplayMetadata *m, int64_t out[10]) {
+    if (!m->has_primaries || !m->has_luminance) return 0;
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 2; k++)
+            out[c * 2 + k] = llrint(av_q2d(m->display_primaries[c][k]) * 50000);
+    out[6] = llrint(av_q2d(m->white_point[0]) * 50000);
+    out[7] = llrint(av_q2d(m->white_point[1]) * 50000);
+    out[8] = llrint(av_q2d(m->min_luminance) * 10000);
+    out[9] = llrint(av_q2d(m->max_luminance) * 10000);
+    return 1;
+}
+
+static inline int rx_stream_set_mastering(AVStream *st, const int64_t v[10]) {
+    AVMasteringDisplayMetadata m;
+    memset(&m, 0, sizeof m);
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 2; k++)
+            m.display_primaries[c][k] = av_make_q((int)v[c * 2 + k], 50000);
+    m.white_point[0] = av_make_q((int)v[6], 50000);
+    m.white_point[1] = av_make_q((int)v[7], 50000);
+    m.min_luminance = av_make_q((int)v[8], 10000);
+    m.max_luminance = av_make_q((int)v[9], 10000);
+    m.has_primaries = 1;
+    m.has_luminance = 1;
+    return rx_stream_put_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, (const uint8_t *)&m, sizeof m);
+}
+
+static inline int rx_stream_set_content_light(AVStream *st, unsigned max_cll, unsigned max_fall) {
+    AVContentLightMetadata c;
+    memset(&c, 0, sizeof c);
+    c.MaxCLL = max_cll;
+    c.MaxFALL = max_fall;
+    return rx_stream_put_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, (const uint8_t *)&c, sizeof c);
 }
 
 // MARK: - Encoder capabilities (AVCodec.pix_fmts & co. are deprecated from FFmpeg 7.1)

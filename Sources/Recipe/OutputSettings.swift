@@ -14,6 +14,37 @@ public enum FrameRatePolicy: String, Sendable, CaseIterable {
     case divisor
 }
 
+/// What becomes of an HDR source (PQ or HLG transfer) in a reencoded video track.
+public enum HDRSetting: String, Sendable, CaseIterable {
+    /// Stays HDR: the source's colour tags and HDR10 metadata are kept; needs a 10-bit output.
+    case keep
+    /// Becomes BT.709 SDR: the pictures are tone-mapped and tagged bt709.
+    case toneMap = "tone-map"
+
+    /// Why `keep` cannot work with this codec and pixel format (as a recipe or preset states them,
+    /// nil meaning left to the settings assistant), or nil when it can: HDR needs 10 bits, and
+    /// the assistant gives H.264 8 bits unless a pixel format says otherwise.
+    public static func keepRefusal(codec: VideoCodec?, pixelFormat: String?) -> String? {
+        let codec = codec ?? .h264
+        guard codec != .copy else { return nil }
+        let depth = pixelFormat.map(pixelFormatBitDepth)
+        if let depth, depth >= 10 { return nil }
+        if depth == nil && codec == .hevc { return nil }  // the assistant makes HEVC 10-bit for HDR
+        let output = pixelFormat.map { "\(codec == .h264 ? "H.264" : "HEVC") in \($0)" } ?? "8-bit H.264 (yuv420p)"
+        return "'hdr: keep' needs a 10-bit output, but this writes \(output): use 'codec: hevc', a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'"
+    }
+}
+
+/// Bits per sample of a pixel format by its FFmpeg name (`yuv420p10le` 10, `nv12` 8): what the
+/// HDR rules need to know without asking FFmpeg.
+public func pixelFormatBitDepth(_ name: String) -> Int {
+    let n = name.lowercased()
+    if n == "nv20le" || n == "nv20be" || n.hasPrefix("p010") { return 10 }
+    if n.hasPrefix("p016") { return 16 }
+    for depth in [9, 10, 12, 14, 16] where n.hasSuffix("\(depth)le") || n.hasSuffix("\(depth)be") { return depth }
+    return 8
+}
+
 public enum FrameRateSetting: Sendable, Hashable {
     case source
     case rate(FrameRate)
@@ -40,6 +71,8 @@ public struct VideoSettings: Sendable, Hashable {
     public var profile: String?
     public var level: String?
     public var pixelFormat: String?
+    /// nil: the settings assistant decides (HDR kept where the output can carry it).
+    public var hdr: HDRSetting?
     /// Passed to the encoder as its own options (x264 `preset`, `tune`, …).
     public var codecOptions: [String: String]
 
@@ -47,12 +80,12 @@ public struct VideoSettings: Sendable, Hashable {
                 frameRate: FrameRateSetting? = nil, frameRatePolicy: FrameRatePolicy? = nil,
                 quality: Double? = nil, bitrate: Int? = nil, maxBitrate: Int? = nil,
                 gop: GOPSetting? = nil, profile: String? = nil, level: String? = nil,
-                pixelFormat: String? = nil, codecOptions: [String: String] = [:]) {
+                pixelFormat: String? = nil, hdr: HDRSetting? = nil, codecOptions: [String: String] = [:]) {
         self.codec = codec; self.width = width; self.height = height
         self.frameRate = frameRate; self.frameRatePolicy = frameRatePolicy
         self.quality = quality; self.bitrate = bitrate; self.maxBitrate = maxBitrate
         self.gop = gop; self.profile = profile; self.level = level
-        self.pixelFormat = pixelFormat; self.codecOptions = codecOptions
+        self.pixelFormat = pixelFormat; self.hdr = hdr; self.codecOptions = codecOptions
     }
 
     /// Values set here win; open ones come from `base` (preset inheritance).
@@ -70,6 +103,7 @@ public struct VideoSettings: Sendable, Hashable {
         r.profile = profile ?? base.profile
         r.level = level ?? base.level
         r.pixelFormat = pixelFormat ?? base.pixelFormat
+        r.hdr = hdr ?? base.hdr
         r.codecOptions = base.codecOptions.merging(codecOptions) { _, mine in mine }
         return r
     }

@@ -94,6 +94,7 @@ enum AssetJSON {
             if let v = f.colorTransfer { o["colorTransfer"] = v }
             if let v = f.colorMatrix { o["colorMatrix"] = v }
             if let v = f.colorRange { o["colorRange"] = v }
+            if let h = hdrObject(f.hdr) { o["hdr"] = h }
             if let r = f.averageFrameRate {
                 o["frameRate"] = r.description
                 o["framesPerSecond"] = r.framesPerSecond
@@ -135,6 +136,10 @@ enum AssetText {
                 if let p = f.pixelFormat { parts.append(p + (f.bitDepth.map { " \($0)-bit" } ?? "")) }
                 let colour = [f.colorPrimaries, f.colorTransfer, f.colorMatrix].compactMap { $0 }
                 if !colour.isEmpty { parts.append(colour.joined(separator: "/")) }
+                if let m = f.hdr.masteringDisplay { parts.append("mastering \(formatLuminance(m.minLuminance))-\(formatLuminance(m.maxLuminance)) cd/m²") }
+                if let c = f.hdr.contentLightLevel { parts.append("MaxCLL \(c.maxCLL) MaxFALL \(c.maxFALL)") }
+                if f.hdr.hasHDR10Plus { parts.append("HDR10+") }
+                if let dv = f.hdr.dolbyVision { parts.append("Dolby Vision \(dv)") }
                 if f.rotation != 0 { parts.append("rotated \(f.rotation)°") }
                 if let n = f.frameCount { parts.append("\(n) frames") }
                 if t.isAttachedPicture { parts.append("cover art") }
@@ -154,4 +159,23 @@ enum AssetText {
     }
 
     static func kbps(_ b: Int) -> String { "\((b + 500) / 1000) kb/s" }
+}
+
+/// A track's HDR items for `inspect --json` (nil when it has none).
+private func hdrObject(_ h: HDRItems) -> [String: Any]? {
+    var o: [String: Any] = [:]
+    if let m = h.masteringDisplay {
+        func point(_ p: MasteringDisplay.Point) -> [String: Any] { ["x": "\(p.x)/50000", "y": "\(p.y)/50000"] }
+        o["masteringDisplay"] = ["red": point(m.red), "green": point(m.green), "blue": point(m.blue), "whitePoint": point(m.whitePoint),
+                                 "minLuminance": "\(m.minLuminance)/10000", "maxLuminance": "\(m.maxLuminance)/10000"] as [String: Any]
+    }
+    if let c = h.contentLightLevel { o["contentLightLevel"] = ["maxCLL": c.maxCLL, "maxFALL": c.maxFALL] }
+    if h.hasHDR10Plus { o["hdr10Plus"] = true }
+    if let dv = h.dolbyVision { o["dolbyVision"] = ["profile": dv.profile, "level": dv.level, "compatibilityID": dv.compatibilityID] }
+    return o.isEmpty ? nil : o
+}
+
+/// 1/10000 cd/m² units as a plain number (`0.005`, `1000`).
+private func formatLuminance(_ v: Int) -> String {
+    v % 10000 == 0 ? String(v / 10000) : String(Double(v) / 10000)
 }

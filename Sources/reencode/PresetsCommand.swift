@@ -63,6 +63,7 @@ enum SettingsJSON {
         if let p = v.profile { o["profile"] = p }
         if let l = v.level { o["level"] = l }
         if let f = v.pixelFormat { o["pixel-format"] = f }
+        if let h = v.hdr { o["hdr"] = h.rawValue }
         if !v.codecOptions.isEmpty { o["codec-options"] = v.codecOptions }
         return o
     }

@@ -42,7 +42,8 @@ public struct Asset: Sendable {
         var tracks: [Track] = []
         for i in 0..<input.streamCount {
             let st = input.stream(i)
-            let format = describe(st)
+            var format = describe(st)
+            if format.mediaType == .video { format.hdr = HDRProbe.items(st, path: input.path, range: format.dynamicRange) }
             let isAttachedPicture = st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
             // `video:1` counts pictures that play: cover art has no ordinal (only `#N` names it).
             var ordinal: Int? = nil

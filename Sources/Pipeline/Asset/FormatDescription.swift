@@ -38,6 +38,8 @@ public struct FormatDescription: Sendable, Hashable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var colorRange: String?
+    /// Mastering display, content light level, HDR10+, Dolby Vision.
+    public var hdr = HDRItems()
     public var averageFrameRate: FrameRate?
     /// Frames do not come at one steady rate: the average rate is not a whole or 1001-family
     /// rate, or the stream's base rate (FFmpeg's r_frame_rate) disagrees with it. Phones in
@@ -78,6 +80,8 @@ public struct FormatDescription: Sendable, Hashable {
         }
         return rotation % 180 == 90 ? (height, w) : (w, height)
     }
+
+    public var dynamicRange: DynamicRange { DynamicRange(transfer: colorTransfer) }
 
     /// "10-bit" matters for HEVC archives.
     public var isHighBitDepth: Bool { (bitDepth ?? 8) > 8 }

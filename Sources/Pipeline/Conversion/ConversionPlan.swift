@@ -189,6 +189,7 @@ public enum Planner {
             plan.notices.append(timeNotice)
         }
         plan.notices += keptNotices
+        plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: format) }
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         // Everything the run opens is opened now, so what it would refuse is refused before
         // any decoding; what the encoders really make replaces what was only asked of them.

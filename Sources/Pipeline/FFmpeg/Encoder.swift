@@ -15,6 +15,9 @@ struct EncoderConfiguration {
     var colorTransfer: AVColorTransferCharacteristic = AVCOL_TRC_UNSPECIFIED
     var colorSpace: AVColorSpace = AVCOL_SPC_UNSPECIFIED
     var colorRange: AVColorRange = AVCOL_RANGE_UNSPECIFIED
+    /// HDR10 static metadata: written into the bitstream (x265/x264 SEI) and the container.
+    var masteringDisplay: MasteringDisplay?
+    var contentLightLevel: ContentLightLevel?
     // audio
     var sampleRate: Int32 = 0
     var sampleFormat: AVSampleFormat = AV_SAMPLE_FMT_NONE
@@ -31,12 +34,52 @@ struct EncoderConfiguration {
     var options: [(String, String)] = []
 }
 
+extension EncoderConfiguration {
+    /// Sets the colour tags from FFmpeg's names (nil or unknown: unspecified).
+    mutating func setColor(primaries: String?, transfer: String?, matrix: String?, range: String?) {
+        func value(_ name: String?, _ lookup: (UnsafePointer<CChar>) -> Int32) -> UInt32? {
+            guard let name else { return nil }
+            let v = name.withCString(lookup)
+            return v >= 0 ? UInt32(v) : nil
+        }
+        colorPrimaries = value(primaries, av_color_primaries_from_name).map { AVColorPrimaries(rawValue: $0) } ?? AVCOL_PRI_UNSPECIFIED
+        colorTransfer = value(transfer, av_color_transfer_from_name).map { AVColorTransferCharacteristic(rawValue: $0) } ?? AVCOL_TRC_UNSPECIFIED
+        colorSpace = value(matrix, av_color_space_from_name).map { AVColorSpace(rawValue: $0) } ?? AVCOL_SPC_UNSPECIFIED
+        colorRange = value(range, av_color_range_from_name).map { AVColorRange(rawValue: $0) } ?? AVCOL_RANGE_UNSPECIFIED
+    }
+
+    /// The encoder's options with the HDR10 metadata added to its own parameter string: FFmpeg
+    /// 5.1's libx265 and libx264 wrappers do not read it from frame side data.
+    var optionsWithHDR: [(String, String)] {
+        var params: [String] = []
+        switch codecName {
+        case "libx265":
+            if let m = masteringDisplay { params.append("master-display=\(m.encoderParameter)") }
+            if let c = contentLightLevel { params.append("max-cll=\(c.encoderParameter)") }
+        case "libx264":
+            if let m = masteringDisplay { params.append("mastering-display=\(m.encoderParameter)") }
+            if let c = contentLightLevel { params.append("cll=\(c.encoderParameter)") }
+        default:
+            break
+        }
+        guard !params.isEmpty else { return options }
+        let key = codecName == "libx265" ? "x265-params" : "x264-params"
+        var out = options.filter { $0.0 != key }
+        let existing = options.first { $0.0 == key }.map { [$0.1] } ?? []
+        out.append((key, (existing + params).joined(separator: ":")))
+        return out
+    }
+}
+
 /// An encoder. Owns its AVCodecContext (freed once, in deinit).
 // Not Sendable: an encoder belongs to one lane, whose QueueBound keeps it on the lane's queue
 // (or to a rehearsal, on the thread that plans).
 final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codecName: String
+    /// For the container's stream side data (`mdcv`/`clli`, Matroska's colour elements).
+    let masteringDisplay: MasteringDisplay?
+    let contentLightLevel: ContentLightLevel?
 
     /// Opens the encoder. A refusal names the setting that caused it where one did: an option
     /// the encoder does not have (`codec-options.presett`, with the nearest name it has), or
@@ -44,6 +87,8 @@ final class Encoder {
     init(_ c: EncoderConfiguration) throws(MediaError) {
         _ = FFmpeg.installLog  // an encoder's notes go to our log, not to stderr
         codecName = c.codecName
+        masteringDisplay = c.masteringDisplay
+        contentLightLevel = c.contentLightLevel
         guard let codec = avcodec_find_encoder_by_name(c.codecName) else {
             throw MediaError(.unsupported, "encoder '\(c.codecName)' is not in this FFmpeg build")
         }
@@ -105,7 +150,7 @@ final class Encoder {
         var dict: OpaquePointer? = nil
         defer { av_dict_free(&dict) }
         if let profile = c.profile { av_dict_set(&dict, "profile", profile, 0) }
-        for (k, v) in c.options { av_dict_set(&dict, k, v, 0) }
+        for (k, v) in c.optionsWithHDR { av_dict_set(&dict, k, v, 0) }
         do throws(MediaError) {
             try FFmpeg.check(avcodec_open2(ctx, codec, &dict), "cannot open the \(c.codecName) encoder", kind: .invalidSettings)
             // Checked above against the encoder's own options; a generic one it ignored is

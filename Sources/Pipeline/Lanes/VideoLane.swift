@@ -17,6 +17,8 @@ final class VideoLane: LaneWork {
     private var selector: SelectiveDecode<Packet>?
     private let droppability: Droppability?
     private var scaler: Scaler?
+    /// HDR made SDR (the settings assistant's `hdr: tone-map`).
+    private let toneMapper: ToneMapper?
     /// The last picture sent and its scaled copy: repeated slots reuse it.
     private var lastScaled: (source: Frame, scaled: Frame)?
     private var maxPTS: MediaTime = .invalid
@@ -62,10 +64,17 @@ final class VideoLane: LaneWork {
         c.pixelFormat = targetFormat
         c.gopSize = Int32(settings.gopFrames)
         let par = stream.pointee.codecpar.pointee
-        c.colorPrimaries = par.color_primaries
-        c.colorTransfer = par.color_trc
-        c.colorSpace = par.color_space
-        c.colorRange = par.color_range
+        // The tags the settings assistant decided: what the encoded pixels are (tone-mapped
+        // pictures are BT.709, whatever the source says).
+        c.setColor(primaries: settings.colorPrimaries, transfer: settings.colorTransfer,
+                   matrix: settings.colorMatrix, range: settings.colorRange)
+        c.masteringDisplay = settings.masteringDisplay
+        c.contentLightLevel = settings.contentLightLevel
+        if let m = settings.toneMapping {
+            toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat)
+        } else {
+            toneMapper = nil
+        }
         c.globalHeader = env.writer.needsGlobalHeader
         c.profile = settings.profile
         if let b = settings.bitrate { c.bitRate = Int64(b) }
@@ -245,6 +254,7 @@ final class VideoLane: LaneWork {
     }
 
     private func convert(_ frame: Frame) throws(MediaError) -> Frame {
+        if let toneMapper { return try toneMapper.map(frame) }
         if frame.width == Int32(settings.width) && frame.height == Int32(settings.height) && frame.pixelFormat == targetFormat {
             return frame
         }

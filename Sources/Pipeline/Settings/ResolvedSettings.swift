@@ -17,9 +17,37 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     public var profile: String
     public var level: String?
     public var codecOptions: [String: String]
+    /// The output's colour tags (FFmpeg's names; nil: unspecified). They say what the encoded
+    /// pixels are, never more.
+    public var colorPrimaries: String?
+    public var colorTransfer: String?
+    public var colorMatrix: String?
+    public var colorRange: String?
+    /// HDR pictures made SDR on the way to the encoder; nil: pixels keep their meaning.
+    public var toneMapping: ToneMapping?
+    /// HDR10 static metadata the output carries (in its SEI and in the container).
+    public var masteringDisplay: MasteringDisplay?
+    public var contentLightLevel: ContentLightLevel?
     public var decisions: [Decision]
 
     public func decision(_ setting: String) -> Decision? { decisions.first { $0.setting == setting } }
+}
+
+/// HDR (PQ or HLG) pictures turned into BT.709 SDR: what the tone-mapping kernel needs to know
+/// of the source.
+public struct ToneMapping: Sendable, Hashable {
+    public var transfer: DynamicRange
+    /// The source's primaries, matrix and range (FFmpeg's names; nil: BT.2020 and limited range
+    /// assumed).
+    public var sourcePrimaries: String?
+    public var sourceMatrix: String?
+    public var sourceRange: String?
+    /// The brightest light the source holds, cd/m² (from its mastering display or MaxCLL; HLG is
+    /// displayed on a 1000 cd/m² reference display).
+    public var peakLuminance: Double
+    public init(transfer: DynamicRange, sourcePrimaries: String?, sourceMatrix: String?, sourceRange: String?, peakLuminance: Double) {
+        self.transfer = transfer; self.sourcePrimaries = sourcePrimaries; self.sourceMatrix = sourceMatrix; self.sourceRange = sourceRange; self.peakLuminance = peakLuminance
+    }
 }
 
 public struct ResolvedAudioSettings: Sendable, Hashable {

@@ -66,6 +66,13 @@ public struct SettingsAssistant: Sendable {
             decide("rotation", "\(source.rotation)", "rotation.kept", "kept as the display matrix; pixels are not turned")
         }
 
+        // HDR: kept where the output can carry it (10 bits), else tone-mapped to SDR.
+        if s.hdr == .keep, let why = HDRSetting.keepRefusal(codec: codec, pixelFormat: s.pixelFormat) {
+            throw MediaError(.invalidSettings, why, setting: "hdr")
+        }
+        let range = source.dynamicRange
+        let keepHDR = range != .sdr && (s.hdr == .keep || (s.hdr == nil && HDRSetting.keepRefusal(codec: codec, pixelFormat: s.pixelFormat) == nil))
+
         // Pixel format.
         let caps = capabilities(encoder)
         let pixelFormat: String
@@ -79,6 +86,9 @@ public struct SettingsAssistant: Sendable {
         } else if codec == .hevc && source.isHighBitDepth {
             pixelFormat = "yuv420p10le"
             decide("pixel-format", pixelFormat, "pixel-format.keep-10-bit", "the source is \(source.bitDepth ?? 10)-bit and HEVC Main 10 keeps it")
+        } else if codec == .hevc && keepHDR {
+            pixelFormat = "yuv420p10le"
+            decide("pixel-format", pixelFormat, "pixel-format.hdr-10-bit", "HDR needs 10 bits: HEVC Main 10")
         } else {
             pixelFormat = "yuv420p"
             if source.isHighBitDepth {
@@ -87,6 +97,8 @@ public struct SettingsAssistant: Sendable {
                 decide("pixel-format", pixelFormat, "pixel-format.8-bit-420", "8-bit 4:2:0 plays everywhere")
             }
         }
+
+        let color = colorTags(source: source, settings: s, keepHDR: keepHDR, pixelFormat: pixelFormat, decide: decide)
 
         // Frame rate.
         let rate = try frameRate(source: source, settings: s, decide: decide)
@@ -151,7 +163,74 @@ public struct SettingsAssistant: Sendable {
         return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelFormat: pixelFormat,
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
                                      gopFrames: gop, profile: profile, level: level, codecOptions: s.codecOptions,
+                                     colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
+                                     colorRange: color.range, toneMapping: color.toneMapping,
+                                     masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,
+                                     contentLightLevel: keepHDR ? source.hdr.contentLightLevel : nil,
                                      decisions: decisions)
+    }
+
+    /// SDR output peak below which a source's stated peak is not believed (a mastering display of
+    /// 0.1 cd/m² is a muxer's mistake, not a display).
+    static let plausiblePeak = 100.0...10_000.0
+    /// BT.2100's reference display for HLG, and the peak assumed for PQ without metadata.
+    static let defaultPeak = 1000.0
+
+    private struct ColorTags {
+        var primaries, transfer, matrix, range: String?
+        var toneMapping: ToneMapping?
+    }
+
+    /// The output's colour tags, and tone mapping when HDR cannot stay HDR. Tags only ever say
+    /// what the pixels will be: the source's own for SDR and kept HDR, BT.709 after tone mapping.
+    private func colorTags(source: FormatDescription, settings s: VideoSettings, keepHDR: Bool, pixelFormat: String,
+                           decide: (String, String, String, String) -> Void) -> ColorTags {
+        let range = source.dynamicRange
+        // Full-range "J" formats are converted to the output's range by the scaler.
+        var outRange = source.colorRange
+        let sourceJ = source.pixelFormat?.hasPrefix("yuvj") == true, outputJ = pixelFormat.hasPrefix("yuvj")
+        if sourceJ != outputJ { outRange = outputJ ? "pc" : "tv" }
+        let tags = [source.colorPrimaries, source.colorTransfer, source.colorMatrix].map { $0 ?? "unspecified" }.joined(separator: "/")
+        if range == .sdr {
+            if let asked = s.hdr {
+                decide("hdr", "none", "hdr.sdr-source", "the source is SDR: 'hdr: \(asked.rawValue)' has nothing to do")
+            }
+            // RGB pictures made Y'CbCr (or back) change matrix: libswscale converts with BT.601's.
+            let rgbSource = source.colorMatrix == "gbr" || isRGB(source.pixelFormat), rgbOutput = isRGB(pixelFormat)
+            if rgbSource != rgbOutput {
+                let matrix = rgbOutput ? "gbr" : "smpte170m"
+                let converted = [source.colorPrimaries ?? "unspecified", source.colorTransfer ?? "unspecified", matrix].joined(separator: "/")
+                decide("color", converted, "color.matrix-converted",
+                       rgbOutput ? "Y'CbCr pictures are made RGB" : "RGB pictures are made Y'CbCr with BT.601's matrix (libswscale's)")
+                return ColorTags(primaries: source.colorPrimaries, transfer: source.colorTransfer, matrix: matrix, range: rgbOutput ? nil : (outputJ ? "pc" : "tv"))
+            }
+            decide("color", tags, "color.source", source.colorTransfer == nil && source.colorPrimaries == nil
+                   ? "the source states no colour tags: none are claimed" : "the source's colour tags, as its pixels are")
+            return ColorTags(primaries: source.colorPrimaries, transfer: source.colorTransfer, matrix: source.colorMatrix, range: outRange)
+        }
+        if keepHDR {
+            if s.hdr == .keep { decide("hdr", "keep", Origin.settings, "as asked") }
+            else { decide("hdr", "keep", "hdr.keep-10-bit", "the \(range.name) source stays HDR: the \(pixelFormat) output carries it") }
+            var kept: [String] = []
+            if let m = source.hdr.masteringDisplay { kept.append("mastering display \(m)") }
+            if let c = source.hdr.contentLightLevel { kept.append("MaxCLL \(c.maxCLL), MaxFALL \(c.maxFALL)") }
+            decide("color", tags, "color.hdr-kept", "the source's HDR tags" + (kept.isEmpty ? "" : "; " + kept.joined(separator: "; ")))
+            return ColorTags(primaries: source.colorPrimaries, transfer: source.colorTransfer, matrix: source.colorMatrix, range: outRange)
+        }
+        if s.hdr == .toneMap { decide("hdr", "tone-map", Origin.settings, "as asked") }
+        else {
+            decide("hdr", "tone-map", "hdr.tone-map-8-bit",
+                   "an 8-bit output cannot carry the \(range.name) source's HDR: tone-mapped to BT.709 SDR, as Apple's export presets do")
+        }
+        var peak = Self.defaultPeak
+        if range == .pq {
+            if let p = source.hdr.masteringDisplay?.peak, Self.plausiblePeak.contains(p) { peak = p }
+            else if let c = source.hdr.contentLightLevel, Self.plausiblePeak.contains(Double(c.maxCLL)) { peak = Double(c.maxCLL) }
+        }
+        decide("color", "bt709/bt709/bt709", "color.tone-mapped-bt709",
+               "SDR pictures are tagged BT.709 (the \(range.name) source's peak: \(formatNumber(peak)) cd/m²)")
+        return ColorTags(primaries: "bt709", transfer: "bt709", matrix: "bt709", range: outputJ ? "pc" : "tv",
+                         toneMapping: ToneMapping(transfer: range, sourcePrimaries: source.colorPrimaries, sourceMatrix: source.colorMatrix, sourceRange: source.colorRange, peakLuminance: peak))
     }
 
     /// nil keeps the source's timing.
@@ -340,6 +419,12 @@ public struct SettingsAssistant: Sendable {
         "7.1(wide)": 8, "7.1(wide-side)": 8, "octagonal": 8,
     ]
     static let standardLayoutNames = standardLayouts.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key)
+}
+
+/// An RGB pixel format by its FFmpeg name (`gbrp`, `rgb24`, `bgra`, `argb`, `x2rgb10le` …).
+func isRGB(_ name: String?) -> Bool {
+    guard let n = name?.lowercased() else { return false }
+    return ["rgb", "bgr", "gbr", "argb", "abgr", "0rgb", "0bgr", "x2rgb", "x2bgr"].contains { n.hasPrefix($0) }
 }
 
 /// Even, not above `x` (4:2:0 needs even sizes), at least 2.

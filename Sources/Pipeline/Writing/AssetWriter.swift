@@ -21,6 +21,9 @@ final class AssetWriter: @unchecked Sendable {
     private var inputs: [Input] = []
     private let lock = NSLock()
     private var started = false
+    /// A passed-through stream has a Dolby Vision configuration: the MP4 writer stores it (dvcC)
+    /// only when told that unofficial boxes are fine.
+    private var carriesDolbyVision = false
     private var finished = false
 
     /// `rehearsal`: `start` writes the header into memory, not to `path` (what `plan` and
@@ -52,6 +55,12 @@ final class AssetWriter: @unchecked Sendable {
         let st = try container.addStream()
         try encoder.copyParameters(to: st.pointee.codecpar)
         st.pointee.time_base = encoder.timeBase
+        if let m = encoder.masteringDisplay {
+            try FFmpeg.check(rx_stream_set_mastering(st, m.sideDataValues), "mastering display metadata")
+        }
+        if let c = encoder.contentLightLevel {
+            try FFmpeg.check(rx_stream_set_content_light(st, UInt32(clamping: c.maxCLL), UInt32(clamping: c.maxFALL)), "content light level")
+        }
         try finishStream(st, rotation: rotation, metadata: metadata)
         inputs.append(Input(stream: st, sourceTimeBase: encoder.timeBase))
         return inputs.count - 1
@@ -73,6 +82,11 @@ final class AssetWriter: @unchecked Sendable {
         try FFmpeg.check(avcodec_parameters_copy(st.pointee.codecpar, source.pointee.codecpar), "stream parameters")
         // The source container's tag may not be valid in ours (e.g. Matroska → MP4).
         st.pointee.codecpar.pointee.codec_tag = 0
+        // HDR10 and Dolby Vision configuration live in stream side data, which the parameters
+        // copy leaves behind (before FFmpeg 6.1).
+        try FFmpeg.check(rx_stream_copy_side_data(st, source), "stream side data")
+        var size = 0
+        if rx_stream_side_data(source, AV_PKT_DATA_DOVI_CONF, &size) != nil { carriesDolbyVision = true }
         st.pointee.time_base = source.pointee.time_base
         try finishStream(st, rotation: rotation, metadata: metadata)
         inputs.append(Input(stream: st, sourceTimeBase: source.pointee.time_base))
@@ -111,6 +125,7 @@ final class AssetWriter: @unchecked Sendable {
         if optimizeForNetwork && format != .mkv { movflags.append("+faststart") }
         if kept.quickTimeKeys && format != .mkv { movflags.append("+use_metadata_tags") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
+        if carriesDolbyVision && format == .mp4 { options.append(("strict", "unofficial")) }
         try container.open(options: options)
         // The muxer keeps the picture (MP4 `covr`) and writes it with the index.
         for (p, st) in covers { try container.writePicture(p, to: st) }

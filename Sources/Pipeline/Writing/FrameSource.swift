@@ -21,6 +21,9 @@ public struct GeneratedVideoFormat: Sendable {
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorMatrix: String?
+    /// HDR10 static metadata, written into the SEI and the container as a conversion writes it.
+    public var masteringDisplay: MasteringDisplay?
+    public var contentLightLevel: ContentLightLevel?
     public var metadata: [String: String] = [:]
 
     public init(width: Int, height: Int, frameRate: FrameRate) {
@@ -83,7 +86,10 @@ public final class FrameSource {
             if let n = v.colorPrimaries { c.colorPrimaries = AVColorPrimaries(rawValue: UInt32(bitPattern: av_color_primaries_from_name(n))) }
             if let n = v.colorTransfer { c.colorTransfer = AVColorTransferCharacteristic(rawValue: UInt32(bitPattern: av_color_transfer_from_name(n))) }
             if let n = v.colorMatrix { c.colorSpace = AVColorSpace(rawValue: UInt32(bitPattern: av_color_space_from_name(n))) }
-            c.colorRange = AVCOL_RANGE_MPEG
+            // "J" formats are full range; the others are written limited.
+            c.colorRange = v.pixelFormat.hasPrefix("yuvj") ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+            c.masteringDisplay = v.masteringDisplay
+            c.contentLightLevel = v.contentLightLevel
             c.globalHeader = writer.needsGlobalHeader
             var opts = v.codecOptions
             opts["crf"] = opts["crf"] ?? formatNumber(v.quality)

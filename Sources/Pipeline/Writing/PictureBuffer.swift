@@ -25,6 +25,19 @@ public struct PictureBuffer: ~Copyable {
         }
     }
 
+    /// Fills a rectangle of a plane with a sample value at the picture's own bit depth (an exact
+    /// 10-bit code value, say).
+    public func fill(plane: Int, x: Int, y: Int, width w: Int, height h: Int, sample: Int) {
+        let shift = bitDepth > 8 ? bitDepth - 8 : 0
+        if shift == 0 { fill(plane: plane, x: x, y: y, width: w, height: h, value: sample); return }
+        guard let base = frame.plane(Int32(plane)) else { return }
+        let line = frame.lineSize(Int32(plane))
+        for row in y..<(y + h) {
+            UnsafeMutableRawPointer(base + row * line).assumingMemoryBound(to: UInt16.self)
+                .advanced(by: x).update(repeating: UInt16(clamping: sample), count: w)
+        }
+    }
+
     /// Copies 8-bit samples into row `y` of a plane (8-bit pictures only), from column 0.
     public func setRow(plane: Int, y: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
         guard bitDepth == 8, let base = frame.plane(Int32(plane)), let src = bytes.baseAddress else { return }

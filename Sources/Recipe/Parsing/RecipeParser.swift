@@ -26,7 +26,7 @@ public enum RecipeParser {
     static let writerInputKeys = ["source", "settings"]
     static let sessionKeys = ["time-range", "selective-decode"]
     static let timeRangeKeys = ["start", "duration", "end"]
-    static let videoKeys = ["width", "height", "frame-rate", "frame-rate-policy", "quality", "max-bitrate", "gop", "profile", "level", "pixel-format"]
+    static let videoKeys = ["width", "height", "frame-rate", "frame-rate-policy", "quality", "max-bitrate", "gop", "profile", "level", "pixel-format", "hdr"]
     static let audioKeys = ["sample-rate", "channels", "channel-layout"]
     static let sharedKeys = ["codec", "bitrate", "codec-options"]
     static let presetKeys = ["base"] + sharedKeys + videoKeys + audioKeys
@@ -383,6 +383,12 @@ private struct Parser {
             case "profile": p.video.profile = string(value, key)
             case "level": p.video.level = string(value, key)
             case "pixel-format": p.video.pixelFormat = string(value, key)
+            case "hdr":
+                guard let s = value.scalar, let h = HDRSetting(rawValue: s) else {
+                    error(value.mark, "'hdr' must be keep or tone-map, not \(value.kindDescription)")
+                    continue
+                }
+                p.video.hdr = h
             case "sample-rate":
                 guard let s = value.scalar, let r = Self.sampleRate(s) else {
                     error(value.mark, "'sample-rate' must be a rate in Hz from 8000 to 192000 (48000 or 48k), not \(value.kindDescription)")
@@ -540,5 +546,34 @@ private struct Parser {
         for out in recipe.readerOutputs where seenNames[out.name] == nil {
             report(recipe.diagnostic(out.mark, "reader output '\(out.name)' is not used by any writer input"))
         }
+        for d in hdrKeepErrors() { if full { truncated = true; return }; report(d) }
+    }
+
+    /// `hdr: keep` in settings that give an 8-bit output asks for the impossible whatever the
+    /// source: an error at the `hdr:` line (the settings assistant refuses it the same way).
+    func hdrKeepErrors() -> [Diagnostic] {
+        let inlineKeep = recipe.writerInputs.contains { if case .inline(let d) = $0.settings { return d.video.hdr == .keep } else { return false } }
+        guard inlineKeep || recipe.presets.values.contains(where: { $0.video.hdr == .keep }) else { return [] }
+        var out: [Diagnostic] = []
+        for input in recipe.writerInputs {
+            let video: VideoSettings, keys: [(String, Mark)]
+            var audioCodec: AudioCodec?
+            switch input.settings {
+            case .none: continue
+            case .preset(let name):
+                guard let p = try? recipe.resolvePreset(name) else { continue }  // reported above
+                (video, keys, audioCodec) = (p.video, p.videoOnlyKeys, p.audio.codec)
+            case .inline(let def):
+                var base = ResolvedPreset.empty
+                if let b = def.base { guard let p = try? recipe.resolvePreset(b) else { continue }; base = p }
+                (video, keys, audioCodec) = (def.video.over(base.video), base.videoOnlyKeys + def.videoOnlyKeys, def.audio.codec ?? base.audio.codec)
+            }
+            // Audio settings with a stray `hdr:` are refused where the track is known.
+            if video.codec == nil && audioCodec != nil { continue }
+            guard video.hdr == .keep, let why = HDRSetting.keepRefusal(codec: video.codec, pixelFormat: video.pixelFormat),
+                  let mark = keys.last(where: { $0.0 == "hdr" })?.1 else { continue }
+            out.append(recipe.diagnostic(mark, why))
+        }
+        return out
     }
 }
