@@ -175,10 +175,19 @@ public enum Planner {
         }
     }
 
+    /// Matroska's query knows only its native codec IDs; its muxer also stores any other codec
+    /// FFmpeg has a Windows (VFW/ACM) or QuickTime tag for, as `ffmpeg -c copy` does (H.263).
+    private static func hasMatroskaFallbackTag(_ id: AVCodecID) -> Bool {
+        [avformat_get_riff_video_tags(), avformat_get_riff_audio_tags(), avformat_get_mov_video_tags()].contains { table in
+            var tables: [OpaquePointer?] = [table]
+            return av_codec_get_tag(&tables, id) != 0
+        }
+    }
+
     private static func checkPassthrough(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) {
         guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return }
         let id = avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE
-        if avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) != 1 {
+        if avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) != 1 && !(format == .mkv && hasMatroskaFallbackTag(id)) {
             throw MediaError(.unsupported, "track \(track.index) (\(track.format.codec)) cannot be copied into \(format.rawValue) as it is: reencode it instead", file: source, track: track.index)
         }
     }

@@ -29,6 +29,8 @@ final class AssetWriter: @unchecked Sendable {
 
     /// Encoders must set AV_CODEC_FLAG_GLOBAL_HEADER for this container.
     var needsGlobalHeader: Bool { container.needsGlobalHeader }
+    /// Each input's decode times must increase (not merely not decrease).
+    var needsStrictlyIncreasingDTS: Bool { container.needsStrictlyIncreasingDTS }
 
     /// An input fed by `encoder` (opened already: its parameters are final).
     func addInput(encoder: Encoder, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
@@ -60,13 +62,15 @@ final class AssetWriter: @unchecked Sendable {
         for (k, v) in metadata { av_dict_set(&st.pointee.metadata, k, v, 0) }
     }
 
-    /// Opens the file and writes the header. `optimizeForNetwork` puts the index (moov) first.
-    func start(metadata: [String: String], optimizeForNetwork: Bool) throws(MediaError) {
+    /// Opens the file and writes the header. `optimizeForNetwork` puts the index (moov) first;
+    /// `negativeCompositionOffsets` (MP4/MOV) is for test media made like an iPhone's.
+    func start(metadata: [String: String], optimizeForNetwork: Bool, negativeCompositionOffsets: Bool = false) throws(MediaError) {
         for (k, v) in metadata { av_dict_set(&container.context.pointee.metadata, k, v, 0) }
         var options: [(String, String)] = []
         var movflags: [String] = []
         if optimizeForNetwork && format != .mkv { movflags.append("+faststart") }
         if format == .mov { movflags.append("+use_metadata_tags") }
+        if negativeCompositionOffsets && format != .mkv { movflags.append("+negative_cts_offsets") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
         try container.open(options: options)
         started = true

@@ -22,6 +22,10 @@ public struct GeneratedVideoFormat: Sendable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var metadata: [String: String] = [:]
+    /// MP4/MOV: B-frames stamped with composition offsets below zero (ctts version 1), as iPhones
+    /// write them. A clip of a few frames then reads back with pts < dts: FFmpeg 5.1 learns the
+    /// shift only from ctts entries before the last two.
+    public var negativeCompositionOffsets = false
 
     public init(width: Int, height: Int, frameRate: FrameRate) {
         self.width = width; self.height = height; self.frameRate = frameRate
@@ -106,7 +110,8 @@ public final class FrameSource {
             av_channel_layout_default(&layout, Int32(a.channels))
             audio = (enc, input, a, AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(a.channels)), layout)
         }
-        try writer.start(metadata: metadata, optimizeForNetwork: true)
+        try writer.start(metadata: metadata, optimizeForNetwork: true,
+                         negativeCompositionOffsets: v?.negativeCompositionOffsets ?? false)
     }
 
     deinit {
