@@ -178,8 +178,8 @@ public enum Planner {
     /// Matroska's query knows only its native codec IDs; its muxer also stores any other codec
     /// FFmpeg has a Windows (VFW/ACM) or QuickTime tag for, as `ffmpeg -c copy` does (H.263).
     private static func hasMatroskaFallbackTag(_ id: AVCodecID) -> Bool {
-        [avformat_get_riff_video_tags(), avformat_get_riff_audio_tags(), avformat_get_mov_video_tags()].contains { table in
-            var tables: [OpaquePointer?] = [table]
+        id != AV_CODEC_ID_NONE && [avformat_get_riff_video_tags(), avformat_get_riff_audio_tags(), avformat_get_mov_video_tags()].contains { table in
+            var tables: [OpaquePointer?] = [table, nil]  // a list of tables, ended by NULL
             return av_codec_get_tag(&tables, id) != 0
         }
     }

@@ -44,6 +44,13 @@ final class AssetWriter: @unchecked Sendable {
 
     /// An input fed with the source's own packets (no decode, no encode).
     func addPassthroughInput(from source: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
+        let par = source.pointee.codecpar.pointee
+        // MP4 describes VP9 by profile, bit depth and chroma layout (vpcC). Without a known picture
+        // format FFmpeg writes the box empty and cannot read the file back.
+        if par.codec_id == AV_CODEC_ID_VP9 && par.format < 0 && format != .mkv {
+            throw MediaError(.unsupported, "the VP9 track's picture format is unknown (FFmpeg could not read it from the stream), "
+                             + "so \(format.rawValue) cannot describe it: reencode it instead")
+        }
         let st = container.addStream()
         try FFmpeg.check(avcodec_parameters_copy(st.pointee.codecpar, source.pointee.codecpar), "stream parameters")
         // The source container's tag may not be valid in ours (e.g. Matroska → MP4).
