@@ -1,9 +1,9 @@
 import CFFmpeg
 
 /// A compressed sample. Owns its AVPacket (freed once, in deinit).
-// SAFETY: a Packet is handed from queue to queue (reader → lane → writer) and touched by one
-// queue at a time; the hand-off goes through a lock (BoundedBuffer / the writer's lock).
-final class Packet: @unchecked Sendable {
+/// Not Sendable: a packet crosses threads only inside AssetReader's buffers and AssetWriter's
+/// muxer, each behind its own lock, and is used by one lane at a time in between.
+final class Packet {
     let pointer: UnsafeMutablePointer<AVPacket>
 
     init() {

@@ -5,7 +5,10 @@ import Recipe
 /// Writes encoded (or passed-through) packets of several inputs into one container file
 /// (AVAssetWriter with its inputs). Inputs are negotiated before `start`; lanes then append from
 /// their own queues, serialised here behind one lock, and FFmpeg's interleaving muxer orders them.
-// SAFETY: every use of `container` and `inputs` after init happens with `lock` held.
+// SAFETY: inputs are added and the header written (`addInput`, `addPassthroughInput`, `start`)
+// by the one thread that sets the session up, before any lane runs (lanes are started on their
+// queues afterwards, which orders those writes before the lanes' reads); from then on every use
+// of `container`, `inputs` and the flags happens with `lock` held (`append`, `finish`).
 final class AssetWriter: @unchecked Sendable {
     struct Input {
         let stream: UnsafeMutablePointer<AVStream>
