@@ -56,7 +56,8 @@ def decode_errors(path):
     """The decoders' error lines for a whole decode (the null muxer's complaints about frames
     sharing a millisecond are about ffmpeg's own output, not the file)."""
     code, _, err = run(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
-    lines = [l for l in err.splitlines() if l.strip() and not l.startswith("[null @")]
+    lines = [l for l in err.splitlines()
+             if l.strip() and not l.startswith("[null @") and not l.strip().startswith("Last message repeated")]
     if code != 0 and not lines:
         lines = [f"ffmpeg exit {code}"]
     return [re.sub(r" @ 0x[0-9a-f]+\]", "]", l) for l in lines]

@@ -6,18 +6,19 @@ import Recipe
 ///
 /// A muxer wants, per track, decode times (dts) that increase and never pass the presentation
 /// time (pts). Sources break that in two ways this fixes:
-/// - Negative composition offsets: Apple's HEVC and MV-HEVC `.mov` files (ctts version 1 without
-///   a `cslg` box) stamp B-frames with pts < dts. Every dts of the track moves earlier by the
-///   same amount (`decodeLead`, what `cslg` would have said), learnt from the first samples:
-///   order and spacing of the decode times stay, no pts moves.
+/// - Negative composition offsets: Apple's HEVC and MV-HEVC `.mov` files store B-frames shown
+///   before they are decoded; FFmpeg 5.1 learns the needed shift only from the ctts entries
+///   before the last two, so short clips read back with pts < dts. Every dts of the track moves
+///   earlier by the same amount (`decodeLead`, what a `cslg` box states), learnt from the first
+///   samples: order and spacing of the decode times stay, no pts moves.
 /// - A dts that repeats or steps back, or is missing: it becomes the smallest valid one. Where
 ///   that passes the sample's pts (two samples at one time), the pts moves by the least the
 ///   muxer takes, a few ticks of the time base, never by half a sample or more.
 /// A sample without a pts (AVI, some MPEG streams) is shown at its decode time, as FFmpeg's
 /// muxers do. A sample that no valid dts fits without moving it that far (shown well before the
 /// sample ahead of it can be decoded) is an error, never a silent change.
-/// Negative results are fine: MP4/MOV hide them with an edit list (lead-in, priming), Matroska
-/// moves the whole file (every track alike) to 0.
+/// Negative results are fine: MP4/MOV hide them with an edit list (lead-in, priming); Matroska
+/// moves the whole file later, every track alike, so that nothing is before 0.
 struct CopiedTimestamps {
     /// The session's start in the track's time base, subtracted from every stamp: the same
     /// instant for every track, so tracks keep their offsets.
@@ -77,10 +78,10 @@ struct CopiedTimestamps {
             dts = pts ?? 0
         }
         if let pts, dts > pts { dts = pts }
-        if let lastDTS, dts < lastDTS + (strictlyIncreasing ? 1 : 0) {
+        if let lastDTS {
             let (floor, overflow) = lastDTS.addingReportingOverflow(strictlyIncreasing ? 1 : 0)
             if overflow { throw outOfOrder }
-            dts = floor
+            if dts < floor { dts = floor }
         }
         if let p = pts, p < dts {
             // Two samples at one time (stills, Matroska's millisecond rounding), or a step back of
