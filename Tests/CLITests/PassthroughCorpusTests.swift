@@ -63,19 +63,24 @@ struct PassthroughCorpusTests {
             let maps = ["-map", "0:\(sv.index)"] + (source.audio.map { ["-map", "0:\($0.index)"] } ?? [])
             let dir = Scratch()
             let folder = dir.path
-            let results = Locked<[String: (ffmpeg: Copy, reencode: Copy)]>([:])
-            DispatchQueue.concurrentPerform(iterations: Self.containers.count) { i in
-                let ext = Self.containers[i]
-                let theirs = Self.copy(folder + "/ffmpeg.\(ext)") {
-                    try Binary.runTool(ffmpeg, ["-nostdin", "-v", "error", "-i", src] + maps + ["-c", "copy", $0])
-                }
-                let ours = Self.copy(folder + "/reencode.\(ext)") {
-                    try Binary.run(["run", Self.recipe, "-i", src, "-o", $0, "--quiet"], timeLimit: 60)
-                }
-                results.withLock { $0[ext] = (theirs, ours) }
-            }
+            // ffmpeg and reencode into each container, all at once: six short processes.
+            let copies = Locked<[String: Copy]>([:])
+            let group = DispatchGroup()
             for ext in Self.containers {
-                guard let (theirs, ours) = results.withLock({ $0[ext] }) else { continue }
+                for tool in ["ffmpeg", "reencode"] {
+                    DispatchQueue.global().async(group: group) {
+                        let c = Self.copy(folder + "/\(tool).\(ext)") { out in
+                            tool == "ffmpeg"
+                                ? try Binary.runTool(ffmpeg, ["-nostdin", "-v", "error", "-i", src] + maps + ["-c", "copy", out])
+                                : try Binary.run(["run", Self.recipe, "-i", src, "-o", out, "--quiet"], timeLimit: 60)
+                        }
+                        copies.withLock { $0["\(tool).\(ext)"] = c }
+                    }
+                }
+            }
+            group.wait()
+            for ext in Self.containers {
+                guard let theirs = copies.withLock({ $0["ffmpeg.\(ext)"] }), let ours = copies.withLock({ $0["reencode.\(ext)"] }) else { continue }
                 let what = "\(name) → .\(ext)"
                 #expect(ours.status >= 0 && ours.status < 128, "\(what): crashed (status \(ours.status))")
                 let ffmpegCopied = theirs.status == 0 && !(theirs.video ?? []).isEmpty
