@@ -61,6 +61,15 @@ struct TrackStartTests {
         return Timing(video: video, audio: audio, skew: skew)
     }
 
+    /// Seconds of the first audio track's packets the container marks to discard (ffprobe's `D`).
+    static func discardedAudio(_ path: String) throws -> Double {
+        let rows = try #require(try FFprobe.run(["-select_streams", "a:0", "-show_entries", "packet=duration_time,flags", "-of", "csv=p=0", path]))
+        return rows.split(separator: "\n").reduce(0) { sum, row in
+            let f = row.split(separator: ",")
+            return f.count >= 2 && f[1].contains("D") ? sum + (Double(f[0]) ?? 0) : sum
+        }
+    }
+
     enum Mode: String, CaseIterable, Sendable { case bothEncoded, videoCopied, audioCopied }
 
     @Test("audio starting later or earlier than video: the offset and sync survive",
@@ -82,7 +91,12 @@ struct TrackStartTests {
             ]))
             let after = try Self.timing(out)
             let note = "\(ext) \(mode) video \(starts.video) audio \(starts.audio)"
-            #expect(abs((after.audio - after.video) - (before.audio - before.video)) < 0.001,
+            // A copied AAC track keeps every packet, as `ffmpeg -c copy` does, including the
+            // priming packet an MP4 edit list marks to discard (1024 samples before the sound):
+            // Matroska cannot hide it, so the stream starts that much earlier; the sound itself
+            // stays in sync (the skew below).
+            let priming = mode == .audioCopied && ext == "mkv" ? try Self.discardedAudio(src) : 0
+            #expect(abs((after.audio - after.video) - (before.audio - before.video) + priming) < 0.001,
                     "\(note): audio − video \(after.audio - after.video), source \(before.audio - before.video)")
             // The earlier track starts the file.
             #expect(abs(min(after.audio, after.video)) < 0.001, "\(note): starts at \(after.video), \(after.audio)")

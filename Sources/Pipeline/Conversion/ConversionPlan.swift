@@ -94,6 +94,14 @@ public struct ConversionPlan: Sendable {
     /// What the output will not keep, settings without effect: printed as warnings.
     public internal(set) var notices: [PlanNotice] = []
 
+    /// The time range starts after the file's start: lanes cut there.
+    var cutsStart: Bool { timeRange.start > source.startTime }
+    /// The time range ends before the file's stated end (none stated: never).
+    var cutsEnd: Bool {
+        let d = source.duration
+        return d.isNumeric && d > .zero && timeRange.end < source.startTime + d
+    }
+
     /// The output's expected length.
     public var duration: MediaTime { timeRange.duration }
 }
@@ -207,10 +215,19 @@ public enum Planner {
         }
     }
 
+    /// Matroska's query knows only its native codec IDs; its muxer also stores any other codec
+    /// FFmpeg has a Windows (VFW/ACM) or QuickTime tag for, as `ffmpeg -c copy` does (H.263).
+    private static func hasMatroskaFallbackTag(_ id: AVCodecID) -> Bool {
+        id != AV_CODEC_ID_NONE && [avformat_get_riff_video_tags(), avformat_get_riff_audio_tags(), avformat_get_mov_video_tags()].contains { table in
+            var tables: [OpaquePointer?] = [table, nil]  // a list of tables, ended by NULL
+            return av_codec_get_tag(&tables, id) != 0
+        }
+    }
+
     private static func checkPassthrough(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) {
         guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return }
         let id = avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE
-        if avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) != 1 {
+        if avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) != 1 && !(format == .mkv && hasMatroskaFallbackTag(id)) {
             throw MediaError(.unsupported, "\(track.format.codec) cannot be copied into \(format.rawValue) as it is: reencode it instead", file: source, track: track.index)
         }
     }

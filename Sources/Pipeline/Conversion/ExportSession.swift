@@ -103,8 +103,9 @@ public final class ExportSession: Sendable {
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: progress)
-        let env = LaneEnvironment(reader: reader, writer: writer, range: plan.timeRange, progress: tracker,
-                                  cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
+        let env = LaneEnvironment(reader: reader, writer: writer, range: plan.timeRange,
+                                  cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
+                                  progress: tracker, cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
 
         // Negotiate: every decoder and encoder opens, and the header is written, before data flows.
         var lanes: [Lane] = []

@@ -41,6 +41,8 @@ final class OutputContainer {
     }
 
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+    /// The muxer refuses a dts equal to the last (MP4/MOV); Matroska (TS_NONSTRICT) takes it.
+    var needsStrictlyIncreasingDTS: Bool { context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT == 0 }
 
     func addStream() throws(MediaError) -> UnsafeMutablePointer<AVStream> {
         guard let s = avformat_new_stream(context, nil) else { throw MediaError(.processing, "cannot add a stream: out of memory") }

@@ -8,13 +8,19 @@ final class LaneEnvironment: Sendable {
     let writer: AssetWriter
     /// Absolute session range on the source's timeline.
     let range: TimeRange
+    /// Whether a recipe's time-range cuts the source's start, its end. Where it does not, copied
+    /// tracks keep every sample on that side: a container's stated start and length are not a
+    /// cut (pre-roll before an edit list's start, samples past a rounded-down duration).
+    let cutsStart: Bool
+    let cutsEnd: Bool
     let progress: ProgressTracker
     let cancellation: Cancellation
     let selectiveDecode: Bool
 
-    init(reader: AssetReader, writer: AssetWriter, range: TimeRange, progress: ProgressTracker,
-         cancellation: Cancellation, selectiveDecode: Bool) {
+    init(reader: AssetReader, writer: AssetWriter, range: TimeRange, cutsStart: Bool, cutsEnd: Bool,
+         progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool) {
         self.reader = reader; self.writer = writer; self.range = range
+        self.cutsStart = cutsStart; self.cutsEnd = cutsEnd
         self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
     }
 

@@ -1,17 +1,28 @@
 import CFFmpeg
 import Recipe
 
-/// Copies compressed samples as they are. A trim starts at the sync sample at or before the
-/// range start (nothing is decoded, so it cannot start between sync samples); timestamps are
-/// shifted so that the range start is 0, and the container's edit list hides the lead-in.
+/// Copies compressed samples as they are. Every sample keeps its presentation time relative to
+/// every other sample of every track: all are moved by the session's start, and decode times are
+/// made valid for the muxer (`CopiedTimestamps`). A video track starts at its first sync sample
+/// (nothing is decoded, so it cannot start between sync samples).
+///
+/// Without a trim every sample is copied, as `ffmpeg -c copy` does, including pre-roll before the
+/// start (an edit list's lead-in, audio priming), which MP4/MOV hide again with an edit list. A
+/// trim starts video at the sync sample at or before the start (the edit list hides the
+/// lead-in) and audio at the first sample that reaches the start; it stops at the first sample
+/// decoded at or after the end.
 final class PassthroughLane: LaneWork {
     private let env: LaneEnvironment
     private let output: Int
     private let writerInput: Int
     private let track: Track
     private let timeBase: AVRational
-    private let shift: Int64
+    private var timestamps: CopiedTimestamps
     private var started = false
+    /// The first samples, held until `timestamps` has learnt from them.
+    private var held: [Packet] = []
+    private var learnt = false
+    private var ended = false
     private var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
 
@@ -22,45 +33,63 @@ final class PassthroughLane: LaneWork {
         statistics = LaneStatistics(track: track.index)
         let stream = env.reader.stream(forOutput: output)
         timeBase = stream.pointee.time_base
-        shift = try env.range.start.ts(in: timeBase, rounding: .down)
+        timestamps = CopiedTimestamps(origin: try env.range.start.ts(in: timeBase, rounding: .down), timeBase: timeBase,
+                                      strictlyIncreasing: env.writer.needsStrictlyIncreasingDTS)
         writerInput = try env.writer.addPassthroughInput(from: stream, rotation: track.format.rotation,
                                                          metadata: track.outputMetadata)
     }
 
     func run() throws(MediaError) {
         do throws(MediaError) {
-            while let packet = try env.reader.next(output) {
+            while !ended, let packet = try env.reader.next(output) {
                 try env.checkCancelled()
                 statistics.packetsRead += 1
-                let dts = MediaTime(ts: packet.dts != FFmpeg.noPTS ? packet.dts : packet.pts, timeBase: timeBase)
                 let pts = MediaTime(ts: packet.pts, timeBase: timeBase)
                 if pts.isNumeric { lastTime = pts }
-                if dts.isNumeric && dts >= env.range.end { break }
                 if !started {
-                    if track.mediaType == .video {
-                        guard packet.isKeyframe else { continue }
-                    } else if pts.isNumeric {
-                        let end = pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase)
-                        guard end > env.range.start else { continue }
-                    }
+                    guard starts(packet, at: pts) else { continue }
                     started = true
                 }
-                // A file's stamps can be anything: one that cannot be shifted is an error, not a trap.
-                let (pts64, ptsOverflow) = packet.pts.subtractingReportingOverflow(shift)
-                let (dts64, dtsOverflow) = packet.dts.subtractingReportingOverflow(shift)
-                if (packet.pts != FFmpeg.noPTS && ptsOverflow) || (packet.dts != FFmpeg.noPTS && dtsOverflow) {
-                    throw MediaError(MediaTimeOverflow(saturated: shift > 0 ? .negativeInfinity : .positiveInfinity,
-                                                       expression: "timestamps \(packet.pts), \(packet.dts) − \(shift) in time base \(timeBase.num)/\(timeBase.den)"))
+                if learnt {
+                    try write(packet)
+                } else {
+                    held.append(packet)
+                    if held.count >= CopiedTimestamps.lookahead { try writeHeld() }
                 }
-                if packet.pts != FFmpeg.noPTS { packet.pts = pts64 }
-                if packet.dts != FFmpeg.noPTS { packet.dts = dts64 }
-                statistics.unitsOut += 1
-                statistics.packetsWritten += 1
-                try env.deliver(packet, timeBase: timeBase, input: writerInput, lane: output, frames: statistics.unitsOut)
             }
+            if !learnt { try writeHeld() }
             env.reader.detach(output)
         } catch {
             throw error.at(file: env.file, track: track.index, time: lastTime)
         }
+    }
+
+    /// Whether the track's copy begins with this sample.
+    private func starts(_ packet: Packet, at pts: MediaTime) -> Bool {
+        if track.mediaType == .video { return packet.isKeyframe }
+        guard env.cutsStart, pts.isNumeric else { return true }
+        return pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase) > env.range.start
+    }
+
+    private func writeHeld() throws(MediaError) {
+        timestamps.learn(from: held)
+        learnt = true
+        let packets = held
+        held = []
+        for p in packets where !ended { try write(p) }
+    }
+
+    private func write(_ packet: Packet) throws(MediaError) {
+        let pts = MediaTime(ts: packet.pts, timeBase: timeBase)
+        if pts.isNumeric { lastTime = pts }
+        try timestamps.restamp(packet)
+        // Once a sample is decoded at or after the end, every later one is shown after it.
+        if env.cutsEnd && MediaTime(ts: packet.dts, timeBase: timeBase) >= env.range.end - env.range.start {
+            ended = true
+            return
+        }
+        statistics.unitsOut += 1
+        statistics.packetsWritten += 1
+        try env.deliver(packet, timeBase: timeBase, input: writerInput, lane: output, frames: statistics.unitsOut)
     }
 }

@@ -23,3 +23,29 @@ public enum PacketScan {
         return out
     }
 }
+
+extension PacketScan {
+    /// One sample as the file states it.
+    public struct Sample: Sendable, Hashable {
+        /// nil where the file states none.
+        public let pts: MediaTime?
+        public let dts: MediaTime?
+        public let duration: MediaTime
+        public let isSync: Bool
+    }
+
+    /// Every stream's samples in file (decode) order, from the packets alone (no decode).
+    public static func samples(_ path: String) throws(MediaError) -> [Int: [Sample]] {
+        let input = try InputContainer(path: path)
+        var out: [Int: [Sample]] = [:]
+        let packet = Packet()
+        while try input.read(into: packet) {
+            let i = Int(packet.streamIndex)
+            let tb = input.stream(i).pointee.time_base
+            func time(_ ts: Int64) -> MediaTime? { ts == FFmpeg.noPTS ? nil : MediaTime(ts: ts, timeBase: tb) }
+            out[i, default: []].append(Sample(pts: time(packet.pts), dts: time(packet.dts),
+                                                  duration: MediaTime(ts: max(packet.duration, 0), timeBase: tb), isSync: packet.isKeyframe))
+        }
+        return out
+    }
+}

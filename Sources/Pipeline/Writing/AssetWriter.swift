@@ -49,6 +49,8 @@ final class AssetWriter: @unchecked Sendable {
 
     /// Encoders must set AV_CODEC_FLAG_GLOBAL_HEADER for this container.
     var needsGlobalHeader: Bool { container.needsGlobalHeader }
+    /// Each input's decode times must increase (not merely not decrease).
+    var needsStrictlyIncreasingDTS: Bool { container.needsStrictlyIncreasingDTS }
 
     /// An input fed by `encoder` (opened already: its parameters are final).
     func addInput(encoder: Encoder, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
@@ -78,6 +80,13 @@ final class AssetWriter: @unchecked Sendable {
 
     /// An input fed with the source's own packets (no decode, no encode).
     func addPassthroughInput(from source: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
+        let par = source.pointee.codecpar.pointee
+        // MP4 describes VP9 by profile, bit depth and chroma layout (vpcC). Without a known picture
+        // format FFmpeg writes the box empty and cannot read the file back.
+        if par.codec_id == AV_CODEC_ID_VP9 && par.format < 0 && format != .mkv {
+            throw MediaError(.unsupported, "the VP9 track's picture format is unknown (FFmpeg could not read it from the stream), "
+                             + "so \(format.rawValue) cannot describe it: reencode it instead")
+        }
         let st = try container.addStream()
         try FFmpeg.check(avcodec_parameters_copy(st.pointee.codecpar, source.pointee.codecpar), "stream parameters")
         // The source container's tag may not be valid in ours (e.g. Matroska → MP4).
@@ -102,13 +111,15 @@ final class AssetWriter: @unchecked Sendable {
     }
 
     /// Opens the file and writes the header. `optimizeForNetwork` puts the index (moov) first.
-    func start(metadata: [String: String], optimizeForNetwork: Bool) throws(MediaError) {
-        try start(kept: KeptItems(metadata: metadata, quickTimeKeys: format == .mov), optimizeForNetwork: optimizeForNetwork)
+    /// `negativeCompositionOffsets` (MP4/MOV) is for test media made like an iPhone's.
+    func start(metadata: [String: String], optimizeForNetwork: Bool, negativeCompositionOffsets: Bool = false) throws(MediaError) {
+        try start(kept: KeptItems(metadata: metadata, quickTimeKeys: format == .mov), optimizeForNetwork: optimizeForNetwork,
+                  negativeCompositionOffsets: negativeCompositionOffsets)
     }
 
     /// Opens the file and writes the header with the file's metadata, chapters and cover art
     /// (what the plan found the container can hold).
-    func start(kept: KeptItems, optimizeForNetwork: Bool) throws(MediaError) {
+    func start(kept: KeptItems, optimizeForNetwork: Bool, negativeCompositionOffsets: Bool = false) throws(MediaError) {
         for (k, v) in kept.metadata { av_dict_set(&container.context.pointee.metadata, k, v, 0) }
         try container.setChapters(kept.chapters)
         var covers: [(AttachedPicture, UnsafeMutablePointer<AVStream>)] = []
@@ -124,6 +135,7 @@ final class AssetWriter: @unchecked Sendable {
         var movflags: [String] = []
         if optimizeForNetwork && format != .mkv { movflags.append("+faststart") }
         if kept.quickTimeKeys && format != .mkv { movflags.append("+use_metadata_tags") }
+        if negativeCompositionOffsets && format != .mkv { movflags.append("+negative_cts_offsets") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
         if carriesDolbyVision && format == .mp4 { options.append(("strict", "unofficial")) }
         try container.open(options: options)

@@ -25,6 +25,10 @@ public struct GeneratedVideoFormat: Sendable {
     public var masteringDisplay: MasteringDisplay?
     public var contentLightLevel: ContentLightLevel?
     public var metadata: [String: String] = [:]
+    /// MP4/MOV: B-frames stamped with composition offsets below zero (ctts version 1), as iPhones
+    /// write them. A clip of a few frames then reads back with pts < dts: FFmpeg 5.1 learns the
+    /// shift only from ctts entries before the last two.
+    public var negativeCompositionOffsets = false
 
     public init(width: Int, height: Int, frameRate: FrameRate) {
         self.width = width; self.height = height; self.frameRate = frameRate
@@ -119,7 +123,12 @@ public final class FrameSource {
             subtitles = (enc, try writer.addInput(subtitleEncoder: enc, metadata: subtitle.metadata))
         }
         // `kept`: chapters, cover art and metadata as a plan would keep them (test media).
-        if let kept { try writer.start(kept: kept, optimizeForNetwork: true) } else { try writer.start(metadata: metadata, optimizeForNetwork: true) }
+        let negative = v?.negativeCompositionOffsets ?? false
+        if let kept {
+            try writer.start(kept: kept, optimizeForNetwork: true, negativeCompositionOffsets: negative)
+        } else {
+            try writer.start(metadata: metadata, optimizeForNetwork: true, negativeCompositionOffsets: negative)
+        }
     }
 
     deinit {
