@@ -84,7 +84,8 @@ public final class ExportSession: Sendable {
 
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
         let reader = try AssetReader(asset: plan.source, streams: plan.lanes.map(\.track.index))
-        if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start) }
+        let sought = plan.timeRange.start > plan.source.startTime
+        if sought { try reader.seek(to: plan.timeRange.start) }
         let writer = try AssetWriter(path: temp, format: plan.format)
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
@@ -101,7 +102,8 @@ public final class ExportSession: Sendable {
                 case .video(let s): work = try VideoLane(env: env, output: i, track: lp.track, settings: s)
                 case .audio(let s): work = try AudioLane(env: env, output: i, track: lp.track, settings: s)
                 case .passthrough: work = try PassthroughLane(env: env, output: i, track: lp.track)
-                case .subtitle(let s): work = try SubtitleLane(env: env, output: i, track: lp.track, conversion: s)
+                case .subtitle(let s):
+                    work = try SubtitleLane(env: env, output: i, track: lp.track, conversion: s, fromStart: sought)
                 }
             } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
             lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: work))

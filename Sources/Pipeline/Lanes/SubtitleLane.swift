@@ -4,6 +4,12 @@ import Recipe
 /// Text subtitles in another text format: decode → cut to the session (an event that overlaps
 /// the range start begins at it, one past the end is cut there) → encode (mov_text for MP4/MOV,
 /// SubRip for Matroska), stamped in milliseconds from the range start.
+///
+/// When the session starts later than the file, the shared reader is positioned at the video's
+/// sync sample before the range start, and a Matroska file is sought by cluster: a subtitle
+/// shown across the range start but read before that point would never reach this lane. Such a
+/// lane reads its track from the file's start in a demuxer of its own (subtitle packets are few;
+/// the other streams are discarded).
 final class SubtitleLane: LaneWork {
     private let env: LaneEnvironment
     private let output: Int
@@ -14,9 +20,12 @@ final class SubtitleLane: LaneWork {
     private let sourceTimeBase: AVRational
     private var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
+    /// Reads the track from the file's start (see above), instead of the shared reader.
+    private let fromStart: Bool
 
-    init(env: LaneEnvironment, output: Int, track: Track, conversion: SubtitleConversion) throws(MediaError) {
+    init(env: LaneEnvironment, output: Int, track: Track, conversion: SubtitleConversion, fromStart: Bool) throws(MediaError) {
         self.env = env
+        self.fromStart = fromStart
         self.output = output
         self.track = track
         statistics = LaneStatistics(track: track.index)
@@ -29,7 +38,24 @@ final class SubtitleLane: LaneWork {
 
     func run() throws(MediaError) {
         do throws(MediaError) {
-            while let packet = try env.reader.next(output) {
+            let own: InputContainer?
+            if fromStart {
+                env.reader.detach(output)
+                let input = try InputContainer(path: env.file)
+                for i in 0..<input.streamCount where i != track.index { input.stream(i).pointee.discard = AVDISCARD_ALL }
+                own = input
+            } else {
+                own = nil
+            }
+            func next() throws(MediaError) -> Packet? {
+                guard let own else { return try env.reader.next(output) }
+                let packet = Packet()
+                while try own.read(into: packet) {
+                    if Int(packet.streamIndex) == track.index { return packet }
+                }
+                return nil
+            }
+            while let packet = try next() {
                 try env.checkCancelled()
                 statistics.packetsRead += 1
                 let at = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
