@@ -12,9 +12,13 @@ public struct KeptItems: Sendable {
     /// On the output's timeline (0 = the start of the time range).
     public var chapters: [Chapter] = []
     public var pictures: [AttachedPicture] = []
+    /// Matroska only: the source's other attachments (fonts, images), as they are.
+    public var attachments: [Attachment] = []
 
-    public init(metadata: [String: String] = [:], quickTimeKeys: Bool = false, chapters: [Chapter] = [], pictures: [AttachedPicture] = []) {
+    public init(metadata: [String: String] = [:], quickTimeKeys: Bool = false, chapters: [Chapter] = [], pictures: [AttachedPicture] = [],
+                attachments: [Attachment] = []) {
         self.metadata = metadata; self.quickTimeKeys = quickTimeKeys; self.chapters = chapters; self.pictures = pictures
+        self.attachments = attachments
     }
 }
 
@@ -71,6 +75,13 @@ enum Keeping {
             case .mkv: why = "Matroska files hold image attachments as JPEG, PNG, BMP, GIF, WebP or TIFF only"
             }
             notices.append(PlanNotice(.dropped, "cover-art", track: p.track, "cover art (\(p.summary)) is dropped: \(why)"))
+        }
+
+        // Other attachments (fonts an ASS subtitle track is drawn with, images): files only
+        // Matroska holds.
+        for a in asset.attachments {
+            if format == .mkv { kept.attachments.append(a); continue }
+            notices.append(PlanNotice(.dropped, "attachment", track: a.track, "the attachment \(a.summary) is dropped: \(format.rawValue.uppercased()) files hold no attachments (.mkv keeps them)"))
         }
 
         // Metadata.
@@ -140,7 +151,7 @@ enum Keeping {
 
         // Tracks no writer input takes.
         let written = Set(lanes.map(\.track.index))
-        for t in asset.tracks where !written.contains(t.index) && !t.isAttachedPicture && !t.isChapterText {
+        for t in asset.tracks where !written.contains(t.index) && !t.isAttachedPicture && !t.isChapterText && t.mediaType != .attachment {
             notices.append(PlanNotice(.dropped, "track", track: t.index, "\(describe(t)) is not written: no writer input takes it"))
         }
         return (kept, notices)
