@@ -39,4 +39,34 @@ struct SubtitleTrimTests {
             #expect(text == "1\n00:00:00,000 --> 00:00:00,400\nEarly\n\n2\n00:00:00,800 --> 00:00:01,100\nLate\n\n")
         }
     }
+
+    @Test("copied subtitles (decode: false) are cut to the range too: none starts before the output, none delays the other tracks",
+          arguments: [("src.mkv", "subrip", "mkv"), ("src.mkv", "ass", "mkv"), ("src.mp4", "mov_text", "mp4"), ("src.mp4", "mov_text", "mov")])
+    func copiedAcrossRangeStart(source: String, codec: String, ext: String) throws {
+        let dir = Scratch()
+        let src = dir.file(source)
+        try Self.source(src, codec: codec)
+        let recipe = dir.file("copy.yaml")
+        try """
+            recipe: 1
+            reader:
+              outputs:
+                picture: { track: video }
+                text: { track: subtitle, decode: false }
+            writer:
+              inputs:
+                - { source: picture, settings: { codec: h264, codec-options: { preset: ultrafast } } }
+                - { source: text }
+            session: { time-range: { start: 2.2s, end: 3.5s } }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let out = dir.file("out.\(ext)")
+        let r = try Binary.run(["run", recipe, "-i", src, "-o", out, "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let kept = try Asset.load(out)
+        #expect(kept.tracks.map(\.format.codec) == ["h264", codec])
+        #expect(kept.tracks.map(\.startTime) == [.zero, .zero])
+        if let text = try SubtitleTests.srt(out) {
+            #expect(text == "1\n00:00:00,000 --> 00:00:00,400\nEarly\n\n2\n00:00:00,800 --> 00:00:01,100\nLate\n\n")
+        }
+    }
 }

@@ -101,6 +101,9 @@ public final class ExportSession: Sendable {
                 switch lp.kind {
                 case .video(let s): work = try VideoLane(env: env, output: i, track: lp.track, settings: s)
                 case .audio(let s): work = try AudioLane(env: env, output: i, track: lp.track, settings: s)
+                case .passthrough where lp.track.mediaType == .subtitle:
+                    // Copied subtitles are cut to the range too (and read from the file's start).
+                    work = try SubtitleLane(env: env, output: i, track: lp.track, conversion: nil, fromStart: sought)
                 case .passthrough: work = try PassthroughLane(env: env, output: i, track: lp.track)
                 case .subtitle(let s):
                     work = try SubtitleLane(env: env, output: i, track: lp.track, conversion: s, fromStart: sought)
