@@ -134,8 +134,7 @@ enum Keeping {
         // Track titles: MP4 and QuickTime files name a track by its handler.
         if format != .mkv {
             for lane in lanes {
-                let m = lane.track.metadata
-                if let title = m["title"], let handler = m["handler_name"], handler != title {
+                if let title = lane.track.tag("title"), let handler = lane.track.tag("handler_name"), handler != title {
                     notices.append(PlanNotice(.dropped, "track-title", track: lane.track.index, "the track title \"\(title)\" is dropped: \(format.rawValue.uppercased()) files name a track by its handler name, which is kept (\"\(handler)\")"))
                 }
             }
@@ -143,7 +142,7 @@ enum Keeping {
 
         if format == .mov {
             for lane in lanes {
-                if let lang = lane.track.metadata["language"], lang != "und", quickTimeLanguage(lang) == nil {
+                if let lang = lane.track.tag("language"), lang != "und", quickTimeLanguage(lang) == nil {
                     notices.append(PlanNotice(.dropped, "track-language", track: lane.track.index, "the track language '\(lang)' is dropped: MOV files state only the languages of QuickTime's list (.mp4 and .mkv keep it)"))
                 }
             }
@@ -226,7 +225,7 @@ enum Keeping {
         let type = f.codecTag == "tmcd" ? "timecode" : (t.mediaType == .unknown ? "track of unknown type" : t.mediaType.rawValue)
         var s = type + (codec.map { " " + $0 } ?? "")
         // Some muxers leave a length byte before a handler name (`\u{0B}GoPro MET`).
-        let name = (t.metadata["title"] ?? t.metadata["handler_name"] ?? "")
+        let name = (t.tag("title") ?? t.tag("handler_name") ?? "")
             .unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }
         let shown = String(String.UnicodeScalarView(name)).trimmingCharacters(in: .whitespaces)
         if !shown.isEmpty { s += " \"\(shown)\"" }
