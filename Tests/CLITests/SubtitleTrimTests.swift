@@ -70,3 +70,30 @@ struct SubtitleTrimTests {
         }
     }
 }
+
+/// A copy of subtitles the container cannot hold says what would work.
+@Suite("Subtitles: copies the container cannot hold")
+struct SubtitleCopyRefusalTests {
+    @Test("SubRip copied into MP4 is refused at the reader output's line, saying that without the copy it is converted to mov_text")
+    func textCopy() throws {
+        let dir = Scratch()
+        let src = dir.file("src.mkv")
+        try SubtitleTests.source(src, codec: "subrip")
+        let recipe = dir.file("copy.yaml")
+        try """
+            recipe: 1
+            reader:
+              outputs:
+                picture: { track: video }
+                text: { track: subtitle, decode: false }
+            writer:
+              inputs:
+                - { source: picture, settings: { codec: h264, codec-options: { preset: ultrafast } } }
+                - { source: text }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("out.mp4")])
+        #expect(r.status == 66)
+        #expect(r.stderr.hasPrefix("\(recipe):5:5: error: \(src): track #1 (subrip) cannot be copied into MP4 files as it is: without 'decode: false' or 'codec: copy' it is converted to mov_text\n"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.mp4")))
+    }
+}

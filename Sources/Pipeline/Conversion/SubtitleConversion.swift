@@ -27,6 +27,15 @@ public struct SubtitleConversion: Sendable, Hashable {
         return "track #\(track.index) (\(track.format.codec)) holds bitmap subtitles, which cannot become text: \(format.rawValue.uppercased()) files hold text subtitles only (mov_text); write to .mkv, or leave the track out"
     }
 
+    /// A copy the container cannot hold, refused with what would work: text subtitles are
+    /// converted when the recipe does not ask for a copy; bitmap ones cannot become text.
+    static func checkCopy(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) {
+        guard !holds(track.format.codec, format: format) else { return }
+        if let why = refusal(track, format: format) { throw MediaError(.unsupported, why, file: source, track: track.index) }
+        throw MediaError(.unsupported, "track #\(track.index) (\(track.format.codec)) cannot be copied into \(format.rawValue.uppercased()) files as it is: without 'decode: false' or 'codec: copy' it is converted to \(textFormat(for: format))",
+                         file: source, track: track.index)
+    }
+
     /// Copied when the container holds the format as it is, unless a trim must cut text events
     /// at its ends (copied samples cannot be cut): then encoded again in the same format where
     /// FFmpeg has an encoder for it (ASS keeps its styles), else in the container's.
