@@ -33,4 +33,14 @@ struct MatroskaTrackTagTests {
         #expect(m.tag("handler_name") == "Stereo Mix")
         #expect(m.tag("title") == "Commentary")
     }
+
+    @Test("a writer's default handler name (FFmpeg's SoundHandler) gives way to the track's title in MP4, without a warning")
+    func defaultHandlerName() throws {
+        let dir = Scratch()
+        let src = dir.file("src.mkv")
+        try KeptMedia.make(src, video: false, kept: KeptItems(), audioMetadata: ["title": "Commentary", "handler_name": "SoundHandler"])
+        let mp4 = dir.file("out.mp4")
+        #expect(try convert(src, mp4).notices == [])
+        #expect(try Asset.load(mp4).audioTracks.first?.metadata["handler_name"] == "Commentary")
+    }
 }

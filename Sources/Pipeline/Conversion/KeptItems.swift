@@ -134,7 +134,7 @@ enum Keeping {
         // Track titles: MP4 and QuickTime files name a track by its handler.
         if format != .mkv {
             for lane in lanes {
-                if let title = lane.track.tag("title"), let handler = lane.track.tag("handler_name"), handler != title {
+                if let title = lane.track.tag("title"), let handler = lane.track.tag("handler_name"), handler != title, !isWriterDefault(handler: handler) {
                     notices.append(PlanNotice(.dropped, "track-title", track: lane.track.index, "the track title \"\(title)\" is dropped: \(format.rawValue.uppercased()) files name a track by its handler name, which is kept (\"\(handler)\")"))
                 }
             }
@@ -243,8 +243,15 @@ enum Keeping {
         if format == .mov, let lang = m["language"] { out["language"] = quickTimeLanguage(lang) }
         if format != .mkv, let title = m["title"] {
             out["title"] = nil
-            if out["handler_name"] == nil { out["handler_name"] = title }
+            if out["handler_name"].map(isWriterDefault) ?? true { out["handler_name"] = title }
         }
         return out
+    }
+
+    /// The handler names writers give every track of a type (FFmpeg's, Android's, Apple's): they
+    /// name the writer, not the track, and give way to a title the source states.
+    static func isWriterDefault(handler: String) -> Bool {
+        ["VideoHandler", "SoundHandler", "SubtitleHandler", "DataHandler", "TimeCodeHandler", "VideoHandle", "SoundHandle",
+         "Core Media Video", "Core Media Audio", "Core Media Text", "Core Media Metadata"].contains(handler)
     }
 }
