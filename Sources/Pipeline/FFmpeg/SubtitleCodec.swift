@@ -9,9 +9,9 @@ struct SubtitleEvent {
     var endMilliseconds: Int64
 }
 
-/// A text subtitle decoder (avcodec_decode_subtitle2). Owns its AVCodecContext (freed once, in deinit).
-// SAFETY: belongs to one lane and is only called from that lane's queue.
-final class SubtitleDecoder: @unchecked Sendable {
+/// A text subtitle decoder (avcodec_decode_subtitle2). Owns its AVCodecContext (freed once, in
+/// deinit). Not Sendable: it lives in one lane, which its queue holds (QueueBound).
+final class SubtitleDecoder {
     let context: UnsafeMutablePointer<AVCodecContext>
 
     init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
@@ -52,9 +52,9 @@ final class SubtitleDecoder: @unchecked Sendable {
     }
 }
 
-/// A text subtitle encoder (mov_text, subrip) in milliseconds. Owns its AVCodecContext.
-// SAFETY: belongs to one lane and is only called from that lane's queue.
-final class SubtitleEncoder: @unchecked Sendable {
+/// A text subtitle encoder (mov_text, subrip) in milliseconds. Owns its AVCodecContext (freed
+/// once, in deinit). Not Sendable: it lives in one lane (or one FrameSource).
+final class SubtitleEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     static let timeBase = AVRational(num: 1, den: 1000)
     /// AVERROR_BUFFER_TOO_SMALL (FFERRTAG 'B','U','F','S'; a macro Swift does not import).
