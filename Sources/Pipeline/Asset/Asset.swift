@@ -18,6 +18,9 @@ public struct Asset: Sendable {
     public let chapters: [Chapter]
     /// Cover art (attached pictures), in stream order.
     public let pictures: [AttachedPicture]
+    /// Files a Matroska source carries beside its tracks (fonts for its subtitles, images FFmpeg
+    /// does not take for cover art), in stream order.
+    public let attachments: [Attachment]
     /// The demuxer this asset was probed with, for the first reader to take over.
     let probed: ProbedInput
 
@@ -38,6 +41,7 @@ public struct Asset: Sendable {
         metadata = dictionary(ctx.metadata)
         chapters = Self.readChapters(input.context)
         var pictures: [AttachedPicture] = []
+        var attachments: [Attachment] = []
         var ordinals: [MediaType: Int] = [:]
         var tracks: [Track] = []
         for i in 0..<input.streamCount {
@@ -59,6 +63,7 @@ public struct Asset: Sendable {
             }
             let meta = dictionary(st.pointee.metadata)
             if let p = Self.readPicture(st, index: i) { pictures.append(p) }
+            if let a = Self.readAttachment(st, index: i) { attachments.append(a) }
             tracks.append(Track(index: i, ordinal: ordinal, format: format, timeBase: tb.time,
                                 startTime: start, duration: dur, language: meta["language"].flatMap { $0 == "und" ? nil : Keeping.terminology($0) },
                                 metadata: meta, isAttachedPicture: isAttachedPicture))
@@ -68,6 +73,7 @@ public struct Asset: Sendable {
         }
         self.tracks = tracks
         self.pictures = pictures
+        self.attachments = attachments
         if ctx.duration != FFmpeg.noPTS && ctx.duration > 0 {
             duration = MediaTime(ts: ctx.duration, timeBase: avTimeBase)
         } else {

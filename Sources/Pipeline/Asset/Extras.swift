@@ -32,13 +32,33 @@ public struct AttachedPicture: Sendable, Hashable {
     public let width: Int
     public let height: Int
     public let bytes: [UInt8]
+    /// The name a Matroska attachment gave it (`cover.jpg`), kept when it is written as one.
+    public var fileName: String?
 
-    public init(track: Int, codec: String, width: Int, height: Int, bytes: [UInt8]) {
+    public init(track: Int, codec: String, width: Int, height: Int, bytes: [UInt8], fileName: String? = nil) {
         self.track = track; self.codec = codec; self.width = width; self.height = height; self.bytes = bytes
+        self.fileName = fileName
     }
 
     /// `png 600x600`.
     public var summary: String { "\(codec) \(width)x\(height)" }
+}
+
+/// A file a Matroska source carries as an attachment (a font for its subtitles, an image, any
+/// other file): its name, MIME type and bytes, as they are.
+public struct Attachment: Sendable, Hashable {
+    /// The stream index FFmpeg gives it.
+    public let track: Int
+    public let fileName: String
+    public let mimeType: String
+    public let bytes: [UInt8]
+
+    public init(track: Int, fileName: String, mimeType: String, bytes: [UInt8]) {
+        self.track = track; self.fileName = fileName; self.mimeType = mimeType; self.bytes = bytes
+    }
+
+    /// `"font.ttf" (font/ttf, 12345 bytes)`.
+    public var summary: String { "\"\(fileName)\" (\(mimeType), \(bytes.count) bytes)" }
 }
 
 extension Asset {
@@ -59,6 +79,16 @@ extension Asset {
         let par = st.pointee.codecpar.pointee
         return AttachedPicture(track: index, codec: String(cString: avcodec_get_name(par.codec_id)),
                                width: Int(par.width), height: Int(par.height),
-                               bytes: Array(UnsafeBufferPointer(start: data, count: Int(pkt.size))))
+                               bytes: Array(UnsafeBufferPointer(start: data, count: Int(pkt.size))),
+                               fileName: dictionary(st.pointee.metadata)["filename"])
+    }
+
+    /// A Matroska attachment stream: the file is the stream's extradata.
+    static func readAttachment(_ st: UnsafeMutablePointer<AVStream>, index: Int) -> Attachment? {
+        guard let par = st.pointee.codecpar?.pointee, par.codec_type == AVMEDIA_TYPE_ATTACHMENT else { return nil }
+        let tags = dictionary(st.pointee.metadata)
+        let bytes = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(par.extradata_size, 0)))) } ?? []
+        return Attachment(track: index, fileName: tags["filename"] ?? "attachment-\(index)",
+                          mimeType: tags["mimetype"] ?? "application/octet-stream", bytes: bytes)
     }
 }

@@ -107,9 +107,17 @@ public struct Track: Sendable, Hashable {
 
     public var mediaType: MediaType { format.mediaType }
 
-    /// The track tags an output track keeps (the rest describe the source's muxer, not the media).
+    /// The track tags an output track keeps (the rest describe the source's muxer, not the media),
+    /// under their usual names: Matroska states tags in capitals (`HANDLER_NAME`).
     var outputMetadata: [String: String] {
-        metadata.filter { ["language", "title", "handler_name", "creation_time"].contains($0.key) }
+        var out: [String: String] = [:]
+        for key in ["language", "title", "handler_name", "creation_time"] { out[key] = tag(key) }
+        return out
+    }
+
+    /// The tag `name` (lower case), however the source's container spells it.
+    func tag(_ name: String) -> String? {
+        metadata[name] ?? metadata.first { $0.key.lowercased() == name }?.value
     }
     public var timeRange: TimeRange { TimeRange(start: startTime, duration: duration) }
 }

@@ -161,6 +161,7 @@ public enum Planner {
             }
             switch (t.mode, track.mediaType) {
             case _ where isCopy(t.mode):
+                if track.mediaType == .subtitle { try SubtitleConversion.checkCopy(track, format: format, source: src) }
                 try checkPassthrough(track, format: format, source: src)
                 lanes.append(LanePlan(track: track, kind: .passthrough))
             case (.video(let s), .video):

@@ -90,8 +90,11 @@ public final class ExportSession: Sendable {
             switch lp.kind {
             case .video(let s): return try VideoLane(env: env, output: i, track: lp.track, settings: s)
             case .audio(let s): return try AudioLane(env: env, output: i, track: lp.track, settings: s)
+            case .passthrough where lp.track.mediaType == .subtitle:
+                // Copied subtitles are cut to the range too (and read from the file's start).
+                return try SubtitleLane(env: env, output: i, track: lp.track, conversion: nil, fromStart: plan.cutsStart)
             case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track)
-            case .subtitle(let s): return try SubtitleLane(env: env, output: i, track: lp.track, conversion: s)
+            case .subtitle(let s): return try SubtitleLane(env: env, output: i, track: lp.track, conversion: s, fromStart: plan.cutsStart)
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
     }

@@ -12,9 +12,13 @@ public struct KeptItems: Sendable {
     /// On the output's timeline (0 = the start of the time range).
     public var chapters: [Chapter] = []
     public var pictures: [AttachedPicture] = []
+    /// Matroska only: the source's other attachments (fonts, images), as they are.
+    public var attachments: [Attachment] = []
 
-    public init(metadata: [String: String] = [:], quickTimeKeys: Bool = false, chapters: [Chapter] = [], pictures: [AttachedPicture] = []) {
+    public init(metadata: [String: String] = [:], quickTimeKeys: Bool = false, chapters: [Chapter] = [], pictures: [AttachedPicture] = [],
+                attachments: [Attachment] = []) {
         self.metadata = metadata; self.quickTimeKeys = quickTimeKeys; self.chapters = chapters; self.pictures = pictures
+        self.attachments = attachments
     }
 }
 
@@ -73,6 +77,13 @@ enum Keeping {
             notices.append(PlanNotice(.dropped, "cover-art", track: p.track, "cover art (\(p.summary)) is dropped: \(why)"))
         }
 
+        // Other attachments (fonts an ASS subtitle track is drawn with, images): files only
+        // Matroska holds.
+        for a in asset.attachments {
+            if format == .mkv { kept.attachments.append(a); continue }
+            notices.append(PlanNotice(.dropped, "attachment", track: a.track, "the attachment \(a.summary) is dropped: \(format.rawValue.uppercased()) files hold no attachments (.mkv keeps them)"))
+        }
+
         // Metadata.
         var source: [String: String] = [:]
         for (key, value) in asset.metadata where !muxerKeys.contains(canonical(key)) { source[canonical(key)] = value }
@@ -123,8 +134,7 @@ enum Keeping {
         // Track titles: MP4 and QuickTime files name a track by its handler.
         if format != .mkv {
             for lane in lanes {
-                let m = lane.track.metadata
-                if let title = m["title"], let handler = m["handler_name"], handler != title {
+                if let title = lane.track.tag("title"), let handler = lane.track.tag("handler_name"), handler != title, !isWriterDefault(handler: handler) {
                     notices.append(PlanNotice(.dropped, "track-title", track: lane.track.index, "the track title \"\(title)\" is dropped: \(format.rawValue.uppercased()) files name a track by its handler name, which is kept (\"\(handler)\")"))
                 }
             }
@@ -132,7 +142,7 @@ enum Keeping {
 
         if format == .mov {
             for lane in lanes {
-                if let lang = lane.track.metadata["language"], lang != "und", quickTimeLanguage(lang) == nil {
+                if let lang = lane.track.tag("language"), lang != "und", quickTimeLanguage(lang) == nil {
                     notices.append(PlanNotice(.dropped, "track-language", track: lane.track.index, "the track language '\(lang)' is dropped: MOV files state only the languages of QuickTime's list (.mp4 and .mkv keep it)"))
                 }
             }
@@ -140,7 +150,7 @@ enum Keeping {
 
         // Tracks no writer input takes.
         let written = Set(lanes.map(\.track.index))
-        for t in asset.tracks where !written.contains(t.index) && !t.isAttachedPicture && !t.isChapterText {
+        for t in asset.tracks where !written.contains(t.index) && !t.isAttachedPicture && !t.isChapterText && t.mediaType != .attachment {
             notices.append(PlanNotice(.dropped, "track", track: t.index, "\(describe(t)) is not written: no writer input takes it"))
         }
         return (kept, notices)
@@ -215,7 +225,7 @@ enum Keeping {
         let type = f.codecTag == "tmcd" ? "timecode" : (t.mediaType == .unknown ? "track of unknown type" : t.mediaType.rawValue)
         var s = type + (codec.map { " " + $0 } ?? "")
         // Some muxers leave a length byte before a handler name (`\u{0B}GoPro MET`).
-        let name = (t.metadata["title"] ?? t.metadata["handler_name"] ?? "")
+        let name = (t.tag("title") ?? t.tag("handler_name") ?? "")
             .unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }
         let shown = String(String.UnicodeScalarView(name)).trimmingCharacters(in: .whitespaces)
         if !shown.isEmpty { s += " \"\(shown)\"" }
@@ -233,8 +243,15 @@ enum Keeping {
         if format == .mov, let lang = m["language"] { out["language"] = quickTimeLanguage(lang) }
         if format != .mkv, let title = m["title"] {
             out["title"] = nil
-            if out["handler_name"] == nil { out["handler_name"] = title }
+            if out["handler_name"].map(isWriterDefault) ?? true { out["handler_name"] = title }
         }
         return out
+    }
+
+    /// The handler names writers give every track of a type (FFmpeg's, Android's, Apple's): they
+    /// name the writer, not the track, and give way to a title the source states.
+    static func isWriterDefault(handler: String) -> Bool {
+        ["VideoHandler", "SoundHandler", "SubtitleHandler", "DataHandler", "TimeCodeHandler", "VideoHandle", "SoundHandle",
+         "Core Media Video", "Core Media Audio", "Core Media Text", "Core Media Metadata"].contains(handler)
     }
 }

@@ -20,9 +20,20 @@ public struct PlanNotice: Sendable, Hashable, CustomStringConvertible {
     public let sourceTrack: Int?
     public let message: String
 
+    /// `message` often quotes the source (titles, tag names, file names): its control characters
+    /// are written as `\u{1B}`, so that a warning stays one line and a hostile file cannot drive
+    /// the terminal it is printed on.
     public init(_ kind: Kind, _ item: String, track sourceTrack: Int? = nil, _ message: String) {
-        self.kind = kind; self.item = item; self.sourceTrack = sourceTrack; self.message = message
+        self.kind = kind; self.item = item; self.sourceTrack = sourceTrack; self.message = Self.printable(message)
     }
+
+    static func printable(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: isControl) else { return s }
+        return s.unicodeScalars.map { isControl($0) ? "\\u{\(String($0.value, radix: 16, uppercase: true))}" : String($0) }.joined()
+    }
+
+    /// C0, DEL and C1 controls.
+    private static func isControl(_ c: Unicode.Scalar) -> Bool { c.value < 0x20 || (0x7F...0x9F).contains(c.value) }
 
     /// `track #1: ...` or the message alone.
     public var description: String { (sourceTrack.map { "track #\($0): " } ?? "") + message }

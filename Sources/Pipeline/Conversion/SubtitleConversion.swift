@@ -23,8 +23,22 @@ public struct SubtitleConversion: Sendable, Hashable {
 
     /// Why this track cannot go into `format` as subtitles, or nil when it can.
     public static func refusal(_ track: Track, format: ContainerFormat?) -> String? {
+        bitmapRefusal(track, format: format).map { "track #\(track.index) (\(track.format.codec)) " + $0 }
+    }
+
+    /// The refusal without the track's name (a MediaError names its track itself).
+    private static func bitmapRefusal(_ track: Track, format: ContainerFormat?) -> String? {
         guard let format, !holds(track.format.codec, format: format), !isText(track.format.codec) else { return nil }
-        return "track #\(track.index) (\(track.format.codec)) holds bitmap subtitles, which cannot become text: \(format.rawValue.uppercased()) files hold text subtitles only (mov_text); write to .mkv, or leave the track out"
+        return "holds bitmap subtitles, which cannot become text: \(format.rawValue.uppercased()) files hold text subtitles only (mov_text); write to .mkv, or leave the track out"
+    }
+
+    /// A copy the container cannot hold, refused with what would work: text subtitles are
+    /// converted when the recipe does not ask for a copy; bitmap ones cannot become text.
+    static func checkCopy(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) {
+        guard !holds(track.format.codec, format: format) else { return }
+        if let why = bitmapRefusal(track, format: format) { throw MediaError(.unsupported, "\(track.format.codec) " + why, file: source, track: track.index) }
+        throw MediaError(.unsupported, "\(track.format.codec) cannot be copied into \(format.rawValue.uppercased()) files as it is: without 'decode: false' or 'codec: copy' it is converted to \(textFormat(for: format))",
+                         file: source, track: track.index)
     }
 
     /// Copied when the container holds the format as it is, unless a trim must cut text events

@@ -59,18 +59,20 @@ extension OutputContainer {
         try write(packet)
     }
 
-    /// A Matroska attachment holding the picture's file (`cover.jpg` is the front cover by the
-    /// Matroska convention).
-    func addAttachment(_ p: AttachedPicture, fileName: String, mimeType: String) throws(MediaError) {
+    /// A Matroska attachment holding a file: a picture (`cover.jpg` is the front cover by the
+    /// Matroska convention), a font, anything; `codec` is FFmpeg's name for it where it has one.
+    func addAttachment(_ file: [UInt8], codec: String?, fileName: String, mimeType: String) throws(MediaError) {
         let st = try addStream()
         let par = st.pointee.codecpar!
         par.pointee.codec_type = AVMEDIA_TYPE_ATTACHMENT
-        par.pointee.codec_id = avcodec_descriptor_get_by_name(p.codec)?.pointee.id ?? AV_CODEC_ID_NONE
-        guard let data = av_mallocz(p.bytes.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw MediaError(.processing, "out of memory") }
-        let bytes = data.bindMemory(to: UInt8.self, capacity: p.bytes.count)
-        p.bytes.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
+        par.pointee.codec_id = codec.flatMap { avcodec_descriptor_get_by_name($0)?.pointee.id } ?? AV_CODEC_ID_NONE
+        guard let size = Int32(exactly: file.count) else { throw MediaError(.unsupported, "the attachment \"\(fileName)\" is too large to write") }
+        // Freed with the stream's parameters, by avformat_free_context.
+        guard let data = av_mallocz(file.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw MediaError(.processing, "out of memory") }
+        let bytes = data.bindMemory(to: UInt8.self, capacity: file.count)
+        file.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
         par.pointee.extradata = bytes
-        par.pointee.extradata_size = Int32(p.bytes.count)
+        par.pointee.extradata_size = size
         av_dict_set(&st.pointee.metadata, "filename", fileName, 0)
         av_dict_set(&st.pointee.metadata, "mimetype", mimeType, 0)
     }

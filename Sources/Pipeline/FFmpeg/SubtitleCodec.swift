@@ -9,9 +9,9 @@ struct SubtitleEvent {
     var endMilliseconds: Int64
 }
 
-/// A text subtitle decoder (avcodec_decode_subtitle2). Owns its AVCodecContext (freed once, in deinit).
-// SAFETY: belongs to one lane and is only called from that lane's queue.
-final class SubtitleDecoder: @unchecked Sendable {
+/// A text subtitle decoder (avcodec_decode_subtitle2). Owns its AVCodecContext (freed once, in
+/// deinit). Not Sendable: it lives in one lane, which its queue holds (QueueBound).
+final class SubtitleDecoder {
     let context: UnsafeMutablePointer<AVCodecContext>
 
     init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
@@ -52,11 +52,15 @@ final class SubtitleDecoder: @unchecked Sendable {
     }
 }
 
-/// A text subtitle encoder (mov_text, subrip) in milliseconds. Owns its AVCodecContext.
-// SAFETY: belongs to one lane and is only called from that lane's queue.
-final class SubtitleEncoder: @unchecked Sendable {
+/// A text subtitle encoder (mov_text, subrip) in milliseconds. Owns its AVCodecContext (freed
+/// once, in deinit). Not Sendable: it lives in one lane (or one FrameSource).
+final class SubtitleEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     static let timeBase = AVRational(num: 1, den: 1000)
+    /// AVERROR_BUFFER_TOO_SMALL (FFERRTAG 'B','U','F','S'; a macro Swift does not import).
+    static let bufferTooSmall = -Int32(0x42 | 0x55 << 8 | 0x46 << 16 | 0x53 << 24)
+    /// The largest encoded event (bytes): far beyond any real subtitle, a bound on memory.
+    static let largestEvent = 16 * 1024 * 1024
 
     /// `header`: the decoder's ASS header (styles).
     init(name: String, header: [UInt8], globalHeader: Bool) throws(MediaError) {
@@ -107,8 +111,23 @@ final class SubtitleEncoder: @unchecked Sendable {
         }
         sub.start_display_time = 0
         sub.end_display_time = UInt32(clamping: duration)
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let size = avcodec_encode_subtitle(context, &buffer, Int32(buffer.count), &sub)
+        // The encoders say when the buffer is too small (a long event): try again with more room.
+        var buffer: [UInt8] = []
+        var size = Self.bufferTooSmall
+        var room = 64 * 1024
+        while size == Self.bufferTooSmall && room <= Self.largestEvent {
+            buffer = [UInt8](repeating: 0, count: room)
+            size = avcodec_encode_subtitle(context, &buffer, Int32(room), &sub)
+            room *= 4
+        }
+        let text = lines.reduce(0) { $0 + $1.utf8.count }
+        if size == -ERANGE && String(cString: context.pointee.codec.pointee.name) == "mov_text" {
+            // A mov_text sample states its text's length in 16 bits.
+            throw MediaError(.unsupported, "a subtitle event of \(text) bytes is longer than mov_text holds (65535 bytes): write to .mkv, or leave the track out")
+        }
+        if size == Self.bufferTooSmall {
+            throw MediaError(.unsupported, "a subtitle event of \(text) bytes is longer than reencode writes (\(Self.largestEvent / 1024 / 1024) MiB)")
+        }
         try FFmpeg.check(size, "cannot encode")
         let packet = Packet()
         try FFmpeg.check(av_new_packet(packet.pointer, size), "subtitle packet")

@@ -14,7 +14,7 @@ public struct LaneProgress: Sendable, Hashable {
 
 /// A conversion's progress: by output media time over the session's duration.
 public struct ConversionProgress: Sendable {
-    /// 0…1, by the slowest track.
+    /// 0…1, by the slowest track (subtitle tracks, being sparse, only when there is nothing else).
     public var fraction: Double
     public var outputTime: MediaTime
     public var duration: MediaTime
@@ -69,7 +69,10 @@ final class ProgressTracker: Sendable {
 
     private func snapshot(_ lanes: [LaneProgress], now: UInt64, final: Bool) -> ConversionProgress {
         let elapsed = Double(now - started) / 1e9
-        let slowest = lanes.map(\.outputTime).min() ?? .zero
+        // Subtitles are sparse: a track whose last event was long ago says nothing of how far
+        // the conversion has got, so it holds no one back (unless it is all there is).
+        let timed = lanes.filter { $0.mediaType != .subtitle }
+        let slowest = (timed.isEmpty ? lanes : timed).map(\.outputTime).min() ?? .zero
         let d = duration.seconds
         var fraction = d > 0 && d.isFinite ? max(0, slowest.seconds) / d : 0
         fraction = final ? 1 : min(max(fraction, 0), 0.999)

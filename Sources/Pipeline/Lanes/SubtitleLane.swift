@@ -1,35 +1,70 @@
 import CFFmpeg
 import Recipe
 
-/// Text subtitles in another text format: decode → cut to the session (an event that overlaps
-/// the range start begins at it, one past the end is cut there) → encode (mov_text for MP4/MOV,
-/// SubRip for Matroska), stamped in milliseconds from the range start.
+/// Subtitles cut to the session: an event that overlaps the range start begins at it, one past
+/// the end is cut there. Text in another text format is decoded and encoded again (mov_text for
+/// MP4/MOV, SubRip for Matroska), stamped in milliseconds from the range start; copied samples
+/// (`decode: false`, bitmap subtitles) keep their bytes and get the cut times, which in every
+/// container that holds subtitles are the container's, not the sample's.
+///
+/// When the session starts later than the file, the shared reader is positioned at the video's
+/// sync sample before the range start, and a Matroska file is sought by cluster: a subtitle
+/// shown across the range start but read before that point would never reach this lane. Such a
+/// lane reads its track from the file's start in a demuxer of its own (subtitle packets are few;
+/// the other streams are discarded).
 final class SubtitleLane: LaneWork {
     private let env: LaneEnvironment
     private let output: Int
     private let writerInput: Int
     private let track: Track
-    private let decoder: SubtitleDecoder
-    private let encoder: SubtitleEncoder
+    /// nil: samples are copied.
+    private let codecs: (decoder: SubtitleDecoder, encoder: SubtitleEncoder)?
     private let sourceTimeBase: AVRational
     private var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
+    /// Reads the track from the file's start (see above), instead of the shared reader.
+    private let fromStart: Bool
 
-    init(env: LaneEnvironment, output: Int, track: Track, conversion: SubtitleConversion) throws(MediaError) {
+    /// `conversion` nil: the samples are copied as they are.
+    init(env: LaneEnvironment, output: Int, track: Track, conversion: SubtitleConversion?, fromStart: Bool) throws(MediaError) {
         self.env = env
+        self.fromStart = fromStart
         self.output = output
         self.track = track
         statistics = LaneStatistics(track: track.index)
         let stream = env.reader.stream(forOutput: output)
         sourceTimeBase = stream.pointee.time_base
-        decoder = try SubtitleDecoder(stream: stream)
-        encoder = try SubtitleEncoder(name: conversion.encoderName, header: decoder.header, globalHeader: env.writer.needsGlobalHeader)
-        writerInput = try env.writer.addInput(subtitleEncoder: encoder, metadata: track.outputMetadata)
+        if let conversion {
+            let decoder = try SubtitleDecoder(stream: stream)
+            let encoder = try SubtitleEncoder(name: conversion.encoderName, header: decoder.header, globalHeader: env.writer.needsGlobalHeader)
+            codecs = (decoder, encoder)
+            writerInput = try env.writer.addInput(subtitleEncoder: encoder, metadata: track.outputMetadata)
+        } else {
+            codecs = nil
+            writerInput = try env.writer.addPassthroughInput(from: stream, rotation: 0, metadata: track.outputMetadata)
+        }
     }
 
     func run() throws(MediaError) {
         do throws(MediaError) {
-            while let packet = try env.reader.next(output) {
+            let own: InputContainer?
+            if fromStart {
+                env.reader.detach(output)
+                let input = try InputContainer(path: env.file)
+                for i in 0..<input.streamCount where i != track.index { input.stream(i).pointee.discard = AVDISCARD_ALL }
+                own = input
+            } else {
+                own = nil
+            }
+            func next() throws(MediaError) -> Packet? {
+                guard let own else { return try env.reader.next(output) }
+                let packet = Packet()
+                while try own.read(into: packet) {
+                    if Int(packet.streamIndex) == track.index { return packet }
+                }
+                return nil
+            }
+            while let packet = try next() {
                 try env.checkCancelled()
                 statistics.packetsRead += 1
                 let at = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
@@ -37,8 +72,12 @@ final class SubtitleLane: LaneWork {
                 lastTime = at
                 if at >= env.range.end { break }
                 let length = MediaTime(ts: max(packet.duration, 0), timeBase: sourceTimeBase)
+                guard let codecs else {
+                    try copy(packet, at: at, length: length)
+                    continue
+                }
                 statistics.packetsDecoded += 1
-                guard let event = try decoder.decode(packet) else { continue }
+                guard let event = try codecs.decoder.decode(packet) else { continue }
                 statistics.framesDecoded += 1
                 let ms = MediaTime(value: 1, timescale: 1000)
                 let start = at + ms * event.startMilliseconds
@@ -47,7 +86,7 @@ final class SubtitleLane: LaneWork {
                 guard hidden > shown else { continue }
                 let pts = try (shown - env.range.start).ts(in: SubtitleEncoder.timeBase)
                 let duration = try (hidden - shown).ts(in: SubtitleEncoder.timeBase)
-                guard let out = try encoder.encode(event.lines, pts: pts, duration: duration) else { continue }
+                guard let out = try codecs.encoder.encode(event.lines, pts: pts, duration: duration) else { continue }
                 statistics.unitsOut += 1
                 statistics.packetsWritten += 1
                 try env.deliver(out, timeBase: SubtitleEncoder.timeBase, input: writerInput, lane: output, frames: statistics.unitsOut)
@@ -56,5 +95,20 @@ final class SubtitleLane: LaneWork {
         } catch {
             throw error.at(file: env.file, track: track.index, time: lastTime)
         }
+    }
+
+    /// A copied sample with the cut times. One of unknown length (a PGS display set, which lasts
+    /// until the next) is kept when it starts in the range.
+    private func copy(_ packet: Packet, at: MediaTime, length: MediaTime) throws(MediaError) {
+        let known = packet.duration > 0
+        let end = known ? at + length : at
+        let shown = max(at, env.range.start), hidden = min(end, env.range.end)
+        guard known ? hidden > shown : at >= env.range.start else { return }
+        packet.pts = try (shown - env.range.start).ts(in: sourceTimeBase)
+        packet.dts = packet.pts
+        if known { packet.duration = try (hidden - shown).ts(in: sourceTimeBase) }
+        statistics.unitsOut += 1
+        statistics.packetsWritten += 1
+        try env.deliver(packet, timeBase: sourceTimeBase, input: writerInput, lane: output, frames: statistics.unitsOut)
     }
 }

@@ -126,10 +126,15 @@ final class AssetWriter: @unchecked Sendable {
         for (i, p) in kept.pictures.enumerated() {
             if format == .mkv, let mime = Keeping.mkvMimeType(p.codec) {
                 let ext = mime == "image/jpeg" ? "jpg" : String(mime.dropFirst("image/".count))
-                try container.addAttachment(p, fileName: (i == 0 ? "cover" : "cover-\(i + 1)") + "." + ext, mimeType: mime)
+                // A Matroska source's own name for it stands (`cover.jpg` by the convention).
+                let name = p.fileName ?? (i == 0 ? "cover" : "cover-\(i + 1)") + "." + ext
+                try container.addAttachment(p.bytes, codec: p.codec, fileName: name, mimeType: mime)
             } else if format == .mp4 || format == .m4a {
                 covers.append((p, try container.addPictureStream(p)))
             }
+        }
+        if format == .mkv {
+            for a in kept.attachments { try container.addAttachment(a.bytes, codec: nil, fileName: a.fileName, mimeType: a.mimeType) }
         }
         var options: [(String, String)] = []
         var movflags: [String] = []
