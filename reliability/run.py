@@ -30,7 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
-# Exit statuses a command may give, by command and input class (DESIGN §4, README "guarantees").
+# Exit statuses a command may give, by command and input class (README, "What it guarantees").
 ALLOWED = {
     ("inspect", "valid"): {0},
     ("inspect", "damaged"): {0, 66, 74},
