@@ -37,7 +37,11 @@ enum TrimSnap {
                 let k = MediaTime.count(of: d, from: whole.start, to: t - d.half, rounding: .up) ?? 0
                 return whole.start + d * max(0, k)
             }
-            if snapStart { start = slot(start) }
+            if snapStart {
+                start = slot(start)
+                // A start in the last half slot would round to the end: the last frame stays in.
+                if start >= whole.end { start = MediaTime.max(start - d, whole.start) }
+            }
             if snapEnd { end = MediaTime.min(slot(end), whole.end) }
             if end <= start { end = MediaTime.min(start + d, whole.end) }
             how = "the output's \(rate.decimalDescription) fps frames"
