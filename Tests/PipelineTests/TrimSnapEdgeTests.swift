@@ -53,4 +53,60 @@ struct TrimSnapEdgeTests {
         try ExportSession(plan: plan).run()
         #expect(try Media.stamps(out).map(\.stamp) == [98])
     }
+
+    /// Audio 0–4 s, video frames 1–2 s at 25 fps (Matroska: the video starts where its first
+    /// frame is).
+    static func videoInTheMiddle(_ dir: Scratch) throws -> String {
+        let src = dir.file("src.mkv")
+        var v = GeneratedVideoFormat(width: 160, height: 120, frameRate: FrameRate(frames: 25))
+        v.codecOptions = ["preset": "ultrafast"]
+        let source = try FrameSource(path: src, video: v, audio: GeneratedAudioFormat())
+        try source.appendAudio(count: 48000) { _, _ in 0 }
+        for i in 0..<25 {
+            try source.appendPicture(at: MediaTime(value: Int64(25 + i), timescale: 25)) { TestPattern.draw(index: i, into: $0) }
+        }
+        try source.appendAudio(count: 3 * 48000) { _, _ in 0 }
+        try source.finish()
+        return src
+    }
+
+    struct OutsideCase: Sendable, CustomStringConvertible {
+        let start: Int64, end: Int64            // ms, asked
+        /// nil: as asked; k: the video's frame k.
+        let startFrame: Int64?, endFrame: Int64?
+        var description: String { "\(start)–\(end) ms" }
+    }
+
+    /// No frame is cut where the video has no frame: an end before the video's first frame or at
+    /// or after its end stays where asked (it moved to a frame, losing the asked audio, or even
+    /// the whole asked range: 0.2–0.8 s became 1.02–1.06 s). The frames are at 1.021 s + k/25
+    /// (Matroska moves everything by the AAC priming).
+    @Test("ends outside the video's frames stay as asked", arguments: [
+        OutsideCase(start: 200, end: 800, startFrame: nil, endFrame: nil),
+        OutsideCase(start: 500, end: 3500, startFrame: nil, endFrame: nil),
+        OutsideCase(start: 1030, end: 3000, startFrame: 0, endFrame: nil),
+        OutsideCase(start: 500, end: 1540, startFrame: nil, endFrame: 13),
+    ])
+    func outsideTheVideo(_ c: OutsideCase) throws {
+        let dir = Scratch()
+        let src = try Self.videoInTheMiddle(dir)
+        let first = try #require(try PacketScan.extents(src)[0]).start
+        let r = Self.request(src, dir.file("out.mkv"), start: Self.ms(c.start), duration: Self.ms(c.end - c.start), audio: true)
+        let plan = try Planner.plan(r)
+        let s = plan.source.startTime
+        func at(_ asked: Int64, _ k: Int64?) -> MediaTime { k.map { first + MediaTime(value: 1, timescale: 25) * $0 } ?? s + Self.ms(asked) }
+        #expect(plan.timeRange == TimeRange(start: at(c.start, c.startFrame), end: at(c.end, c.endFrame)))
+    }
+
+    @Test("a trim from before the video to after it keeps all the asked audio and every frame")
+    func aroundTheVideo() throws {
+        let dir = Scratch()
+        let src = try Self.videoInTheMiddle(dir)
+        let out = dir.file("out.mkv")
+        let plan = try Planner.plan(Self.request(src, out, start: Self.ms(500), duration: Self.ms(3000), audio: true))
+        try ExportSession(plan: plan).run()
+        #expect(try Media.stamps(out).map(\.stamp) == (0..<25).map { Optional($0) })
+        let audio = try #require(try PacketScan.extents(out)[1])
+        #expect(abs(audio.duration.seconds - 3.0) < 0.03, "audio \(audio)")
+    }
 }

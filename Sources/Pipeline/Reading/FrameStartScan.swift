@@ -11,16 +11,20 @@ enum FrameStartScan {
         var after: MediaTime?
         /// `after` is where the last frame ends, not a frame's start.
         var afterIsEnd = false
+        /// The instant is at or after the end of the stream's last frame.
+        var pastEnd = false
 
-        /// The nearer of the two, ties to the earlier; nil when the stream has neither. A start
-        /// never goes to the stream's end: the last frame stays in the range.
+        /// The nearer of the two, ties to the earlier; nil where no frame is around the instant
+        /// (before the first frame, after the last one ends: a track that starts late or ends
+        /// early), so nothing is cut there and the instant stays. A start never goes to the
+        /// stream's end: the last frame stays in the range.
         func nearest(to t: MediaTime, forStart: Bool = false) -> MediaTime? {
+            if pastEnd { return nil }
             let after = forStart && afterIsEnd ? nil : self.after
             switch (atOrBefore, after) {
             case let (b?, a?): return t - b <= a - t ? b : a
             case let (b?, nil): return b
-            case let (nil, a?): return a
-            case (nil, nil): return nil
+            case (nil, _): return nil
             }
         }
     }
@@ -98,7 +102,9 @@ enum FrameStartScan {
             if let a = n.after, dts.isNumeric ? dts >= a : pts > a + MediaTime(value: 1, timescale: 2) { return n }
         }
         // The end of the stream: past the last frame, its end is the boundary.
-        if n.after == nil, let e = lastEnd, e > t, e > (n.atOrBefore ?? e) { n.after = e; n.afterIsEnd = true }
+        if n.after == nil, let e = lastEnd, e > (n.atOrBefore ?? e) {
+            if e > t { n.after = e; n.afterIsEnd = true } else { n.pastEnd = true }
+        }
         return n
     }
 }
