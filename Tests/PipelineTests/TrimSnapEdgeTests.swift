@@ -86,6 +86,10 @@ struct TrimSnapEdgeTests {
         OutsideCase(start: 500, end: 3500, startFrame: nil, endFrame: nil),
         OutsideCase(start: 1030, end: 3000, startFrame: 0, endFrame: nil),
         OutsideCase(start: 500, end: 1540, startFrame: nil, endFrame: 13),
+        // An end in the first frame, nearer its start, keeps that frame: the range reaches into
+        // the video, and an end before it would leave the video lane nothing to convert.
+        OutsideCase(start: 500, end: 1030, startFrame: nil, endFrame: 1),
+        OutsideCase(start: 0, end: 1030, startFrame: nil, endFrame: 1),
     ])
     func outsideTheVideo(_ c: OutsideCase) throws {
         let dir = Scratch()

@@ -52,6 +52,10 @@ enum TrimSnap {
             if snapStart { start = found[i].nearest(to: start, forStart: true) ?? start; i += 1 }
             if snapEnd {
                 end = found[i].nearest(to: end) ?? end
+                // A range reaching into a late-starting video keeps its first frame: an end in
+                // that frame, nearer its start, would leave the video nothing to convert.
+                let first = lane.track.startTime
+                if first.isNumeric, start <= first, end <= first, range.end > first, let next = found[i].after { end = next }
                 // At least one frame: a range shorter than a frame keeps the frame it starts on.
                 if end <= start {
                     let next = try FrameStartScan.neighbours(of: [start], path: asset.path, stream: lane.track.index, fileStart: whole.start)
