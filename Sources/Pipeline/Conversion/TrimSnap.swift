@@ -37,7 +37,11 @@ enum TrimSnap {
                 let k = MediaTime.count(of: d, from: whole.start, to: t - d.half, rounding: .up) ?? 0
                 return whole.start + d * max(0, k)
             }
-            if snapStart { start = slot(start) }
+            if snapStart {
+                start = slot(start)
+                // A start in the last half slot would round to the end: the last frame stays in.
+                if start >= whole.end { start = MediaTime.max(start - d, whole.start) }
+            }
             if snapEnd { end = MediaTime.min(slot(end), whole.end) }
             if end <= start { end = MediaTime.min(start + d, whole.end) }
             how = "the output's \(rate.decimalDescription) fps frames"
@@ -48,6 +52,10 @@ enum TrimSnap {
             if snapStart { start = found[i].nearest(to: start, forStart: true) ?? start; i += 1 }
             if snapEnd {
                 end = found[i].nearest(to: end) ?? end
+                // A range reaching into a late-starting video keeps its first frame: an end in
+                // that frame, nearer its start, would leave the video nothing to convert.
+                let first = lane.track.startTime
+                if first.isNumeric, start <= first, end <= first, range.end > first, let next = found[i].after { end = next }
                 // At least one frame: a range shorter than a frame keeps the frame it starts on.
                 if end <= start {
                     let next = try FrameStartScan.neighbours(of: [start], path: asset.path, stream: lane.track.index, fileStart: whole.start)

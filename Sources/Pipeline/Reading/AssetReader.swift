@@ -8,9 +8,13 @@ import Recipe
 /// lane that runs ahead waits for the others and memory does not grow with the file's length.
 // SAFETY: every mutable field is guarded by `condition`; the container is only read by the one
 // puller that set `demuxing` (lanes look up their streams' parameters while they are made,
-// before any of them pulls). Packets change hands only through the buffers, under `condition`.
+// before any of them pulls; `seek`, which may replace the container, also runs before that).
+// Packets change hands only through the buffers, under `condition`.
 final class AssetReader: @unchecked Sendable {
-    let input: InputContainer
+    private(set) var input: InputContainer
+    /// Containers `seekToStart` replaced, kept until the reader goes: lanes made before the
+    /// seek may hold pointers to their streams.
+    private var retired: [InputContainer] = []
     private let condition = NSCondition()
     private var buffers: [[Packet]]
     private var routing: [Int32: Int] = [:]
@@ -92,9 +96,16 @@ final class AssetReader: @unchecked Sendable {
         try input.seek(to: ts, stream: -1)
     }
 
-    /// The very start: by byte where the demuxer allows it (a timestamp seek can overshoot).
+    /// The very start: by byte where the demuxer allows it, else by opening the file again. A
+    /// timestamp seek can overshoot: Matroska's cues list only the video's sync samples, and a
+    /// seek before the first one lands on it, after the audio that comes before the video.
     private func seekToStart(_ fileStart: MediaTime) throws(MediaError) {
-        if !input.seekToFirstByte() { try rawSeek(fileStart) }
+        if input.seekToFirstByte() { return }
+        let fresh = try InputContainer(path: input.path)
+        guard fresh.streamCount == input.streamCount else { try rawSeek(fileStart); return }
+        for i in 0..<fresh.streamCount { fresh.stream(i).pointee.discard = input.stream(i).pointee.discard }
+        retired.append(input)
+        input = fresh
     }
 
     /// Reads packets from the current position until every output's start is known to be at or

@@ -11,23 +11,32 @@ enum FrameStartScan {
         var after: MediaTime?
         /// `after` is where the last frame ends, not a frame's start.
         var afterIsEnd = false
+        /// The instant is at or after the end of the stream's last frame.
+        var pastEnd = false
 
-        /// The nearer of the two, ties to the earlier; nil when the stream has neither. A start
-        /// never goes to the stream's end: the last frame stays in the range.
+        /// The nearer of the two, ties to the earlier; nil where no frame is around the instant
+        /// (before the first frame, after the last one ends: a track that starts late or ends
+        /// early), so nothing is cut there and the instant stays. A start never goes to the
+        /// stream's end: the last frame stays in the range.
         func nearest(to t: MediaTime, forStart: Bool = false) -> MediaTime? {
+            if pastEnd { return nil }
             let after = forStart && afterIsEnd ? nil : self.after
             switch (atOrBefore, after) {
             case let (b?, a?): return t - b <= a - t ? b : a
             case let (b?, nil): return b
-            case let (nil, a?): return a
-            case (nil, nil): return nil
+            case (nil, _): return nil
             }
         }
     }
 
-    /// Reading stops this many packets after a seek at the latest: a frame's neighbours are
-    /// never that far away in decode order.
+    /// Reading stops this many packets after the first one shown after the instant at the
+    /// latest: a frame's neighbours are never that far away in decode order.
     static let packetLimit = 4096
+    /// Packets read on the way to the instant at most. A seek lands on the sync sample at or
+    /// before it, so this is one GOP, which can be minutes long (screen recordings, keyint
+    /// "infinite"); where it is longer still, the neighbours are unknown rather than guessed
+    /// from wherever reading stopped.
+    static let approachLimit = 65536
 
     /// An instant whose neighbours cannot be found (the file cannot be read or seeked there)
     /// gets none: the trim keeps that end as asked.
@@ -50,7 +59,8 @@ enum FrameStartScan {
                         let ts = (try? target.ts(in: AVRational(num: 1, den: AV_TIME_BASE), rounding: .down)) ?? 0
                         try input.seek(to: ts, stream: -1)
                     }
-                    found = try scan(input, stream: stream, around: t)
+                    guard let scanned = try scan(input, stream: stream, around: t) else { found = Neighbours(); break }
+                    found = scanned
                     if found.atOrBefore != nil || fromStart { break }
                     back = back * 2
                 }
@@ -64,15 +74,20 @@ enum FrameStartScan {
 
     /// Reads from the current position until no later packet can present before the first
     /// frame after `t`: packets come in decode order and none presents before it decodes.
-    private static func scan(_ input: InputContainer, stream: Int, around t: MediaTime) throws(MediaError) -> Neighbours {
+    /// nil: `t` is more than `approachLimit` packets away.
+    private static func scan(_ input: InputContainer, stream: Int, around t: MediaTime) throws(MediaError) -> Neighbours? {
         let tb = input.stream(stream).pointee.time_base
         var n = Neighbours()
         var lastEnd: MediaTime?
-        var read = 0
+        var read = 0, pastT = 0
         let packet = Packet()
-        while read < packetLimit, try input.read(into: packet) {
+        while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
             read += 1
+            if n.after != nil { pastT += 1 }
+            // Stopped before the end of the stream, the last packet read is not its last frame.
+            if pastT >= packetLimit { return n }
+            if n.after == nil && read > approachLimit { return nil }
             let pts = MediaTime(ts: packet.pts, timeBase: tb)
             let dts = MediaTime(ts: packet.dts, timeBase: tb)
             guard pts.isNumeric else { continue }
@@ -87,7 +102,9 @@ enum FrameStartScan {
             if let a = n.after, dts.isNumeric ? dts >= a : pts > a + MediaTime(value: 1, timescale: 2) { return n }
         }
         // The end of the stream: past the last frame, its end is the boundary.
-        if n.after == nil, let e = lastEnd, e > t, e > (n.atOrBefore ?? e) { n.after = e; n.afterIsEnd = true }
+        if n.after == nil, let e = lastEnd, e > (n.atOrBefore ?? e) {
+            if e > t { n.after = e; n.afterIsEnd = true } else { n.pastEnd = true }
+        }
         return n
     }
 }

@@ -259,8 +259,10 @@ public struct SettingsAssistant: Sendable {
                            "\(about) gets \(src.decimalDescription), the standard rate nearest its nominal rate, below the \(target.decimalDescription) fps cap")
                     return src
                 }
-                if src.isNTSC && target.seconds == 1 {
-                    let ntsc = FrameRate(frames: target.frames * 1000, seconds: 1001)
+                // The cap's 1001-family twin only where it is itself standard (not 24.975, 49.95);
+                // a whole-number cap is at most 1000 fps, so the product fits.
+                if src.isNTSC && target.seconds == 1,
+                   case let ntsc = FrameRate(frames: target.frames * 1000, seconds: 1001), Self.standardRates.contains(ntsc) {
                     decide("frame-rate", ntsc.description, "frame-rate.vfr-cap-ntsc",
                            "\(about) is capped to the 1001-family rate \(ntsc.decimalDescription) (its nominal rate is \(src.decimalDescription))")
                     return ntsc
