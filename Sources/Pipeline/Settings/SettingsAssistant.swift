@@ -56,8 +56,11 @@ public struct SettingsAssistant: Sendable {
                        "the source (\(dw)x\(dh) as displayed) fitted inside \(boxText(s)), display aspect kept")
             }
         } else {
+            // An odd size is made even: the plan must not call 320x240 a 321x241 source's size.
+            let odd = even(dw) != dw || even(dh) != dh
             decide("size", "\(even(dw))x\(even(dh))", "size.source",
-                   source.pixelAspect.isSquare ? "the source's size" : "the source's display size in square pixels (pixel aspect \(source.pixelAspect))")
+                   (source.pixelAspect.isSquare ? "the source's size" : "the source's display size in square pixels (pixel aspect \(source.pixelAspect))")
+                   + (odd ? " (\(dw)x\(dh)) made even, as 4:2:0 needs" : ""))
         }
         ow = even(ow); oh = even(oh)
         // Pixels are encoded upright-as-stored; the rotation stays a display matrix.
