@@ -135,15 +135,17 @@ public struct SettingsAssistant: Sendable {
         }
 
         // Profile and level.
+        // x264's and x265's own `profile` option (and x264's `level`) among codec-options is what
+        // the encoder gets: it is the asked profile, checked and shown like `profile:`.
         let profile: String
-        if let p = s.profile {
+        if let p = s.profile ?? s.codecOptions["profile"] {
             profile = p
             decide("profile", p, Origin.settings, "as asked")
         } else {
             profile = Self.profile(codec: codec, pixelFormat: pixelFormat)
             decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")
         }
-        var level = s.level
+        var level = s.level ?? (codec == .h264 ? s.codecOptions["level"] : nil)
         if let l = level {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
