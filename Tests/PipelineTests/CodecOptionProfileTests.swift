@@ -23,10 +23,14 @@ struct CodecOptionProfileTests {
         #expect(v.decision("level")?.rule == "settings")
     }
 
-    @Test("a codec-options level the codec does not have is refused like 'level:'")
-    func badLevel() {
-        #expect(throws: MediaError.self) {
-            try SettingsAssistant.system.video(source: Self.source, settings: VideoSettings(codec: .h264, codecOptions: ["level": "41"]))
+    @Test("a codec-options level the codec does not have is refused like 'level:'; x264's '41' spelling is pointed to 4.1")
+    func badLevel() throws {
+        for settings in [VideoSettings(codec: .h264, codecOptions: ["level": "41"]), VideoSettings(codec: .h264, level: "41")] {
+            let error = try #require(throws: MediaError.self) {
+                try SettingsAssistant.system.video(source: Self.source, settings: settings)
+            }
+            #expect(error.message.hasPrefix("H.264 has no level '41' (did you mean '4.1'?) (it has 1, 1b, 1.1,"), "\(error.message)")
+            #expect(error.setting == "level")
         }
     }
 }
