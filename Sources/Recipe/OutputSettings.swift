@@ -31,7 +31,9 @@ public enum HDRSetting: String, Sendable, CaseIterable {
         if let depth, depth >= 10 { return nil }
         if depth == nil && codec == .hevc { return nil }  // the assistant makes HEVC 10-bit for HDR
         let output = pixelFormat.map { "\(codec == .h264 ? "H.264" : "HEVC") in \($0)" } ?? "8-bit H.264 (yuv420p)"
-        return "'hdr: keep' needs a 10-bit output, but this writes \(output): use 'codec: hevc', a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'"
+        // HEVC is a way out only where no 8-bit pixel format is asked for.
+        let ways = (pixelFormat == nil ? "'codec: hevc', " : "") + "a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'"
+        return "'hdr: keep' needs a 10-bit output, but this writes \(output): use \(ways)"
     }
 }
 

@@ -61,7 +61,11 @@ struct HDRRecipeTests {
         #expect(recipeErrors(chained) == ["r.yaml:4:5: error: " + Self.keepRefusal])
         // HEVC told to be 8-bit cannot keep it either.
         #expect(recipeErrors(Self.text("{ base: hdr-base, pixel-format: yuv420p, hdr: keep }")) == [
-            "r.yaml:10:77: error: 'hdr: keep' needs a 10-bit output, but this writes HEVC in yuv420p: use 'codec: hevc', a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'",
+            "r.yaml:10:77: error: 'hdr: keep' needs a 10-bit output, but this writes HEVC in yuv420p: use a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'",
+        ])
+        // Nor can H.264 told to be 8-bit: HEVC alone would not help, the pixel format says 8 bits.
+        #expect(recipeErrors(Self.text("{ codec: h264, pixel-format: yuv420p, hdr: keep }")) == [
+            "r.yaml:10:74: error: 'hdr: keep' needs a 10-bit output, but this writes H.264 in yuv420p: use a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'",
         ])
     }
 

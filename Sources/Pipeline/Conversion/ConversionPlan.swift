@@ -116,7 +116,7 @@ public enum Planner {
 
         // Output file and format.
         let format = try OutputLocation.format(for: out, requested: request.format)
-        try OutputLocation.check(out, source: src, overwrite: request.overwrite)
+        try OutputLocation.check(out, source: src, overwrite: request.overwrite, format: format)
 
         // Time range.
         // A container that states no length (or 0) does not mean an empty file: read to the end.

@@ -63,6 +63,7 @@ enum IgnoredSettings {
         if v.profile != nil { k.append("profile") }
         if v.level != nil { k.append("level") }
         if v.pixelFormat != nil { k.append("pixel-format") }
+        if v.hdr != nil { k.append("hdr") }
         if !v.codecOptions.isEmpty { k.append("codec-options") }
         return k
     }

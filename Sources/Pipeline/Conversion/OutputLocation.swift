@@ -44,8 +44,9 @@ enum OutputLocation {
     /// The output can be made: it is not the source (nor any of `protected`, such as the recipe),
     /// it is not a folder, it does not exist unless `overwrite`, and the nearest existing folder
     /// above it is a writable folder (missing ones are made when the conversion starts).
+    /// `format`, where known, names the example file of a folder's refusal.
     static func check(_ out: String, source: String, protected: [(path: String, role: String)] = [],
-                      overwrite: Bool) throws(MediaError) {
+                      overwrite: Bool, format: ContainerFormat? = nil) throws(MediaError) {
         try checkSpelling(out)
         if let target = FileIdentity(path: out) {
             for (path, role) in [(source, "source")] + protected where FileIdentity(path: path) == target {
@@ -59,7 +60,7 @@ enum OutputLocation {
             // Only a regular file is ever replaced: renaming over /dev/stdout or a FIFO would
             // replace the device's name, not write to it.
             if (st.st_mode & S_IFMT) == S_IFDIR {
-                throw MediaError(.cannotCreateOutput, "is a folder: the output must name a file (such as \(FilePaths.join(out, "out.mp4")))", file: out)
+                throw MediaError(.cannotCreateOutput, "is a folder: the output must name a file (such as \(FilePaths.join(out, "out.\((format ?? .mp4).rawValue)")))", file: out)
             }
             if let kind = nonRegularFileKind(st.st_mode) {
                 throw MediaError(.cannotCreateOutput, "is \(kind): only a regular file can be an output", file: out)

@@ -45,7 +45,8 @@ public enum RecipeCompiler {
         }
         let outPath = expand(template, source: source)
         // The recipe is as precious as the source: an output path that names it is refused.
-        try OutputLocation.check(outPath, source: source, protected: [(recipe.file, "recipe")], overwrite: overwrite || recipe.output.overwrite)
+        try OutputLocation.check(outPath, source: source, protected: [(recipe.file, "recipe")], overwrite: overwrite || recipe.output.overwrite,
+                                format: recipe.output.format?.value)
         var errors: [Diagnostic] = []
         /// Tracks the recipe needs that this source lacks: the input does not fit (exit 66).
         var missing: [Diagnostic] = []

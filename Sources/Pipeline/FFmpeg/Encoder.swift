@@ -152,7 +152,11 @@ final class Encoder {
         if let profile = c.profile { av_dict_set(&dict, "profile", profile, 0) }
         for (k, v) in c.optionsWithHDR { av_dict_set(&dict, k, v, 0) }
         do throws(MediaError) {
-            try FFmpeg.check(avcodec_open2(ctx, codec, &dict), "cannot open the \(c.codecName) encoder", kind: .invalidSettings)
+            FFmpegLog.watch(UnsafeMutableRawPointer(ctx), level: AV_LOG_WARNING)
+            let rc = avcodec_open2(ctx, codec, &dict)
+            let logged = FFmpegLog.unwatch(UnsafeMutableRawPointer(ctx))
+            try FFmpeg.check(rc, "cannot open the \(c.codecName) encoder", kind: .invalidSettings)
+            if let refusal = paramsRefusal(logged, c) { throw refusal }
             // Checked above against the encoder's own options; a generic one it ignored is
             // caught here.
             if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
@@ -164,6 +168,26 @@ final class Encoder {
             return .failure(error)
         }
         return .success(ctx)
+    }
+
+    /// x264 and x265 only warn about an entry of their parameter string they cannot parse, and
+    /// open without it: such a warning, logged while opening, is a refusal of that option.
+    private static func paramsRefusal(_ logged: [String], _ c: EncoderConfiguration) -> MediaError? {
+        let signs = ["Unknown option: ", "Invalid value for ", "Error parsing option '"]
+        for line in logged {
+            // "[libx265] Unknown option: garbage." → "Unknown option: garbage"
+            var text = Substring(line)
+            if text.hasPrefix("["), let close = text.firstIndex(of: "]") { text = text[text.index(after: close)...] }
+            text = text.drop { $0 == " " }
+            while text.hasSuffix(".") { text = text.dropLast() }
+            guard signs.contains(where: { text.hasPrefix($0) }) else { continue }
+            let keys = c.codecName == "libx265" ? ["x265-params"] : ["x264-params", "x264opts"]
+            // The value is not quoted: the lane adds its own entries (level, log level) to it.
+            guard let key = c.options.first(where: { keys.contains($0.0) })?.0 else { continue }
+            return MediaError(.invalidSettings, "the \(c.codecName) encoder refuses \(key): \(text)",
+                              setting: "codec-options.\(key)")
+        }
+        return nil
     }
 
     /// The setting an open failure comes from: the one option (or the profile) without which the

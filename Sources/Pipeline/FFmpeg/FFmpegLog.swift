@@ -30,21 +30,22 @@ enum FFmpegLog {
 
     /// The calling thread, as a key.
     private static var thread: UInt { UInt(pthread_self()) }
-    /// Error lines per watched context (a demuxer): some damage is only ever said in the log.
-    private static let watched = Locked<[UInt: [String]]>([:])
+    /// Lines per watched context (a demuxer; an encoder while it opens) at or above its level:
+    /// some damage, and some refusals, are only ever said in the log.
+    private static let watched = Locked<[UInt: (level: Int32, lines: [String])]>([:])
 
-    static func watch(_ context: UnsafeMutableRawPointer) {
+    static func watch(_ context: UnsafeMutableRawPointer, level: Int32 = AV_LOG_ERROR) {
         _ = install
-        watched.withLock { $0[UInt(bitPattern: context)] = [] }
+        watched.withLock { $0[UInt(bitPattern: context)] = (level, []) }
     }
 
-    /// Stops watching and returns the error lines `context` logged.
+    /// Stops watching and returns the lines `context` logged.
     static func unwatch(_ context: UnsafeMutableRawPointer) -> [String] {
-        watched.withLock { $0.removeValue(forKey: UInt(bitPattern: context)) ?? [] }
+        watched.withLock { $0.removeValue(forKey: UInt(bitPattern: context))?.lines ?? [] }
     }
 
     static func errors(of context: UnsafeMutableRawPointer) -> [String] {
-        watched.withLock { $0[UInt(bitPattern: context)] ?? [] }
+        watched.withLock { $0[UInt(bitPattern: context)]?.lines ?? [] }
     }
 
     /// `REENCODE_FFMPEG_LOG=debug|verbose|info|warning|error` echoes FFmpeg's log to stderr.
@@ -111,10 +112,10 @@ enum FFmpegLog {
             _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         }
         if level <= AV_LOG_WARNING, !line.isEmpty { record(line) }
-        if level <= AV_LOG_ERROR, let avcl, !line.isEmpty {
+        if level <= AV_LOG_WARNING, let avcl, !line.isEmpty {
             watched.withLock { w in
                 let key = UInt(bitPattern: avcl)
-                if w[key] != nil, w[key]!.count < 8 { w[key]!.append(line) }
+                if let entry = w[key], level <= entry.level, entry.lines.count < 8 { w[key]!.lines.append(line) }
             }
         }
     }

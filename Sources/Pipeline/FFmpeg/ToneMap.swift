@@ -9,8 +9,8 @@ import Foundation
 /// white, 203 cd/m² (ITU-R BT.2408), which becomes SDR white → BT.2020 to BT.709 primaries →
 /// highlights above a knee compressed so the source's peak lands on SDR white (Möbius curve,
 /// applied to max(R,G,B) so hues stay) → BT.1886's inverse (gamma 2.4) → BT.709 Y'CbCr.
-// SAFETY: a tone mapper belongs to one video lane and is used from that lane's queue only.
-final class ToneMapper: @unchecked Sendable {
+// Not Sendable: a tone mapper belongs to one video lane (kept on its queue by QueueBound).
+final class ToneMapper {
     private let width: Int32, height: Int32
     private let target: AVPixelFormat
     private let curve: ToneCurve

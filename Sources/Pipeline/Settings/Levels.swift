@@ -25,7 +25,11 @@ enum Levels {
         let names = (codec == .hevc ? hevcTable : h264Table).map(\.0)
         let name = level.hasSuffix(".0") ? String(level.dropLast(2)) : level
         guard let asked = names.firstIndex(of: name) else {
-            throw MediaError(.invalidSettings, "\(codec == .hevc ? "HEVC" : "H.264") has no level '\(level)'" + suggestion(level, among: names)
+            // x264's and HEVC's own spelling without the dot (`41`): the nearest name is 4.1, not 1.
+            let dotted = level.count == 2 && level.allSatisfy(\.isASCII) && level.allSatisfy(\.isNumber)
+                ? "\(level.prefix(1)).\(level.suffix(1))" : ""
+            let hint = names.contains(dotted) ? " (did you mean '\(dotted)'?)" : suggestion(level, among: names)
+            throw MediaError(.invalidSettings, "\(codec == .hevc ? "HEVC" : "H.264") has no level '\(level)'" + hint
                              + " (it has \(names.joined(separator: ", ")))", setting: "level")
         }
         let lowest = codec == .hevc ? hevc(width: width, height: height, rate: rate) : h264(width: width, height: height, rate: rate)

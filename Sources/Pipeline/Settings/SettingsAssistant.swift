@@ -56,8 +56,11 @@ public struct SettingsAssistant: Sendable {
                        "the source (\(dw)x\(dh) as displayed) fitted inside \(boxText(s)), display aspect kept")
             }
         } else {
+            // An odd size is made even: the plan must not call 320x240 a 321x241 source's size.
+            let odd = even(dw) != dw || even(dh) != dh
             decide("size", "\(even(dw))x\(even(dh))", "size.source",
-                   source.pixelAspect.isSquare ? "the source's size" : "the source's display size in square pixels (pixel aspect \(source.pixelAspect))")
+                   (source.pixelAspect.isSquare ? "the source's size" : "the source's display size in square pixels (pixel aspect \(source.pixelAspect))")
+                   + (odd ? " (\(dw)x\(dh)) made even, as 4:2:0 needs" : ""))
         }
         ow = even(ow); oh = even(oh)
         // Pixels are encoded upright-as-stored; the rotation stays a display matrix.
@@ -132,22 +135,17 @@ public struct SettingsAssistant: Sendable {
         }
 
         // Profile and level.
+        // x264's and x265's own `profile` option (and x264's `level`) among codec-options is what
+        // the encoder gets: it is the asked profile, checked and shown like `profile:`.
         let profile: String
-        if let p = s.profile {
+        if let p = s.profile ?? s.codecOptions["profile"] {
             profile = p
             decide("profile", p, Origin.settings, "as asked")
         } else {
-            switch (codec, pixelFormat) {
-            case (.hevc, let f) where f.contains("10"): profile = "main10"
-            case (.hevc, _): profile = "main"
-            case (_, let f) where f.contains("10"): profile = "high10"
-            case (_, let f) where f.contains("444"): profile = "high444"
-            case (_, let f) where f.contains("422"): profile = "high422"
-            default: profile = "high"
-            }
+            profile = Self.profile(codec: codec, pixelFormat: pixelFormat)
             decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")
         }
-        var level = s.level
+        var level = s.level ?? (codec == .h264 ? s.codecOptions["level"] : nil)
         if let l = level {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
@@ -397,6 +395,24 @@ public struct SettingsAssistant: Sendable {
                                      decisions: decisions)
     }
 
+    /// The lowest profile that carries the pixel format's bit depth and chroma: a profile too
+    /// small is refused by the encoder (10-bit 4:2:2 H.264 needs High 4:2:2, not High 10).
+    static func profile(codec: VideoCodec, pixelFormat: String) -> String {
+        let depth = pixelFormatBitDepth(pixelFormat), chroma = pixelFormatChroma(pixelFormat)
+        if codec == .hevc {
+            switch chroma {
+            case 444: return depth <= 8 ? "main444-8" : depth <= 10 ? "main444-10" : "main444-12"
+            case 422: return depth <= 10 ? "main422-10" : "main422-12"
+            default: return depth <= 8 ? "main" : depth <= 10 ? "main10" : "main12"
+            }
+        }
+        switch chroma {
+        case 444: return "high444"
+        case 422: return depth <= 10 ? "high422" : "high444"
+        default: return depth <= 8 ? "high" : depth <= 10 ? "high10" : "high444"
+        }
+    }
+
     /// FFmpeg's standard layout for a channel count (what `av_channel_layout_default` gives), by
     /// the name the audio lane opens it with.
     static func defaultLayoutName(_ channels: Int) -> String {
@@ -421,6 +437,14 @@ public struct SettingsAssistant: Sendable {
         "7.1(wide)": 8, "7.1(wide-side)": 8, "octagonal": 8,
     ]
     static let standardLayoutNames = standardLayouts.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key)
+}
+
+/// The chroma sampling of a pixel format by its FFmpeg name: 444, 422 or 420.
+func pixelFormatChroma(_ name: String) -> Int {
+    let n = name.lowercased()
+    if isRGB(n) || n.contains("444") || ["nv24", "nv42", "p41", "ayuv", "vuya", "vuyx"].contains(where: n.hasPrefix) { return 444 }
+    if n.contains("422") || ["nv16", "nv20", "p21", "yuyv", "uyvy", "yvyu", "y210"].contains(where: n.hasPrefix) { return 422 }
+    return 420
 }
 
 /// An RGB pixel format by its FFmpeg name (`gbrp`, `rgb24`, `bgra`, `argb`, `x2rgb10le` …).
