@@ -20,6 +20,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -62,6 +63,18 @@ QUICK_MEDIA = [
     "fifo.mp4", "dir.mp4", "loop-a.mp4", "dangling.mp4", "zero-device.mp4", "null-device.mp4", "missing.mp4",
 ]
 QUICK_RECIPES = 60
+
+
+def output_extension(recipe_path):
+    """The extension an output of this recipe must have: reencode refuses (exit 64) an -o whose
+    extension contradicts the recipe's `format:`, so the harness names outputs after it."""
+    try:
+        text = open(recipe_path, encoding="utf-8", errors="replace").read()
+    except OSError:
+        return ".mp4"
+    m = re.search(r"^[ \t]*format:[ \t]*[\"']?([A-Za-z0-9]+)", text, re.M)
+    known = {"mp4", "mov", "m4a", "mkv", "webm", "ts"}
+    return "." + m.group(1).lower() if m and m.group(1).lower() in known else ".mp4"
 
 
 def sha256(path):
@@ -233,7 +246,8 @@ class Runner:
             for rec in (["extract-audio-m4a"] if c.get("base") == "a.m4a" else recipes[:1] if hung else recipes):
                 recipe = os.path.join(REPO, "recipes", rec + ".yaml")
                 out = self.sandbox()
-                target = os.path.join(out, "out.mp4")
+                out_name = "out" + output_extension(recipe)
+                target = os.path.join(out, out_name)
                 if not self.a.quick and not hung:
                     self.judge(fam, name, self.rr("plan", recipe, "-i", src, "-o", target),
                                ALLOWED[("plan", klass)] | ({65} if rec == "trim-clip" and klass == "damaged" else set()))
@@ -246,7 +260,7 @@ class Runner:
                 repro = self.cmdline(res.args)
                 if self.judge(fam, name, res, allowed):
                     self.family(fam)["tried"] += 1
-                    ok_names = ["out.mp4"] if res.returncode == 0 else []
+                    ok_names = [out_name] if res.returncode == 0 else []
                     if self.check_leftovers(fam, name, out, ok_names, repro) and res.returncode == 0:
                         got = probe_seconds(target)
                         whole = base_seconds.get(c.get("base") or "", None)
@@ -293,12 +307,13 @@ class Runner:
             if res.timed_out:
                 continue  # plan and run parse it the same way: one hang is enough
             box = self.sandbox()
-            self.judge(fam, name, self.rr("plan", rec, "-i", good, "-o", os.path.join(box, "x.mp4"), cwd=box),
+            x = "x" + output_extension(rec)
+            self.judge(fam, name, self.rr("plan", rec, "-i", good, "-o", os.path.join(box, x), cwd=box),
                        ALLOWED[("plan", "recipe")], cwd=box)
-            res = self.rr("run", rec, "-i", good, "-o", os.path.join(box, "x.mp4"), "--progress", "none", cwd=box)
+            res = self.rr("run", rec, "-i", good, "-o", os.path.join(box, x), "--progress", "none", cwd=box)
             if self.judge(fam, name, res, ALLOWED[("run", "recipe")], cwd=box):
                 self.family(fam)["tried"] += 1
-                self.check_leftovers(fam, name, box, ["x.mp4"] if res.returncode == 0 else [],
+                self.check_leftovers(fam, name, box, [x] if res.returncode == 0 else [],
                                      self.cmdline(res.args, box))
             shutil.rmtree(box, ignore_errors=True)
         self.family("recipe/source")["tried"] += 1
