@@ -66,6 +66,10 @@ struct SettingsAssistantTests {
         RateCase(source: FrameRate(frames: 120), target: FrameRate(frames: 30), policy: .cap, expected: FrameRate(frames: 30), rule: "frame-rate.cap"),
         RateCase(source: FrameRate(frames: 60000, seconds: 1001), target: FrameRate(frames: 30), policy: .cap, expected: FrameRate(frames: 30000, seconds: 1001), rule: "frame-rate.cap-ntsc"),
         RateCase(source: FrameRate(frames: 24), target: FrameRate(frames: 30), policy: .cap, expected: FrameRate(frames: 24), rule: "frame-rate.cap-keep"),
+        // The 1001-family twin of a cap only where it is a standard rate: never 24.975 or 49.95.
+        RateCase(source: FrameRate(frames: 30000, seconds: 1001), target: FrameRate(frames: 25), policy: .cap, expected: FrameRate(frames: 25), rule: "frame-rate.cap"),
+        RateCase(source: FrameRate(frames: 60000, seconds: 1001), target: FrameRate(frames: 50), policy: .cap, expected: FrameRate(frames: 50), rule: "frame-rate.cap"),
+        RateCase(source: FrameRate(frames: 120000, seconds: 1001), target: FrameRate(frames: 60), policy: .cap, expected: FrameRate(frames: 60000, seconds: 1001), rule: "frame-rate.cap-ntsc"),
         RateCase(source: FrameRate(frames: 30000, seconds: 1001), target: FrameRate(frames: 30), policy: .cap, expected: FrameRate(frames: 30000, seconds: 1001), rule: "frame-rate.cap-keep"),
         RateCase(source: FrameRate(frames: 24), target: FrameRate(frames: 30), policy: .exact, expected: FrameRate(frames: 30), rule: "frame-rate.exact"),
         RateCase(source: FrameRate(frames: 50), target: FrameRate(frames: 30), policy: .divisor, expected: FrameRate(frames: 25), rule: "frame-rate.divisor"),

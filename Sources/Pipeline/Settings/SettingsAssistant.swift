@@ -280,8 +280,10 @@ public struct SettingsAssistant: Sendable {
                 decide("frame-rate", src.description, "frame-rate.cap-keep", "the source's \(src.decimalDescription) fps is at or below the \(target.decimalDescription) fps cap")
                 return src
             }
-            if src.isNTSC && target.seconds == 1 {
-                let ntsc = FrameRate(frames: target.frames * 1000, seconds: 1001)
+            // As for variable-rate sources: the 1001-family twin only where it is a standard
+            // rate (29.97 capped at 25 gives 25, not 24.975).
+            if src.isNTSC && target.seconds == 1,
+               case let ntsc = FrameRate(frames: target.frames * 1000, seconds: 1001), Self.standardRates.contains(ntsc) {
                 decide("frame-rate", ntsc.description, "frame-rate.cap-ntsc", "the \(src.decimalDescription) fps source is capped to the 1001-family rate \(ntsc.decimalDescription)")
                 return ntsc
             }
