@@ -558,6 +558,12 @@ public final class BatchRunner: Sendable {
         // No claims folder yet: no claims to sweep.
         let now = clock.now()
         if let claims = try? fm.contentsOfDirectory(atPath: claimsDir) {
+            for c in claims where c.contains(".claim" + Claim.newSuffix) {
+                // A claim being written when its process was killed.
+                if Claim.isAbandonedTemp(claimsDir + "/" + c, host: options.host, timeout: options.claimTimeout, now: now) {
+                    unlink(claimsDir + "/" + c)
+                }
+            }
             for c in claims where c.hasPrefix(".clock-") {
                 // A clock probe of a process gone (kill -9): old by the storage's own clock.
                 var st = stat()

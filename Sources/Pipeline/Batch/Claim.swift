@@ -53,18 +53,53 @@ public final class Claim: Sendable {
         return .busy(host: c?.host ?? "?", pid: c?.pid ?? 0, since: c?.started ?? "?")
     }
 
+    /// Written whole under a private name, then linked into place: `link` fails when the claim
+    /// exists and is atomic (on NFS too), so a claim is never seen empty or half-written. A claim
+    /// created empty and filled after (a writer killed in between) would look live to every
+    /// other run until its heartbeat timed out, leaving its file unconverted that long.
     private static func create(_ path: String, _ content: Content) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
         guard let data = try? JSONEncoder().encode(content) else { return false }
+        let host = content.host.replacingOccurrences(of: "/", with: "_")
+        let temp = path + newSuffix + "\(host)-\(content.pid)-\(content.token)"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { return false }
+        defer { unlink(temp) }
         let n = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         fsync(fd)
-        return n == data.count
+        close(fd)
+        guard n == data.count else { return false }
+        if let pause = testPause { Thread.sleep(forTimeInterval: pause) }
+        if link(temp, path) == 0 { return true }
+        // Over NFS the reply to a link that was made can be lost: the link count tells.
+        var st = stat()
+        return errno != EEXIST && stat(temp, &st) == 0 && st.st_nlink == 2
     }
 
-    /// nil when absent or not whole (a writer killed mid-write): such a claim is judged by its
-    /// heartbeat alone.
+    /// Marks a claim being written (`<claim>.new-<host>-<pid>-<token>`); one left by kill -9 is
+    /// swept (`isAbandonedTemp`).
+    static let newSuffix = ".new-"
+
+    /// A claim being written whose writer is a process of this host that no longer exists, or
+    /// which is older than `timeout` by the storage's clock.
+    static func isAbandonedTemp(_ path: String, host: String, timeout: TimeInterval, now: Double) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        if now - Double(st.st_mtim.tv_sec) > timeout { return true }
+        // host-pid-token: the host may hold dashes, the pid and token do not.
+        guard let r = path.range(of: newSuffix, options: .backwards) else { return false }
+        var parts = path[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) else { return false }
+        parts.removeLast(2)
+        let owner = parts.joined(separator: "-")
+        return owner == host.replacingOccurrences(of: "/", with: "_") && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// `REENCODE_TEST_CLAIM_PAUSE` (seconds): a test hook that holds a claim being written just
+    /// before it is put in place, so a test can kill the process there (docs/batch.md).
+    static let testPause: Double? = ProcessInfo.processInfo.environment["REENCODE_TEST_CLAIM_PAUSE"].flatMap(Double.init)
+
+    /// nil when absent or not whole (written by an older reencode that filled claims in place):
+    /// such a claim is judged by its heartbeat alone.
     static func read(_ path: String) -> Content? {
         guard let d = FileManager.default.contents(atPath: path) else { return nil }
         return try? JSONDecoder().decode(Content.self, from: d)
