@@ -143,6 +143,8 @@ struct CompositionParsingTests {
         #expect(try speed("1/32")?.description == "1/32")
         #expect(try speed("32")?.description == "32")
         #expect(try speed("1.0")?.description == "1")
+        #expect(try speed(".5")?.description == "1/2")
+        #expect(try speed(" 3/4 ")?.description == "3/4")
         let eighth = try #require(SegmentSpeed(numerator: 1, denominator: 8))
         #expect(eighth.targetDuration(of: MediaTime(value: 1001, timescale: 30000)) == MediaTime(value: 1001, timescale: 3750))
         let ntsc = try #require(SegmentSpeed(numerator: 1000, denominator: 1001))

@@ -210,12 +210,13 @@ extension Parser {
     /// `2`, `0.125`, `1/8`, `1000/1001`: an exact rational from 1/32 to 32.
     mutating func segmentSpeed(_ node: Node) -> SegmentSpeed? {
         let s = node.scalar?.trimmingWhitespace() ?? ""
+        // Shaped like a number, whatever its size (`2s` is a time, not a speed).
         let numeric = node.scalar != nil && !s.hasSuffix("s") && s.looksLikeNumber
         var terms: (Int64, Int64)?
         if s.contains("/") {
             let parts = s.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]) { terms = (n, d) }
-        } else if numeric, let t = TimeParsing.decimal(s, scale: 1) {
+        } else if node.scalar != nil, !s.hasSuffix("s"), let t = TimeParsing.decimal(s, scale: 1) {
             terms = (t.value, Int64(t.timescale))
         }
         guard node.scalar != nil, numeric || terms != nil else {
