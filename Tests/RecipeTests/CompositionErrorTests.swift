@@ -182,6 +182,12 @@ struct CompositionErrorTests {
     func baseIsValid() throws {
         let r = try RecipeParser.parse(Self.base, file: "r.yaml").get()
         #expect(r.warnings.isEmpty)
+        #expect(r.readsInput)
+        // Without "{input}" among the sources the input is not read (and `source:` is said to be unused).
+        let fixed = try RecipeParser.parse(Self.with(line: 6, "  clip: clip.mp4"), file: "r.yaml").get()
+        #expect(!fixed.readsInput)
+        // Without `sources:` the one source is the input.
+        #expect(try RecipeParser.parse(Self.with([4: "", 5: "", 6: "", 9: "    - { end: 1s }", 10: "    - { start: 2s }"]), file: "r.yaml").get().readsInput)
         #expect(r.composition?.video?.segments.count == 2)
     }
 

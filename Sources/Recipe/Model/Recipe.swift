@@ -112,6 +112,11 @@ public struct Recipe: Sendable {
 
     public func source(named name: String) -> SourceSpec? { sourceIndex[name].map { sources[$0] } }
 
+    /// Whether the input (`-i`, batch's file, else `source:`) is read: always without a
+    /// composition; with one, when a source is `"{input}"`. A composition that does not read it
+    /// makes the same output whatever the input (its other paths may still use the input's tokens).
+    public var readsInput: Bool { composition == nil || sources.contains { $0.path == .input } }
+
     /// A diagnostic pointing into this recipe.
     public func diagnostic(_ mark: Mark?, _ message: String, severity: Diagnostic.Severity = .error) -> Diagnostic {
         let line = mark.flatMap { $0.line >= 1 && $0.line <= lines.count ? lines[$0.line - 1] : nil }
