@@ -189,6 +189,10 @@ struct BatchCommand: Command {
             if json { writeOut(jsonString(["status": "error", "exitCode": f.code, "error": f.message] as [String: Any])) }
             return f.code
         }
+        // TEMPORARY (see RecipeCompiler.refuseComposition): said once, not once per file.
+        do throws(RecipeErrors) { try RecipeCompiler.refuseComposition(recipe) } catch {
+            return fail(ExitCode.invalidRecipe, error.diagnostics.map(\.description))
+        }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: inputDir, isDirectory: &isDir), isDir.boolValue else {
             return fail(ExitCode.noInput, ["error: \(inputDir): no such folder"])

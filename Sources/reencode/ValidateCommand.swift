@@ -14,7 +14,8 @@ struct ValidateCommand: Command {
         their streams: an encoder option that does not exist, a value the encoder refuses, a
         profile, level, pixel format or channel layout it cannot make are caught here. What
         depends on a source (its tracks, its size, copying a codec into the container) is
-        checked by 'plan'.
+        checked by 'plan'. What has no effect (a source no segment uses) is a warning on
+        stderr, at its line; the recipe is still valid.
 
         USAGE: \(usage)
 
@@ -42,6 +43,8 @@ struct ValidateCommand: Command {
             case .success(let r):
                 do throws(RecipeErrors) {
                     try RecipeCompiler.validate(r)
+                    // What has no effect is said (warning: at its line), and the recipe is valid.
+                    for w in r.warnings { printError(w.description) }
                     writeOut("\(path): ok")
                 } catch {
                     for d in error.diagnostics { printError(d.description) }

@@ -28,13 +28,21 @@ struct RunCommandTests {
             let src = dir.file("clip.mp4")
             try makeSource(src)
             let recipePath = repo.appendingPathComponent("recipes/\(name)").path
+            let recipe = try RecipeParser.parse(String(contentsOfFile: recipePath, encoding: .utf8), file: name).get()
+            if let composition = recipe.composition {
+                // Until the composition compiler lands, refused at the composition's line (65), nothing made.
+                let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)
+                #expect(r.status == 65, "\(name): \(r.stderr)")
+                #expect(r.stderr.hasPrefix("\(recipePath):\(composition.mark.line):1: error: compositions are not yet supported by this build"), "\(name): \(r.stderr)")
+                #expect(dir.contents == ["clip.mp4"])
+                continue
+            }
             let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)
             #expect(r.status == 0, "\(name): \(r.stderr)")
             let made = dir.contents.filter { $0 != "clip.mp4" }
             let produced = made.first == "out" ? try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).map { "out/" + $0 } : made
             try #require(produced.count == 1, "\(name) made \(produced)")
             let out = dir.file(produced[0])
-            let recipe = try RecipeParser.parse(String(contentsOfFile: recipePath, encoding: .utf8), file: name).get()
             let expected = recipe.timeRange.map { MediaTime.min($0.range.end, MediaTime(seconds: 3)) - $0.start } ?? MediaTime(seconds: 3)
             let asset = try Asset.load(out)
             #expect(abs(asset.duration.seconds - expected.seconds) < 0.05, "\(name): duration \(asset.duration.secondsDescription)")

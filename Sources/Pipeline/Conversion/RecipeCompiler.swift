@@ -35,6 +35,7 @@ public struct CompiledRecipe: Sendable {
 public enum RecipeCompiler {
     public static func compile(_ recipe: Recipe, input: String? = nil, output: String? = nil,
                                overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> CompiledRecipe {
+        try refuseComposition(recipe)
         guard let source = input ?? recipe.source?.value else {
             throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
         }

@@ -87,6 +87,17 @@ public struct Recipe: Sendable {
     /// linear in a recipe with thousands of them.
     private var readerOutputIndex: [String: Int] = [:]
     public var writerInputs: [WriterInput] = []
+    /// The named sources of a composition, in file order (a recipe without `sources:` but with a
+    /// composition has one, the input, named `input`).
+    public var sources: [SourceSpec] = [] {
+        didSet { sourceIndex = Dictionary(sources.enumerated().map { ($1.name, $0) }) { first, _ in first } }
+    }
+    private var sourceIndex: [String: Int] = [:]
+    /// Several sources on one timeline; nil: the recipe converts its one input.
+    public var composition: Composition?
+    /// What the recipe says that has no effect (a source no segment uses, an `audio-stretch` on a
+    /// segment played at speed 1), in file order; the recipe is valid.
+    public var warnings: [Diagnostic] = []
     public var timeRange: TimeRangeSpec?
     /// Skip pictures the frame-rate converter will not show and nothing references (the output is
     /// the same); on by default.
@@ -99,9 +110,16 @@ public struct Recipe: Sendable {
 
     public func readerOutput(_ name: String) -> ReaderOutput? { readerOutputIndex[name].map { readerOutputs[$0] } }
 
+    public func source(named name: String) -> SourceSpec? { sourceIndex[name].map { sources[$0] } }
+
+    /// Whether the input (`-i`, batch's file, else `source:`) is read: always without a
+    /// composition; with one, when a source is `"{input}"`. A composition that does not read it
+    /// makes the same output whatever the input (its other paths may still use the input's tokens).
+    public var readsInput: Bool { composition == nil || sources.contains { $0.path == .input } }
+
     /// A diagnostic pointing into this recipe.
-    public func diagnostic(_ mark: Mark?, _ message: String) -> Diagnostic {
+    public func diagnostic(_ mark: Mark?, _ message: String, severity: Diagnostic.Severity = .error) -> Diagnostic {
         let line = mark.flatMap { $0.line >= 1 && $0.line <= lines.count ? lines[$0.line - 1] : nil }
-        return Diagnostic(file: file, mark: mark, message: message, sourceLine: line)
+        return Diagnostic(file: file, mark: mark, message: message, sourceLine: line, severity: severity)
     }
 }

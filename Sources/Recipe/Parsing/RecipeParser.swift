@@ -17,10 +17,12 @@ public enum RecipeParser {
             }
             return .failure(RecipeErrors(sorted))
         }
-        return .success(p.recipe)
+        var recipe = p.recipe
+        recipe.warnings = p.warnings.sorted { ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0)) }
+        return .success(recipe)
     }
 
-    static let rootKeys = ["recipe", "name", "summary", "source", "output", "presets", "reader", "writer", "session"]
+    static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "presets", "reader", "writer", "session", "composition"]
     static let outputKeys = ["path", "format", "optimize-for-network", "overwrite"]
     static let readerOutputKeys = ["track", "optional", "decode"]
     static let writerInputKeys = ["source", "settings"]
@@ -65,12 +67,17 @@ extension String {
     }
 }
 
-private struct Parser {
+/// The state of one parse (the composition part is in CompositionParser.swift).
+struct Parser {
     var recipe: Recipe
     var errors: [Diagnostic] = []
     /// More errors were found than are kept (`RecipeParser.maxErrors`).
     var truncated = false
     var full: Bool { errors.count >= RecipeParser.maxErrors }
+    /// Where `sources:` was written, when it was.
+    var sourcesMark: Mark?
+    /// What has no effect but is allowed (`Recipe.warnings`).
+    var warnings: [Diagnostic] = []
 
     /// Records an error; past the limit the message (and its suggestion) is not even built.
     mutating func error(_ mark: Mark, _ message: @autoclosure () -> String) {
@@ -148,7 +155,7 @@ private struct Parser {
         }
         // Presets first: writer inputs may refer to them.
         for (key, value, _) in pairs where key == "presets" { parsePresets(value) }
-        for (key, value, _) in pairs {
+        for (key, value, keyMark) in pairs {
             switch key {
             case "recipe":
                 if let v = value.scalar, let n = Int(v) {
@@ -163,6 +170,8 @@ private struct Parser {
             case "reader": parseReader(value)
             case "writer": parseWriter(value)
             case "session": parseSession(value)
+            case "sources": parseSources(value, keyMark)
+            case "composition": parseComposition(value, keyMark)
             default: break
             }
         }
@@ -547,6 +556,7 @@ private struct Parser {
             report(recipe.diagnostic(out.mark, "reader output '\(out.name)' is not used by any writer input"))
         }
         for d in hdrKeepErrors() { if full { truncated = true; return }; report(d) }
+        checkComposition()
     }
 
     /// `hdr: keep` in settings that give an 8-bit output asks for the impossible whatever the

@@ -13,20 +13,24 @@ public struct Mark: Sendable, Hashable, Comparable, CustomStringConvertible {
 ///         framerate: 30
 ///         ^
 public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
+    /// An error makes the recipe invalid; a warning says something in it has no effect.
+    public enum Severity: String, Sendable, Hashable { case error, warning }
+
     public let file: String
     public let mark: Mark?
     public let message: String
     /// The offending line of the recipe, for the caret.
     public let sourceLine: String?
+    public let severity: Severity
 
-    public init(file: String, mark: Mark?, message: String, sourceLine: String?) {
-        self.file = file; self.mark = mark; self.message = message; self.sourceLine = sourceLine
+    public init(file: String, mark: Mark?, message: String, sourceLine: String?, severity: Severity = .error) {
+        self.file = file; self.mark = mark; self.message = message; self.sourceLine = sourceLine; self.severity = severity
     }
 
-    /// The first line only: `file:line:col: error: message`.
+    /// The first line only: `file:line:col: error: message` (or `warning:`).
     public var headline: String {
-        if let mark { return "\(file):\(mark.line):\(mark.column): error: \(message)" }
-        return "\(file): error: \(message)"
+        if let mark { return "\(file):\(mark.line):\(mark.column): \(severity.rawValue): \(message)" }
+        return "\(file): \(severity.rawValue): \(message)"
     }
 
     public var description: String {

@@ -1,0 +1,383 @@
+/// `sources:` and `composition:` (docs/recipes.md, "Compositions").
+extension RecipeParser {
+    static let compositionKeys = ["video", "audio", "slow-motion", "audio-stretch"]
+    static let segmentKeys = ["source", "track", "start", "end", "duration", "at", "speed", "target-duration", "slow-motion", "audio-stretch"]
+    /// The tokens a source path may hold: the input itself, or parts of its path.
+    static let sourceTokens = ["input", "stem", "ext", "dir", "name"]
+}
+
+extension Parser {
+    // MARK: Sources
+
+    mutating func parseSources(_ node: Node, _ keyMark: Mark) {
+        sourcesMark = keyMark
+        guard case .mapping(let pairs, _) = node else {
+            error(node.mark, "'sources' must be a mapping of names to paths, not \(node.kindDescription)")
+            return
+        }
+        if pairs.isEmpty { error(node.mark, "'sources' names no source: give each source a name and a path") }
+        var parsed: [SourceSpec] = []  // assigned once: the recipe indexes them by name
+        for (k, v) in pairs {
+            guard let name = k.scalar, !name.isEmpty else { error(k.mark, "a source needs a name"); continue }
+            if let path = sourcePath(name, v) { parsed.append(SourceSpec(name: name, path: path, mark: k.mark, pathMark: v.mark)) }
+        }
+        recipe.sources = parsed
+    }
+
+    mutating func sourcePath(_ name: String, _ node: Node) -> SourceSpec.Path? {
+        // `main: {input}` unquoted is a YAML mapping: say what was meant.
+        if case .mapping(let pairs, _) = node, pairs.count == 1, pairs[0].key.scalar == "input", pairs[0].value.scalar == "" {
+            error(node.mark, "source '\(name)': write \"{input}\" in quotes (without them YAML reads {input} as a mapping)")
+            return nil
+        }
+        guard let path = node.scalar else {
+            error(node.mark, "source '\(name)' must be a path, not \(node.kindDescription)")
+            return nil
+        }
+        if path.isEmpty { error(node.mark, "source '\(name)' needs a path"); return nil }
+        if path == "{input}" { return .input }
+        var rest = Substring(path)
+        var ok = true
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                error(node.mark, "source '\(name)' has a '{' without '}'")
+                return nil
+            }
+            let token = String(rest[rest.index(after: open)..<close])
+            if token == "input" {
+                error(node.mark, "'{input}' stands for the input file itself: it is the whole path of a source, not part of one (use {dir}, {stem}, {ext}, {name} for parts of the input's path)")
+                ok = false
+            } else if !RecipeParser.sourceTokens.contains(token) {
+                error(node.mark, "source '\(name)' has an unknown token {\(token)} (tokens: {input} {stem} {ext} {dir} {name})")
+                ok = false
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return ok ? .file(path) : nil
+    }
+
+    // MARK: Composition
+
+    mutating func parseComposition(_ node: Node, _ keyMark: Mark) {
+        let before = errors.count
+        guard let pairs = mapping(node, "the composition", keys: RecipeParser.compositionKeys) else { return }
+        // A misspelt 'video:' is reported as such, not as a composition without segments too.
+        var ok = errors.count == before && !truncated
+        var video: CompositionTrack?, audio: CompositionTrack?
+        var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?
+        for (key, value, _) in pairs {
+            switch key {
+            case "video", "audio":
+                let kind: TrackReference.Kind = key == "video" ? .video : .audio
+                guard let track = compositionTrack(kind, value) else { ok = false; continue }
+                if kind == .video { video = track } else { audio = track }
+            case "slow-motion":
+                guard let v = slowMotionValue(value) else { ok = false; continue }
+                slowMotion = Located(v, value.mark)
+            case "audio-stretch":
+                guard let v = audioStretchValue(value) else { ok = false; continue }
+                audioStretch = Located(v, value.mark)
+            default: break
+            }
+        }
+        if ok && video == nil && audio == nil {
+            error(keyMark, "the composition has no segments: give it a 'video:' or 'audio:' list of segments")
+            return
+        }
+        recipe.composition = Composition(video: video, explicitAudio: audio, slowMotion: slowMotion, audioStretch: audioStretch, mark: keyMark)
+    }
+
+    mutating func compositionTrack(_ kind: TrackReference.Kind, _ node: Node) -> CompositionTrack? {
+        guard case .sequence(let items, _) = node else {
+            error(node.mark, "'\(kind.rawValue)' must be a list of segments (- { source: …, start: …, end: … }), not \(node.kindDescription)")
+            return nil
+        }
+        if items.isEmpty {
+            error(node.mark, "'\(kind.rawValue)' has no segments: list at least one, or leave '\(kind.rawValue)' out")
+            return nil
+        }
+        var segments: [Segment] = []
+        var ok = true
+        for (i, item) in items.enumerated() {
+            if full { truncated = true; return nil }
+            if let s = segment(kind, i + 1, item) { segments.append(s) } else { ok = false }
+        }
+        return ok ? CompositionTrack(kind: kind, segments: segments, mark: node.mark) : nil
+    }
+
+    mutating func slowMotionValue(_ node: Node) -> SlowMotion? {
+        if let s = node.scalar, let v = SlowMotion(rawValue: s) { return v }
+        error(node.mark, "'slow-motion' must be from-source or none, not \(node.kindDescription)"
+              + suggestion(node.scalar ?? "", among: SlowMotion.allCases.map(\.rawValue)))
+        return nil
+    }
+
+    mutating func audioStretchValue(_ node: Node) -> AudioStretch? {
+        if let s = node.scalar, let v = AudioStretch(rawValue: s) { return v }
+        error(node.mark, "'audio-stretch' must be one of spectral, time-domain, varispeed, mute, not \(node.kindDescription)"
+              + suggestion(node.scalar ?? "", among: AudioStretch.allCases.map(\.rawValue)))
+        return nil
+    }
+
+    /// One segment; nil when it has errors (each reported).
+    mutating func segment(_ kind: TrackReference.Kind, _ number: Int, _ node: Node) -> Segment? {
+        let what = "segment \(number) of the \(kind.rawValue) track"
+        guard let pairs = mapping(node, what, keys: RecipeParser.segmentKeys) else { return nil }
+        var source: Located<String>?, track: Located<TrackReference>?
+        var start: Located<MediaTime>?, end: Located<MediaTime>?, duration: Located<MediaTime>?, at: Located<MediaTime>?
+        var speed: Located<SegmentSpeed>?, target: Located<MediaTime>?
+        var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?
+        var keyMarks: [String: Mark] = [:]
+        var ok = true
+        for (key, value, keyMark) in pairs {
+            keyMarks[key] = keyMark
+            switch key {
+            case "source":
+                guard let s = string(value, key) else { ok = false; continue }
+                if s.isEmpty { error(value.mark, "'source' must name a source"); ok = false; continue }
+                source = Located(s, value.mark)
+            case "track":
+                guard let s = value.scalar, let t = Self.trackReference(s) else {
+                    error(value.mark, "'track' must be \(kind.rawValue), \(kind.rawValue):N or \"#N\" (a stream index), not \(value.kindDescription)")
+                    ok = false; continue
+                }
+                if case .kind(let k, _) = t, k != kind {
+                    error(value.mark, "\(what) takes a \(kind.rawValue) track, not '\(s)'")
+                    ok = false; continue
+                }
+                track = Located(t, value.mark)
+            case "start", "end", "duration", "at", "target-duration":
+                guard let t = time(value, key) else { ok = false; continue }
+                if (key == "duration" || key == "target-duration") && t == .zero {
+                    error(value.mark, "'\(key)' must be longer than 0"); ok = false; continue
+                }
+                let located = Located(t, value.mark)
+                switch key {
+                case "start": start = located
+                case "end": end = located
+                case "duration": duration = located
+                case "at": at = located
+                default: target = located
+                }
+            case "speed":
+                guard let s = segmentSpeed(value) else { ok = false; continue }
+                speed = Located(s, value.mark)
+            case "slow-motion":
+                guard let v = slowMotionValue(value) else { ok = false; continue }
+                slowMotion = Located(v, value.mark)
+            case "audio-stretch":
+                guard let v = audioStretchValue(value) else { ok = false; continue }
+                audioStretch = Located(v, value.mark)
+            default: break
+            }
+        }
+        /// The later of two keys that exclude each other, where the second one was written.
+        func later(_ a: String, _ b: String) -> Mark? {
+            guard let x = keyMarks[a], let y = keyMarks[b] else { return nil }
+            return max(x, y)
+        }
+        if let m = later("end", "duration") {
+            error(m, "\(what) takes 'end' or 'duration', not both"); ok = false
+        }
+        if let m = later("speed", "target-duration") {
+            error(m, "\(what) takes 'speed' or 'target-duration', not both"); ok = false
+        }
+        if slowMotion?.value == .fromSource {
+            for other in ["speed", "target-duration"] {
+                if let m = later("slow-motion", other) {
+                    error(m, "\(what) plays the source's own slow motion ('slow-motion: from-source'), so it takes no '\(other)'"); ok = false
+                }
+            }
+        }
+        if let end, end.value <= (start?.value ?? .zero) {
+            error(end.mark, "'end' (\(end.value.secondsDescription)) must be after 'start' (\((start?.value ?? .zero).secondsDescription))"); ok = false
+        }
+        // The speed a target duration implies, when the source range's length is known.
+        if let target, let length = (duration?.value ?? end.map { $0.value - (start?.value ?? .zero) }), length > .zero {
+            if target.value > length * 32 {
+                error(target.mark, "'target-duration' (\(target.value.secondsDescription)) plays \(length.secondsDescription) of source slower than speed 1/32 (speeds go from 1/32 to 32)"); ok = false
+            } else if length > target.value * 32 {
+                error(target.mark, "'target-duration' (\(target.value.secondsDescription)) plays \(length.secondsDescription) of source faster than speed 32 (speeds go from 1/32 to 32)"); ok = false
+            }
+        }
+        guard ok else { return nil }
+        let timing: Located<SegmentTiming>? = speed.map { Located(.speed($0.value), $0.mark) } ?? target.map { Located(.targetDuration($0.value), $0.mark) }
+        // An omitted source is resolved once every source is known (checkComposition).
+        return Segment(number: number, source: source ?? Located("", node.mark), track: track, start: start, end: end,
+                       duration: duration, at: at, timing: timing, slowMotion: slowMotion, audioStretch: audioStretch, mark: node.mark)
+    }
+
+    /// `2`, `0.125`, `1/8`, `1000/1001`: an exact rational from 1/32 to 32.
+    mutating func segmentSpeed(_ node: Node) -> SegmentSpeed? {
+        let s = node.scalar?.trimmingWhitespace() ?? ""
+        // Shaped like a number, whatever its size (`2s` is a time, not a speed).
+        let numeric = node.scalar != nil && !s.hasSuffix("s") && s.looksLikeNumber
+        var terms: (Int64, Int64)?
+        if s.contains("/") {
+            let parts = s.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]) { terms = (n, d) }
+        } else if node.scalar != nil, !s.hasSuffix("s"), let t = TimeParsing.decimal(s, scale: 1) {
+            terms = (t.value, Int64(t.timescale))
+        }
+        guard node.scalar != nil, numeric || terms != nil else {
+            error(node.mark, "'speed' must be a number (2, 0.125) or a fraction (1/8), not \(node.kindDescription)")
+            return nil
+        }
+        guard let terms, let speed = SegmentSpeed(numerator: terms.0, denominator: terms.1),
+              speed >= .slowest, speed <= .fastest else {
+            error(node.mark, "'speed' must be from 1/32 to 32, not \(node.kindDescription)")
+            return nil
+        }
+        guard speed.numerator <= SegmentSpeed.maxTerm, speed.denominator <= SegmentSpeed.maxTerm else {
+            error(node.mark, "'speed' must be a fraction whose terms are at most \(SegmentSpeed.maxTerm) once reduced, or a decimal of at most 6 places, not \(node.kindDescription)")
+            return nil
+        }
+        return speed
+    }
+
+    // MARK: Cross-references
+
+    /// Sources named and used, placements, and what the reader reads — once the whole recipe is read.
+    mutating func checkComposition() {
+        guard let composition = recipe.composition else {
+            if let sourcesMark { error(sourcesMark, "'sources' are read by a composition: add 'composition:' with segments that use them") }
+            return
+        }
+        if let tr = recipe.timeRange {
+            error(tr.mark, "'time-range' cuts the one input; in a composition each segment has its own range ('start', 'end' or 'duration')")
+        }
+        if sourcesMark == nil {
+            let mark = composition.video?.mark ?? composition.explicitAudio?.mark ?? composition.mark
+            recipe.sources = [SourceSpec(name: SourceSpec.implicitName, path: .input, mark: mark, pathMark: mark, isImplicit: true)]
+        }
+        var used = Set<String>()
+        let video = composition.video.map { resolveSources($0, &used) }
+        let audio = composition.explicitAudio.map { resolveSources($0, &used) }
+        let resolved = Composition(video: video, explicitAudio: audio, slowMotion: composition.slowMotion,
+                                   audioStretch: composition.audioStretch, mark: composition.mark)
+        recipe.composition = resolved
+        for track in [video, audio].compactMap({ $0 }) {
+            checkPlacements(track, in: resolved)
+            for segment in track.segments { checkAudioStretch(segment, of: track, in: resolved) }
+        }
+        for source in recipe.sources where !source.isImplicit && !used.contains(source.name) {
+            warn(source.mark, "source '\(source.name)' is not used by any segment")
+        }
+        if sourcesMark != nil, let input = recipe.source, !recipe.sources.contains(where: { $0.path == .input }) {
+            warn(input.mark, "'source' is not read: no entry of 'sources' is \"{input}\"")
+        }
+        checkReaderOutputs(resolved)
+    }
+
+    mutating func warn(_ mark: Mark, _ message: String) {
+        warnings.append(recipe.diagnostic(mark, message, severity: .warning))
+    }
+
+    /// The track with every segment's source named (an omitted one is the only source); unknown
+    /// names are errors.
+    mutating func resolveSources(_ track: CompositionTrack, _ used: inout Set<String>) -> CompositionTrack {
+        var segments: [Segment] = []
+        segments.reserveCapacity(track.segments.count)
+        let names = recipe.sources.map(\.name)
+        for var segment in track.segments {
+            let what = "segment \(segment.number) of the \(track.title)"
+            if full { truncated = true; break }
+            if segment.source.value.isEmpty {
+                if recipe.sources.count == 1 {
+                    segment.source = Located(names[0], segment.mark)
+                } else {
+                    let list = names.count <= 10 ? names.joined(separator: ", ") : names.prefix(10).joined(separator: ", ") + ", …"
+                    error(segment.mark, "\(what) needs a 'source': one of \(list)")
+                }
+            } else if recipe.source(named: segment.source.value) == nil {
+                let name = segment.source.value
+                let hint = sourcesMark == nil ? " (without 'sources:' the one source is '\(SourceSpec.implicitName)', the input file)" : suggestion(name, among: names)
+                error(segment.source.mark, "\(what) reads '\(name)', which is not a source" + hint)
+            }
+            used.insert(segment.source.value)
+            segments.append(segment)
+        }
+        return CompositionTrack(kind: track.kind, segments: segments, mark: track.mark, followsVideo: track.followsVideo)
+    }
+
+    /// Segments of one track never overlap. Checked where the recipe alone places them: a
+    /// segment after one that runs to its source's end (or plays the source's slow motion) is
+    /// placed when the source is known, and checked then. Such a segment itself, when its start
+    /// is known, is sure to cover its start: a start inside it is not (it may be short).
+    mutating func checkPlacements(_ track: CompositionTrack, in composition: Composition) {
+        struct Placed { let start: MediaTime; let end: MediaTime; let open: Bool; let segment: Segment }
+        var cursor: MediaTime? = .zero
+        var placed: [Placed] = []
+        for segment in track.segments {
+            guard let start = segment.at?.value ?? cursor else { continue }
+            guard let length = segment.staticTargetDuration(slowMotion: composition.slowMotion(for: segment)) else {
+                placed.append(Placed(start: start, end: start, open: true, segment: segment))
+                cursor = nil
+                continue
+            }
+            let end = start + length
+            if end > RecipeParser.maxTime {
+                error(segment.at?.mark ?? segment.mark, "segment \(segment.number) of the \(track.title) ends at \(end.secondsDescription) on the timeline, past 10000 hours")
+                return
+            }
+            placed.append(Placed(start: start, end: end, open: false, segment: segment))
+            cursor = end
+        }
+        func span(_ p: Placed) -> String {
+            p.open ? "from \(p.start.secondsDescription)" : "\(p.start.secondsDescription) to \(p.end.secondsDescription)"
+        }
+        // By start; the segment reaching furthest so far is the one a later start may fall inside.
+        let sorted = placed.enumerated().sorted { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }.map(\.element)
+        var furthest: Placed?
+        for p in sorted {
+            if let f = furthest, p.start < f.end || (f.open && p.start == f.start) {
+                let (later, earlier) = p.segment.number > f.segment.number ? (p, f) : (f, p)
+                error(later.segment.at?.mark ?? later.segment.mark,
+                      "segment \(later.segment.number) of the \(track.title) (\(span(later)) on the timeline) overlaps segment \(earlier.segment.number) (\(span(earlier))): segments of one track never overlap")
+            }
+            if furthest == nil || p.end > furthest!.end { furthest = p }
+        }
+    }
+
+    /// `audio-stretch` where nothing is stretched is said (a warning), not refused.
+    mutating func checkAudioStretch(_ segment: Segment, of track: CompositionTrack, in composition: Composition) {
+        guard let stretch = segment.audioStretch else { return }
+        let what = "segment \(segment.number) of the \(track.title)"
+        if track.kind == .video && composition.explicitAudio != nil {
+            warn(stretch.mark, "'audio-stretch' has no effect on \(what): the composition's audio track lists its own segments")
+            return
+        }
+        let unscaled: Bool
+        switch segment.timing?.value {
+        case .speed(let s)?: unscaled = s.isNormal
+        case .targetDuration(let d)?: unscaled = segment.sourceRange.duration == d
+        case nil: unscaled = composition.slowMotion(for: segment) == .none
+        }
+        if unscaled { warn(stretch.mark, "'audio-stretch' has no effect: \(what) plays at speed 1") }
+    }
+
+    /// With a composition, reader outputs read its tracks, decoded.
+    mutating func checkReaderOutputs(_ composition: Composition) {
+        let kinds = composition.tracks.map(\.kind)
+        let names = kinds.map { "'\($0.rawValue)'" }.joined(separator: " and ")
+        var read = Set<String>()
+        for out in recipe.readerOutputs {
+            if full { truncated = true; return }
+            guard case .kind(let kind, 0) = out.track, kind != .subtitle else {
+                error(out.mark, "reader output '\(out.name)' reads the composition, whose tracks are \(names), not '\(out.track)'")
+                continue
+            }
+            if !kinds.contains(kind) {
+                error(out.mark, "reader output '\(out.name)' reads the composition's \(kind.rawValue) track, but the composition has none")
+                continue
+            }
+            if !out.decode {
+                error(out.mark, "reader output '\(out.name)' has 'decode: false', but a composition's tracks are decoded (passthrough copies one file's samples as they are)")
+            }
+            read.insert(kind.rawValue)
+        }
+        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) where !read.contains(track.kind.rawValue) {
+            warn(track.mark, "the composition's \(track.title) is not read by any reader output")
+        }
+    }
+}
