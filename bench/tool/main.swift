@@ -5,7 +5,7 @@ import Recipe
 
 // reencode-bench: media generation and engine measurements for bench/ scripts.
 //   make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp]
-//               [--texture] [--no-audio] [--audio-only]
+//               [--texture] [--no-audio] [--audio-only] [--audio-rate HZ]
 //   convert SRC OUT [--fps R] [--preset P] [--no-selective]
 //   cycles N SRC            open/convert/close N times, printing RSS and heap in use after each
 
@@ -87,7 +87,7 @@ struct Texture {
     }
 }
 
-func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: FrameRate, structure: String, texture: Bool, audio: Bool) throws {
+func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: FrameRate, structure: String, texture: Bool, audio: Bool, audioRate: Int = 48000) throws {
     var v: GeneratedVideoFormat
     switch structure {
     case "droppable":
@@ -108,7 +108,7 @@ func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: Frame
         v.codecOptions["preset"] = "veryfast"
     }
     let pattern = texture ? Texture(width: width, height: height) : nil
-    let source = try FrameSource(path: out, video: v, audio: audio ? GeneratedAudioFormat() : nil)
+    let source = try FrameSource(path: out, video: v, audio: audio ? GeneratedAudioFormat(sampleRate: audioRate, channels: 2) : nil)
     let frames = seconds * Int(fps.frames) / Int(fps.seconds)
     var samples = 0
     for i in 0..<frames {
@@ -117,11 +117,12 @@ func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: Frame
             if let pattern { pattern.draw(frame: i, into: p) } else { TestPattern.draw(index: i, into: p) }
         }
         if audio {
-            let until = Int(WideArithmetic.mulDiv(t.value + Int64(fps.seconds), 48000, Int64(t.timescale)))
+            let rate = audioRate
+            let until = Int(WideArithmetic.mulDiv(t.value + Int64(fps.seconds), Int64(rate), Int64(t.timescale)))
             if until > samples {
                 // A 440 Hz tone with a click every second: something to encode, and to find again.
                 try source.appendAudio(count: until - samples) { _, n in
-                    n % 48000 < 480 ? 0.6 : Float(0.2 * sin(Double(n) * 2 * Double.pi * 440 / 48000))
+                    n % Int64(rate) < Int64(rate / 100) ? 0.6 : Float(0.2 * sin(Double(n) * 2 * Double.pi * 440 / Double(rate)))
                 }
                 samples = until
             }
@@ -150,6 +151,7 @@ do {
         guard let fps = TimeParsing.frameRate(option("--fps") ?? "60") else { fail("bad --fps") }
         let structure = flag("--droppable") ? "droppable" : (option("--structure") ?? "default")
         let texture = flag("--texture"), noAudio = flag("--no-audio"), audioOnly = flag("--audio-only")
+        guard let audioRate = Int(option("--audio-rate") ?? "48000"), (8000...192000).contains(audioRate) else { fail("bad --audio-rate") }
         guard let out = args.first else { fail("make-source needs OUT") }
         if audioOnly {
             // AAC at 44.1 kHz: a tone with a click every second.
@@ -159,7 +161,8 @@ do {
             }
             try s.finish()
         } else {
-            try makeSource(out, seconds: seconds, width: width, height: height, fps: fps, structure: structure, texture: texture, audio: !noAudio)
+            try makeSource(out, seconds: seconds, width: width, height: height, fps: fps, structure: structure, texture: texture,
+                           audio: !noAudio, audioRate: audioRate)
         }
     case "convert":
         let fps = option("--fps").flatMap(TimeParsing.frameRate)
