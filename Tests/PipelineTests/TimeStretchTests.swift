@@ -196,12 +196,29 @@ struct TimeStretchTests {
             (3, 5, 2, 8),                 // 7.5 → 8
             (10, 8, 1, 80),               // shorter than any window
             (1, 1, 2, 1),                 // 0.5 → 1
+            (1, 1, 3, 0),                 // 0.33 → 0: fed, yet nothing out
+            (2, 1, 3, 1),                 // 0.67 → 1
         ]
         for c in cases {
             let input = S.sine(1000, rate: 44100, count: c.samples)
             let out = try S.stretch([input, input], rate: 44100, layout: "stereo", method: method,
                                     scale: try TimeStretchScale(target: c.target, source: c.source))
             #expect(out.planes.map(\.count) == [c.expected, c.expected], "\(c.samples) × \(c.target)/\(c.source)")
+        }
+    }
+
+    @Test("every small range, around the kernels' block sizes, at every kind of scale, has its exact count",
+          arguments: TimeStretcher.Method.allCases)
+    func smallRangeSweep(method: TimeStretcher.Method) throws {
+        let scales: [(Int64, Int64)] = [(1, 3), (1, 2), (2, 3), (3, 2), (8, 1), (30000, 1001), (1, 100), (100, 1)]
+        for n in [1, 2, 3, 5, 13, 100, 1023, 1024, 1025, 2049, 4097] {
+            let input = S.sine(1000, rate: 48000, count: n)
+            for (t, s) in scales {
+                let scale = try TimeStretchScale(target: t, source: s)
+                let expected = Int(scale.stretched(Int64(n))!)
+                let out = try S.stretch([input], rate: 48000, layout: "mono", method: method, scale: scale, chunks: [1000])
+                #expect(out.count == expected, "\(method.rawValue): \(n) × \(scale)")
+            }
         }
     }
 

@@ -139,11 +139,13 @@ final class TimeStretcher {
         targetSamples = target
         // The kernels hold back up to a window or two of input; silence after the last sample
         // pushes the real tail out (bounded: two seconds of source is far beyond any window).
-        if !(kernel is PassKernel), !(kernel is SilenceKernel) {
+        // A kernel that was fed is pushed until it has made something even when the target is
+        // 0: rubberband fails at its end (EPERM) when it never made a sample.
+        if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
             let chunk: Int32 = 1024
             var fed: Int64 = 0
             let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
-            while producedSamples < target, fed < 2 * Int64(sampleRate) {
+            while producedSamples < max(target, 1), fed < 2 * Int64(sampleRate) {
                 try kernel.push(silence)
                 fed += Int64(chunk)
                 try collect()
