@@ -13,8 +13,8 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
+            pkgConfig: "libavformat libavcodec libavfilter libavutil libswresample libswscale",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
         ),
         .systemLibrary(
             name: "CYAML",

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what reencode needs on Debian 12 (or Ubuntu) when it is missing: FFmpeg's and libyaml's
-# development files, pkg-config, the ffmpeg/ffprobe command line (cross-checks, benchmarks) and
+# development files (libavfilter for the audio time-stretch kernel: Debian's is built with
+# rubberband), pkg-config, the ffmpeg/ffprobe command line (cross-checks, benchmarks) and
 # GNU time (peak memory in bench/).
 set -euo pipefail
 need=()
-for pkg in pkg-config libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev libyaml-dev ffmpeg time; do
+for pkg in pkg-config libavcodec-dev libavfilter-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev libyaml-dev ffmpeg time; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

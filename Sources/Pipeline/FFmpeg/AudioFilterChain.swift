@@ -1,0 +1,81 @@
+import CFFmpeg
+
+/// A straight chain of libavfilter audio filters (abuffer → filters → aformat → abuffersink) used
+/// as a stretch kernel: `rubberband` for `spectral`, chained `atempo` for `time-domain`.
+/// The graph's timestamps are not used: input is stamped by sample count and the output's stamps
+/// are ignored (the stretcher counts). Owns its AVFilterGraph, which owns every filter in it
+/// (freed once, in deinit).
+// Not Sendable: owned by one TimeStretcher.
+final class AudioFilterChain: StretchKernel {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private let source: UnsafeMutablePointer<AVFilterContext>
+    private let sink: UnsafeMutablePointer<AVFilterContext>
+    private var nextPTS: Int64 = 0
+    private var ended = false
+
+    init(sampleRate: Int32, layout: UnsafePointer<AVChannelLayout>,
+         filters: [(name: String, args: String)]) throws(MediaError) {
+        var g: UnsafeMutablePointer<AVFilterGraph>? = avfilter_graph_alloc()
+        guard let built = g else { throw MediaError(.processing, "audio filter graph: out of memory") }
+        var ok = false
+        defer { if !ok { avfilter_graph_free(&g) } }
+        // One thread: the lane that owns the stretcher is already one of the run's threads.
+        built.pointee.nb_threads = 1
+        var buf = [CChar](repeating: 0, count: 128)
+        guard rx_channel_layout_describe(layout, &buf, Int32(buf.count)) >= 0 else {
+            throw MediaError(.processing, "audio filter graph: cannot name the channel layout")
+        }
+        let layoutName = String(cChars: buf)
+        let chain = [("abuffer", "time_base=1/\(sampleRate):sample_rate=\(sampleRate):sample_fmt=fltp:channel_layout=\(layoutName)")]
+            + filters
+            + [("aformat", "sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)"), ("abuffersink", "")]
+        var contexts: [UnsafeMutablePointer<AVFilterContext>] = []
+        for (i, (name, args)) in chain.enumerated() {
+            guard let filter = avfilter_get_by_name(name) else {
+                throw MediaError(.unsupported, "this FFmpeg has no '\(name)' audio filter (needed for the time stretch)")
+            }
+            var ctx: UnsafeMutablePointer<AVFilterContext>? = nil
+            try FFmpeg.check(avfilter_graph_create_filter(&ctx, filter, "\(name)\(i)", args.isEmpty ? nil : args, nil, built),
+                             "audio filter '\(name)=\(args)'")
+            guard let ctx else { throw MediaError(.processing, "audio filter '\(name)': not created") }
+            if let previous = contexts.last {
+                try FFmpeg.check(avfilter_link(previous, 0, ctx, 0), "audio filter link to '\(name)'")
+            }
+            contexts.append(ctx)
+        }
+        try FFmpeg.check(avfilter_graph_config(built, nil), "audio filter graph")
+        guard let first = contexts.first, let last = contexts.last,
+              av_buffersink_get_format(last) == AV_SAMPLE_FMT_FLTP.rawValue,
+              av_buffersink_get_sample_rate(last) == sampleRate else {
+            throw MediaError(.processing, "audio filter graph: the output is not planar float at \(sampleRate) Hz")
+        }
+        source = first
+        sink = last
+        graph = built
+        ok = true
+    }
+
+    deinit { avfilter_graph_free(&graph) }
+
+    func push(_ frame: Frame?) throws(MediaError) {
+        guard !ended else { return }
+        guard let frame else {
+            ended = true
+            try FFmpeg.check(av_buffersrc_add_frame_flags(source, nil, 0), "audio filter end")
+            return
+        }
+        // Our own reference, stamped by count; the source takes its buffers over.
+        let input = try frame.reference()
+        input.pts = nextPTS
+        nextPTS += Int64(frame.samples)
+        try FFmpeg.check(av_buffersrc_add_frame_flags(source, input.pointer, 0), "audio filter input")
+    }
+
+    func pull() throws(MediaError) -> Frame? {
+        let out = Frame()
+        let rc = av_buffersink_get_frame(sink, out.pointer)
+        if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
+        try FFmpeg.check(rc, "audio filter output")
+        return out
+    }
+}

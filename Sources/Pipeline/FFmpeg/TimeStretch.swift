@@ -1,0 +1,203 @@
+import CFFmpeg
+import Recipe
+
+/// Stretches one range of audio to `scale` times its length (slow motion, speed-up) and hands out
+/// exactly `round(sourceSamples × scale)` samples (or the count the caller fixes), whatever the
+/// kernel under it produced: the time mapping decides the length, never a filter.
+///
+/// Use: `feed` the range's source frames (planar float, the stretcher's rate and channel count),
+/// `drain` whenever convenient, `finish` after the range's last frame, then `drain` until nil.
+/// Output frames are stamped by count: `pts` is the index of their first sample from the start of
+/// the stretched range (time base 1/sampleRate); the caller adds the range's target start.
+///
+/// How the count is kept: until `finish`, no more than `round(fed × scale)` samples are handed out,
+/// which can never exceed the final count. At `finish` the kernel's held-back tail is pushed out
+/// by feeding it silence after the range's last sample, and what comes out beyond the count is
+/// trimmed at the end. So the range ends on stretched source audio, not on a repeat or a gap, and
+/// its start (where the sync is) is never moved. What is still missing after that (a caller's fixed
+/// length beyond what `mute` or an unscaled range make) is silence at the end.
+// Not Sendable: a stretcher belongs to the one lane or stage that feeds it.
+final class TimeStretcher {
+    /// How the audio of a scaled range is made (the recipe's words are the raw values).
+    enum Method: String, Sendable, CaseIterable {
+        /// Phase vocoder (librubberband through libavfilter): pitch kept, best for music and tones.
+        case spectral
+        /// WSOLA (libavfilter's atempo, chained in its 0.5…2 range): pitch kept, best for speech.
+        case timeDomain = "time-domain"
+        /// Resampled as if played slower or faster (libswresample): pitch follows, like tape.
+        case varispeed
+        /// Silence of the stretched length.
+        case mute
+    }
+
+    let sampleRate: Int32
+    let method: Method
+    let scale: TimeStretchScale
+    var channels: Int32 { layout.nb_channels }
+    /// Samples fed so far (the range's source length once finished).
+    private(set) var sourceSamples: Int64 = 0
+    /// Samples handed out by `drain` so far.
+    private(set) var emittedSamples: Int64 = 0
+    /// The exact length of the stretched range: known at init when the caller fixed it, else at
+    /// `finish`.
+    private(set) var targetSamples: Int64?
+
+    private var layout = AVChannelLayout()
+    private let kernel: StretchKernel
+    private let fifo: AudioFIFO
+    /// Samples the kernel produced (handed out, queued or trimmed).
+    private var producedSamples: Int64 = 0
+    private let fixedTarget: Int64?
+    private var finished = false
+
+    /// - Parameters:
+    ///   - channelLayout: a layout name FFmpeg knows (`mono`, `stereo`, `5.1`), as the resampler's.
+    ///   - targetSamples: the exact output length when the caller's time mapping has fixed it
+    ///     (a target range's sample count); nil for `round(sourceSamples × scale)`.
+    init(sampleRate: Int32, channelLayout: String, method: Method, scale: TimeStretchScale,
+         targetSamples: Int64? = nil) throws(MediaError) {
+        guard sampleRate > 0 else {
+            throw MediaError(.invalidSettings, "time stretch: sample rate \(sampleRate) is not positive", setting: "sample-rate")
+        }
+        if let targetSamples, targetSamples < 0 {
+            throw MediaError(.invalidSettings, "time stretch: target length of \(targetSamples) samples is negative")
+        }
+        var l = AVChannelLayout()
+        guard av_channel_layout_from_string(&l, channelLayout) >= 0, l.nb_channels > 0 else {
+            av_channel_layout_uninit(&l)
+            throw MediaError(.invalidSettings, "unknown channel layout '\(channelLayout)'", setting: "channel-layout")
+        }
+        let channels = l.nb_channels
+        let made: StretchKernel
+        do throws(MediaError) {
+            made = try Self.kernel(method: method, scale: scale, sampleRate: sampleRate, layout: &l)
+        } catch {
+            av_channel_layout_uninit(&l)
+            throw error
+        }
+        self.sampleRate = sampleRate
+        self.method = method
+        self.scale = scale
+        self.layout = l
+        self.kernel = made
+        self.fixedTarget = targetSamples
+        self.targetSamples = targetSamples
+        fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels)
+    }
+
+    deinit { av_channel_layout_uninit(&layout) }
+
+    private static func kernel(method: Method, scale: TimeStretchScale, sampleRate: Int32,
+                               layout: UnsafePointer<AVChannelLayout>) throws(MediaError) -> StretchKernel {
+        if method == .mute { return try SilenceKernel(scale: scale, sampleRate: sampleRate, layout: layout) }
+        // Unscaled audio is the source itself, whichever method: no filter's colouring or delay.
+        if scale.isIdentity { return PassKernel() }
+        switch method {
+        case .spectral:
+            return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
+                                        filters: [("rubberband", "tempo=\(scale.tempo)")])
+        case .timeDomain:
+            return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
+                                        filters: scale.atempoFactors.map { ("atempo", "tempo=\($0)") })
+        case .varispeed:
+            return try VarispeedKernel(scale: scale, sampleRate: sampleRate, layout: layout)
+        case .mute:
+            return try SilenceKernel(scale: scale, sampleRate: sampleRate, layout: layout)
+        }
+    }
+
+    /// Takes the next source frame of the range.
+    func feed(_ frame: Frame) throws(MediaError) {
+        guard !finished else {
+            throw MediaError(.processing, "time stretch: a frame was fed after the range was finished")
+        }
+        guard frame.sampleFormat == AV_SAMPLE_FMT_FLTP, frame.channels == channels,
+              frame.sampleRate == sampleRate || frame.sampleRate == 0 else {
+            let name = av_get_sample_fmt_name(frame.sampleFormat).map { String(cString: $0) } ?? "unknown format"
+            throw MediaError(.processing, "time stretch: expected planar float audio, \(Self.channelCount(channels)) at \(sampleRate) Hz; "
+                             + "got \(name), \(Self.channelCount(frame.channels)) at \(frame.sampleRate) Hz")
+        }
+        guard frame.samples > 0 else { return }
+        sourceSamples += Int64(frame.samples)
+        try kernel.push(frame)
+        try collect()
+    }
+
+    /// Ends the range: pushes the kernel's tail out and fixes the output length.
+    func finish() throws(MediaError) {
+        guard !finished else { return }
+        finished = true
+        let target: Int64
+        if let fixedTarget {
+            target = fixedTarget
+        } else {
+            guard let n = scale.stretched(sourceSamples) else {
+                throw MediaError(.processing, "time stretch: \(sourceSamples) samples × \(scale) does not fit in 64 bits")
+            }
+            target = n
+        }
+        targetSamples = target
+        // The kernels hold back up to a window or two of input; silence after the last sample
+        // pushes the real tail out (bounded: two seconds of source is far beyond any window).
+        // A kernel that was fed is pushed until it has made something even when the target is
+        // 0: rubberband fails at its end (EPERM) when it never made a sample.
+        if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
+            let chunk: Int32 = 1024
+            var fed: Int64 = 0
+            let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
+            while producedSamples < max(target, 1), fed < 2 * Int64(sampleRate) {
+                try kernel.push(silence)
+                fed += Int64(chunk)
+                try collect()
+            }
+        }
+        try kernel.push(nil)
+        try collect()
+        // Beyond the target `drain` stops (the trim); short of it, it hands out silence.
+    }
+
+    /// The next stretched frame of at most `maxSamples` samples, or nil when none is ready (before
+    /// `finish`) or the range is complete (after).
+    func drain(maxSamples: Int32 = 4096) throws(MediaError) -> Frame? {
+        let allowed: Int64
+        if finished {
+            allowed = (targetSamples ?? 0) - emittedSamples
+        } else {
+            // Never beyond what the final length is sure to include.
+            let sure = scale.stretched(sourceSamples) ?? .max
+            allowed = min(sure, fixedTarget ?? .max) - emittedSamples
+        }
+        let queued = Int64(fifo.count)
+        // Once finished, a kernel that came up short is made up with silence at the end.
+        let available = finished && queued == 0 ? allowed : queued
+        let n = Int32(clamping: min(allowed, available, Int64(max(maxSamples, 1))))
+        guard n > 0 else { return nil }
+        let out: Frame
+        if queued == 0 {
+            out = try SilenceKernel.frame(samples: n, layout: &layout, sampleRate: sampleRate)
+        } else {
+            out = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &layout, sampleRate: sampleRate)
+            let got = try fifo.read(into: out, samples: n)
+            guard got == n else {
+                throw MediaError(.processing, "time stretch: the audio queue gave \(got) of \(n) samples")
+            }
+        }
+        out.pts = emittedSamples
+        out.pointer.pointee.time_base = AVRational(num: 1, den: sampleRate)
+        emittedSamples += Int64(n)
+        return out
+    }
+
+    private static func channelCount(_ n: Int32) -> String { n == 1 ? "1 channel" : "\(n) channels" }
+
+    private func collect() throws(MediaError) {
+        while let f = try kernel.pull() {
+            guard f.samples > 0 else { continue }
+            guard f.channels == channels, f.sampleFormat == AV_SAMPLE_FMT_FLTP else {
+                throw MediaError(.processing, "time stretch: the \(method.rawValue) kernel changed the audio format")
+            }
+            try fifo.write(f)
+            producedSamples += Int64(f.samples)
+        }
+    }
+}
