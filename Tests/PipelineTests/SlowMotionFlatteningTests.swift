@@ -101,6 +101,11 @@ struct SlowMotionFlatteningTests {
                         segments: [SlowMotionSegment(startMilliseconds: 0, endMilliseconds: 1, speedDivisor: 3)]), "segment 0.000s–0.001s ÷3 has a divisor that is not a power of two"),
         (SlowMotionInfo(smtaCaptureRate: FrameRate(frames: 240), temporalLayerCount: 4,
                         segments: [SlowMotionSegment(startMilliseconds: 0, endMilliseconds: 1, speedDivisor: 0)]), "segment 0.000s–0.001s ÷0 has a divisor that is not a power of two"),
+        (SlowMotionInfo(smtaCaptureRate: FrameRate(frames: 240), temporalLayerCount: 4,
+                        segments: [SlowMotionSegment(startMilliseconds: 500, endMilliseconds: 900, speedDivisor: 2),
+                                   SlowMotionSegment(startMilliseconds: 100, endMilliseconds: 600, speedDivisor: 4)]), "segments 0.100s–0.600s ÷4 and 0.500s–0.900s ÷2 overlap"),
+        (SlowMotionInfo(smtaCaptureRate: FrameRate(frames: 240), temporalLayerCount: 4,
+                        segments: [SlowMotionSegment(startMilliseconds: 500, endMilliseconds: 500, speedDivisor: 2)]), "segment 0.500s–0.500s ÷2 does not end after it starts"),
     ])
     func refused(info: SlowMotionInfo, why: String) {
         #expect(throws: MediaError(.unsupported, "cannot play its slow motion as the phone does: \(why)", file: "clip.mp4")) {
@@ -116,6 +121,43 @@ struct SlowMotionFlatteningTests {
         #expect(throws: MediaError(.unsupported, "a frame carries no SVC temporal layer (no prefix NAL unit): its frames cannot be picked by layer",
                                    file: "clip.mp4", time: Self.frame * 2)) {
             try f.choices(frames)
+        }
+    }
+
+    @Test("10000 segments over 100000 frames: chosen in well under a second's work per frame (binary search, not a scan)")
+    func manySegments() throws {
+        let segments = (0..<10_000).map { i in SlowMotionSegment(startMilliseconds: Int64(i) * 400, endMilliseconds: Int64(i) * 400 + 200, speedDivisor: 2) }
+        let f = try SlowMotionFlattening(Self.info(segments), file: "clip.mp4")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let choices = try f.choices(Self.frames(100_000))
+        #expect(clock.now - started < .seconds(20))
+        // Frame 3 (0.1 s, layer 3) is in the first ÷2 segment (layers 0–1 kept): dropped; frame 4 (layer 1) kept.
+        #expect(choices[3] == .drop)
+        #expect(choices[4] == .keep(MediaTime(value: 1, timescale: 30)))  // 4/30 s, doubled, ÷8
+        let last = try #require(choices.lastIndex { if case .keep = $0 { return true } else { return false } })
+        if case .keep(let t) = choices[last] { #expect(t == f.outputTime(Self.frame * Int64(last))) }
+    }
+
+    @Test("random frames and segments never trap, and shown times rise with source times")
+    func randomFrames() throws {
+        var random = SeededRandom(seed: 34)
+        for _ in 0..<200 {
+            var segments: [SlowMotionSegment] = []
+            var at: Int64 = Int64.random(in: 0...500, using: &random)
+            for _ in 0..<Int.random(in: 0...5, using: &random) {
+                let length = Int64.random(in: 1...800, using: &random)
+                segments.append(SlowMotionSegment(startMilliseconds: at, endMilliseconds: at + length, speedDivisor: 1 << Int.random(in: 0...7, using: &random)))
+                at += length + Int64.random(in: 0...500, using: &random)
+            }
+            let f = try SlowMotionFlattening(Self.info(segments.shuffled(using: &random)), file: "clip.mp4")
+            let frames = (0..<Int.random(in: 0...200, using: &random)).map { _ in
+                SlowMotionFrame(pts: MediaTime(value: Int64.random(in: -100...8000, using: &random), timescale: 1000), temporalLayer: Int.random(in: -1...9, using: &random))
+            }
+            let choices = try f.choices(frames)
+            let shown = zip(frames, choices).compactMap { frame, c -> (MediaTime, MediaTime)? in if case .keep(let t) = c { return (frame.pts, t) } else { return nil } }
+                .sorted { $0.0 < $1.0 }
+            #expect(zip(shown, shown.dropFirst()).allSatisfy { $0.0 == $1.0 ? $0.1 == $1.1 : $0.1 < $1.1 })
         }
     }
 

@@ -170,6 +170,30 @@ struct SlowMotionSEFTests {
         #expect(Self.damage(bytes) == "clip.mp4: its Samsung slow-motion trailer (SEF) is damaged: it has two SlowMotion_Data entries")
     }
 
+    @Test("3000 mutations of a Samsung-like file: each reads or is refused naming the file, never traps")
+    func mutations() throws {
+        let (trailer, _) = Self.sef(prefix: Self.mp4(smta: Self.smta(Self.saut([0, 12, 1, 4]))),
+                                    [Entry(type: 0x7ffe, name: "Invalid_Data", payload: [0, 0, 0]), Self.slowMotion("88:879:2*1255:1970:4")])
+        var random = SeededRandom(seed: 12)
+        var read = 0, refused = 0
+        for _ in 0..<3000 {
+            var bytes = trailer
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let i = Int.random(in: 0..<bytes.count, using: &random)
+                bytes[i] = Int.random(in: 0..<3, using: &random) == 0 ? 0xff : UInt8.random(in: 0...255, using: &random)
+            }
+            if Int.random(in: 0..<8, using: &random) == 0 { bytes.removeLast(Int.random(in: 1...40, using: &random)) }
+            do {
+                _ = try SlowMotionReader.read(SlowMotionMemory(bytes: bytes), path: "clip.mp4", metadata: [:])
+                read += 1
+            } catch {
+                #expect(error.kind == .unsupported && error.file == "clip.mp4")
+                refused += 1
+            }
+        }
+        #expect(read > 0 && refused > 0)
+    }
+
     // MARK: smta
 
     static func box(_ type: String, _ body: [UInt8]) -> [UInt8] { be32(UInt32(8 + body.count)) + Array(type.utf8) + body }

@@ -65,6 +65,8 @@ public struct SlowMotionFlattening: Sendable {
     /// The highest temporal layer kept outside the segments.
     public let normalMaxLayer: Int
     public let segments: [Segment]
+    /// Per segment, how much the segments before it add to the timeline (length × (d − 1)).
+    let stretchBefore: [MediaTime]
 
     /// Throws `.unsupported` naming the file when the stored data does not allow it: no capture
     /// rate or layer count, a capture rate that is not 30 fps times a power of two, fewer layers
@@ -93,24 +95,40 @@ public struct SlowMotionFlattening: Sendable {
             // than the frames alone would make it (media3 does the same).
             segments.append(Segment(range: s, maxLayer: min(normalMaxLayer + up, layers - 1)))
         }
-        self.segments = segments.sorted { $0.range.start < $1.range.start }
+        segments.sort { $0.range.start < $1.range.start }
+        for (a, b) in zip(segments, segments.dropFirst()) where b.range.start < a.range.end {
+            throw refuse("segments \(a.range) and \(b.range) overlap")
+        }
+        for s in segments where !(s.range.start < s.range.end) { throw refuse("segment \(s.range) does not end after it starts") }
+        self.segments = segments
+        var added = MediaTime.zero
+        var stretchBefore: [MediaTime] = []
+        for s in segments {
+            stretchBefore.append(added)
+            added = added + (s.range.end - s.range.start) * Int64(s.range.speedDivisor - 1)
+        }
+        self.stretchBefore = stretchBefore
     }
 
     /// The frames' fates, in their (decode) order.
     public func choices(_ frames: [SlowMotionFrame]) throws(MediaError) -> [SlowMotionFrameChoice] {
         var choices: [SlowMotionFrameChoice] = []
         choices.reserveCapacity(frames.count)
-        for f in frames {
+        // Per segment, the first and last decode positions of its shown frames.
+        var shownSpan: [Int: (first: Int, last: Int)] = [:]
+        for (i, f) in frames.enumerated() {
             guard let layer = f.temporalLayer else {
                 throw MediaError(.unsupported, "a frame carries no SVC temporal layer (no prefix NAL unit): its frames cannot be picked by layer", file: file, time: f.pts)
             }
-            choices.append(keeps(f.pts, layer: layer) ? .keep(outputTime(f.pts)) : .drop)
+            let kept = keeps(f.pts, layer: layer)
+            choices.append(kept ? .keep(outputTime(f.pts)) : .drop)
+            if kept, let s = segmentIndex(containing: f.pts) {
+                shownSpan[s] = (shownSpan[s]?.first ?? i, i)
+            }
         }
-        // Reordered frames decoded between a segment's kept frames may be their references.
-        for s in segments {
-            let inside = frames.indices.filter { s.range.contains(frames[$0].pts) && choices[$0] != .drop }
-            guard let first = inside.first, let last = inside.last, last > first + 1 else { continue }
-            for i in first + 1..<last where choices[i] == .drop && (frames[i].temporalLayer ?? 0) <= s.maxLayer {
+        // Reordered frames decoded between a segment's shown frames may be their references.
+        for (s, span) in shownSpan where span.last > span.first + 1 {
+            for i in span.first + 1..<span.last where choices[i] == .drop && (frames[i].temporalLayer ?? 0) <= segments[s].maxLayer {
                 choices[i] = .decodeOnly
             }
         }
@@ -119,8 +137,24 @@ public struct SlowMotionFlattening: Sendable {
 
     /// Whether a frame at `pts` of temporal layer `layer` is shown.
     public func keeps(_ pts: MediaTime, layer: Int) -> Bool {
-        if let s = segments.first(where: { $0.range.contains(pts) }) { return layer <= s.maxLayer }
+        if let s = segmentIndex(containing: pts) { return layer <= segments[s].maxLayer }
         return layer <= normalMaxLayer || isReferencedByNextSegment(pts, layer: layer)
+    }
+
+    /// The index of the first segment that starts after `pts` (segments.count when none does);
+    /// segments are sorted and do not overlap, so a binary search finds it.
+    func firstSegment(startingAfter pts: MediaTime) -> Int {
+        var (low, high) = (0, segments.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if segments[mid].range.start > pts { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    func segmentIndex(containing pts: MediaTime) -> Int? {
+        let i = firstSegment(startingAfter: pts) - 1
+        return i >= 0 && segments[i].range.contains(pts) ? i : nil
     }
 
     /// media3's rule for frames just before a segment: the segment's extra layers refer back to
@@ -129,7 +163,10 @@ public struct SlowMotionFlattening: Sendable {
     /// before it is kept when its layer is at most the highest i for which
     /// n ≤ 2^(top−i) − 2^(top−segment's max layer).
     func isReferencedByNextSegment(_ pts: MediaTime, layer: Int) -> Bool {
-        guard let next = segments.first(where: { $0.range.start > pts }), layer < next.maxLayer,
+        let n = firstSegment(startingAfter: pts)
+        guard n < segments.count else { return false }
+        let next = segments[n]
+        guard layer < next.maxLayer,
               let frames = MediaTime.count(of: SlowMotionInfo.storedFrameRate.frameDuration, from: pts, to: next.range.start, rounding: .down)
         else { return false }
         let top = layerCount - 1
@@ -144,14 +181,10 @@ public struct SlowMotionFlattening: Sendable {
     /// 30/capture rate), each segment before it stretched by its divisor.
     public func outputTime(_ pts: MediaTime) -> MediaTime {
         var t = pts
-        for s in segments {
-            let d = Int64(s.range.speedDivisor - 1)
-            if s.range.end <= pts {
-                t = t + (s.range.end - s.range.start) * d
-            } else {
-                if s.range.contains(pts) { t = t + (pts - s.range.start) * d }
-                break
-            }
+        let i = firstSegment(startingAfter: pts) - 1
+        if i >= 0 {
+            let s = segments[i].range
+            t = t + stretchBefore[i] + (MediaTime.min(pts, s.end) - s.start) * Int64(s.speedDivisor - 1)
         }
         return Self.scaled(t, Int64(SlowMotionInfo.storedFrameRate.frames) * Int64(captureRate.seconds), Int64(captureRate.frames))
     }
