@@ -102,6 +102,15 @@ struct SlowMotionCorpusTests {
         for (source, t) in oursOnly { #expect(kept[source] == t) }
         // The frames media3 would mistime or lose are decoded (as references) but not shown.
         #expect(decodeOnly.sorted() == [111000, 180000])
+        // Deciding packet by packet with an 8-frame window decodes at least as much.
+        let window = SlowMotionInfo.storedFrameRate.frameDuration * 8
+        for (f, c) in zip(frames, choices) where c != .drop {
+            #expect(flattening.decodes(f.pts, layer: f.temporalLayer ?? -1, reorderWindow: window))
+        }
+        let extra = zip(frames, choices).filter { f, c in c == .drop && flattening.decodes(f.pts, layer: f.temporalLayer ?? -1, reorderWindow: window) }
+        // Frame numbers (1/30 s), in decode order: 0.9 s by the ÷2 segment's end; those within 8
+        // frames of 1.255 s; and 2.033–2.1 s by the ÷8 segment's end (2.0 s is decoded by `choices` too).
+        #expect(try extra.map { try $0.0.pts.converted(to: 30).value } == [27, 32, 30, 36, 34, 33, 63, 61, 62])
         // Our shown times rise with the source times.
         let shown = kept.sorted { $0.key < $1.key }.map(\.value)
         #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 < $1 })

@@ -53,6 +53,13 @@ struct SlowMotionFlatteningTests {
         #expect(f.keeps(start - Self.frame, layer: 2))
         #expect(!f.keeps(start - Self.frame * 2, layer: 2))
         #expect(!f.keeps(start - Self.frame, layer: 3))
+        // Packet by packet, an 8-frame window also decodes what the segment keeps near its edges.
+        let window = Self.frame * 8
+        #expect(f.decodes(start - Self.frame * 2, layer: 2, reorderWindow: window))
+        #expect(!f.decodes(start - Self.frame * 8, layer: 2, reorderWindow: window))
+        #expect(f.decodes(MediaTime(seconds: 8) + Self.frame * 7, layer: 3, reorderWindow: window))
+        #expect(!f.decodes(MediaTime(seconds: 8) + Self.frame * 8, layer: 3, reorderWindow: window))
+        #expect(!f.decodes(MediaTime(seconds: 2), layer: 1, reorderWindow: window))
         // Shown times rise with the source times everywhere.
         #expect(zip(shown, shown.dropFirst()).allSatisfy { $0.at < $1.at })
     }

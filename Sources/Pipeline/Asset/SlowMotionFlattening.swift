@@ -141,6 +141,21 @@ public struct SlowMotionFlattening: Sendable {
         return layer <= normalMaxLayer || isReferencedByNextSegment(pts, layer: layer)
     }
 
+    /// Whether a frame must be decoded, for a renderer that decides packet by packet without
+    /// seeing the frames decoded after it: shown frames, and frames within `reorderWindow` of a
+    /// segment's start or end whose layer that segment keeps (one of its shown frames, decoded
+    /// later, may refer to them). A superset of what `choices` decodes when `reorderWindow` covers
+    /// the stream's reordering (8 frames, 8/30 s, for Samsung's groups of 8).
+    public func decodes(_ pts: MediaTime, layer: Int, reorderWindow: MediaTime) -> Bool {
+        if keeps(pts, layer: layer) { return true }
+        let i = firstSegment(startingAfter: pts)
+        // Only the segments around pts can have a boundary within the window.
+        for s in segments[max(i - 1, 0)..<min(i + 1, segments.count)] where layer <= s.maxLayer {
+            for edge in [s.range.start, s.range.end] where MediaTime.max(pts - edge, edge - pts) < reorderWindow { return true }
+        }
+        return false
+    }
+
     /// The index of the first segment that starts after `pts` (segments.count when none does);
     /// segments are sorted and do not overlap, so a binary search finds it.
     func firstSegment(startingAfter pts: MediaTime) -> Int {
