@@ -60,6 +60,7 @@ enum AssetJSON {
             "tracks": a.tracks.map(track),
         ]
         if let b = a.bitRate { o["bitRate"] = b }
+        if let s = InspectSlowMotion.object(a) { o["slowMotion"] = s }
         return o
     }
 
@@ -154,6 +155,7 @@ enum AssetText {
             if let l = t.language { parts.append("[\(l)]") }
             lines.append(parts.joined(separator: "  "))
         }
+        lines += InspectSlowMotion.lines(a)
         for (k, v) in a.metadata.sorted(by: { $0.key < $1.key }) { lines.append("  \(k): \(v)") }
         return lines.joined(separator: "\n")
     }
