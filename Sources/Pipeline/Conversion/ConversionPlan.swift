@@ -84,6 +84,9 @@ public struct ConversionPlan: Sendable {
     public let overwrite: Bool
     /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
+    /// Where the source's material goes on the output's timeline: the time range as one segment
+    /// at 0, scale 1. Lanes do every time computation through it.
+    let timeline: TimeMapping
     public internal(set) var lanes: [LanePlan]
     /// What the recipe asked for (within the file), when the planned range differs from it.
     public internal(set) var requestedTimeRange: TimeRange?
@@ -191,7 +194,7 @@ public enum Planner {
 
         let (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
-                                  overwrite: request.overwrite, timeRange: range, lanes: lanes,
+                                  overwrite: request.overwrite, timeRange: range, timeline: .trim(range), lanes: lanes,
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
         if let timeNotice {
             plan.requestedTimeRange = wantedRange.map { $0.intersection(whole) }

@@ -11,6 +11,8 @@ final class AudioLane: LaneWork {
     private let decoder: Decoder
     private let encoder: Encoder
     private let sourceTimeBase: AVRational
+    /// What of the source this lane plays, and where on the output's timeline.
+    private let segment: TimeSegment
     private var resampler: Resampler?
     private let fifo: AudioFIFO
     /// Output pts (1/sampleRate) of the next sample the encoder gets; set by the first kept sample.
@@ -31,6 +33,7 @@ final class AudioLane: LaneWork {
         self.track = track
         self.settings = settings
         statistics = LaneStatistics(track: track.index)
+        segment = try env.segment(for: track.index)
         let stream = env.reader.stream(forOutput: output)
         sourceTimeBase = stream.pointee.time_base
         decoder = try Decoder(stream: stream)
@@ -71,7 +74,7 @@ final class AudioLane: LaneWork {
             if done || frame.samples <= 0 || frame.sampleRate <= 0 { continue }
             let ts = frame.bestEffortTimestamp != FFmpeg.noPTS ? frame.bestEffortTimestamp : frame.pts
             var start = MediaTime(ts: ts, timeBase: sourceTimeBase)
-            if !start.isNumeric { start = expectedStart.isNumeric ? expectedStart : env.range.start }
+            if !start.isNumeric { start = expectedStart.isNumeric ? expectedStart : segment.sourceRange.start }
             let rate = Int64(frame.sampleRate)
             expectedStart = start + MediaTime(value: Int64(frame.samples), timescale: frame.sampleRate)
             lastTime = start
@@ -81,18 +84,14 @@ final class AudioLane: LaneWork {
 
     /// Keeps the samples whose time lies in the session range.
     private func trimAndQueue(_ frame: Frame, start: MediaTime, rate: Int64) throws(MediaError) {
-        let range = env.range
-        if start >= range.end { done = true; return }
+        if start >= segment.sourceRange.end { done = true; return }
         let n = Int64(frame.samples)
-        // Sample i is at start + i/rate; keep range.start ≤ t < range.end.
-        let from = max(0, samplesBetween(start, range.start, rate: rate, rounding: .up))
-        let to = range.end.isNumeric ? min(n, samplesBetween(start, range.end, rate: rate, rounding: .up)) : n
-        guard to > from else { return }
+        let window = segment.sourceSampleWindow(runStart: start, count: n, rate: rate)
+        guard !window.isEmpty else { return }
+        let from = window.lowerBound, to = window.upperBound
         if nextPTS == nil {
             let firstKept = start + MediaTime(value: from, timescale: Int32(rate))
-            do throws(MediaTimeOverflow) {
-                nextPTS = try firstKept.subtracting(range.start).converted(to: Int32(settings.sampleRate)).value
-            } catch { throw MediaError(error) }
+            nextPTS = try segment.targetSample(ofSource: firstKept, rate: Int32(settings.sampleRate))
         }
         var kept = frame
         if from > 0 || to < n {
@@ -109,17 +108,6 @@ final class AudioLane: LaneWork {
         }
         if let converted = try resampler!.convert(kept) { try queue(converted) }
         try encodeQueued(flush: false)
-    }
-
-    /// Whole samples from `a` to `b` at `rate`, rounded as asked; a count beyond 64 bits is
-    /// clamped (it only bounds a frame's few thousand samples).
-    private func samplesBetween(_ a: MediaTime, _ b: MediaTime, rate: Int64, rounding: MediaTime.Rounding) -> Int64 {
-        guard b.isNumeric else { return b.isPositiveInfinity ? .max : 0 }
-        guard rate > 0, rate <= Int64(Int32.max),
-              let n = MediaTime.count(of: MediaTime(value: 1, timescale: Int32(rate)), from: a, to: b, rounding: rounding) else {
-            return b > a ? .max : .min
-        }
-        return n
     }
 
     private func queue(_ frame: Frame) throws(MediaError) {

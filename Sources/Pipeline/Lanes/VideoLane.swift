@@ -12,6 +12,8 @@ final class VideoLane: LaneWork {
     private let encoder: Encoder
     private let sourceTimeBase: AVRational
     private let targetFormat: AVPixelFormat
+    /// What of the source this lane shows, and where on the output's timeline.
+    private let segment: TimeSegment
     private let grid: FrameGrid?
     private var retimer: ConstantRateRetimer<Frame>?
     private var selector: SelectiveDecode<Packet>?
@@ -42,6 +44,7 @@ final class VideoLane: LaneWork {
         self.track = track
         self.settings = settings
         statistics = LaneStatistics(track: track.index)
+        segment = try env.segment(for: track.index)
         let stream = env.reader.stream(forOutput: output)
         sourceTimeBase = stream.pointee.time_base
         decoder = try Decoder(stream: stream)
@@ -52,7 +55,7 @@ final class VideoLane: LaneWork {
 
         var c = EncoderConfiguration(codecName: settings.encoderName, timeBase: sourceTimeBase)
         if let rate = settings.frameRate {
-            grid = FrameGrid(start: env.range.start, end: env.range.end, frameDuration: rate.frameDuration)
+            grid = segment.sourceGrid(frameDuration: rate.frameDuration)
             c.timeBase = AVRational(num: rate.seconds, den: rate.frames)
             c.frameRate = AVRational(num: rate.frames, den: rate.seconds)
         } else {
@@ -183,7 +186,7 @@ final class VideoLane: LaneWork {
         // Source timing, trimmed to the session. A trim starts on a frame start (TrimSnap); the
         // frame before it is shown from the start only when no frame starts exactly there (the
         // session starts before the video, or the snap found no frame), so there is no sliver.
-        let range = env.range
+        let range = segment.sourceRange
         if pts >= range.end { done = true; return }
         if pts < range.start {
             let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .positiveInfinity
@@ -192,9 +195,12 @@ final class VideoLane: LaneWork {
         }
         if let held = leadIn {
             leadIn = nil
-            if pts > range.start { try emit(held, pts: 0, duration: (try? (pts - range.start).ts(in: sourceTimeBase)) ?? 0) }
+            if pts > range.start {
+                let start = try segment.targetTicks(ofSource: range.start, in: sourceTimeBase)
+                try emit(held, pts: start, duration: (try? segment.targetLengthTicks(from: range.start, to: pts, in: sourceTimeBase)) ?? 0)
+            }
         }
-        let out = try (pts - range.start).ts(in: sourceTimeBase)
+        let out = try segment.targetTicks(ofSource: pts, in: sourceTimeBase)
         guard out > lastOutputPTS else { return }
         try emit(frame, pts: out, duration: duration(of: frame, at: pts))
         previousPTS = pts
@@ -207,10 +213,10 @@ final class VideoLane: LaneWork {
     private func duration(of frame: Frame, at pts: MediaTime) -> Int64 {
         var d = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .invalid
         if !d.isNumeric, previousPTS.isNumeric, pts > previousPTS { d = pts - previousPTS }
-        let end = env.range.end
-        if end.isNumeric, pts < end, !d.isNumeric || pts + d > end { d = end - pts }
+        let end = segment.sourceRange.end
+        if end.isNumeric, pts < end, !d.isNumeric || pts + d > end { d = segment.sourceRemaining(from: pts) }
         if !d.isNumeric, let avg = track.format.averageFrameDuration { d = avg }
-        return d.isNumeric ? (try? d.ts(in: sourceTimeBase)) ?? 0 : 0
+        return d.isNumeric ? (try? segment.targetLengthTicks(of: d, in: sourceTimeBase)) ?? 0 : 0
     }
 
     /// The end of the last picture, for the slots after the last frame.
@@ -220,8 +226,10 @@ final class VideoLane: LaneWork {
             leadIn = nil
             let start = MediaTime(ts: held.bestEffortTimestamp != FFmpeg.noPTS ? held.bestEffortTimestamp : held.pts, timeBase: sourceTimeBase)
             var d = duration(of: held, at: start)
-            if start.isNumeric, let shift = try? (env.range.start - start).ts(in: sourceTimeBase) { d = max(0, d - shift) }
-            try emit(held, pts: 0, duration: d)
+            if start.isNumeric, let shift = try? segment.targetLengthTicks(from: start, to: segment.sourceRange.start, in: sourceTimeBase) {
+                d = max(0, d - shift)
+            }
+            try emit(held, pts: try segment.targetTicks(ofSource: segment.sourceRange.start, in: sourceTimeBase), duration: d)
         }
         guard var r = retimer, !done || r.grid.inSession(r.nextSlot) else { return }
         var frameDuration = lastFrameDuration
