@@ -36,7 +36,9 @@ final class TimeMappingTests: XCTestCase {
         XCTAssertNil(m.segment(containingSource: t(2, 1)))
         XCTAssertEqual(m.sampleCount(ofSegment: 1, rate: 48000), 8 * 48000)
         // The output's 30 fps slots on the source: every 240 fps frame once.
-        let grid = slow.sourceGrid(frameDuration: t(1, 30))
+        let (grid, first) = slow.sourceGrid(frameDuration: t(1, 30))
+        XCTAssertEqual(first, 30)
+        XCTAssertEqual(grid.start, t(1, 1))
         XCTAssertEqual(grid.frameDuration, t(1, 240))
         XCTAssertEqual(grid.time(240), t(2, 1))
         XCTAssertFalse(grid.inSession(240))

@@ -86,7 +86,7 @@ public struct ConversionPlan: Sendable {
     public let timeRange: TimeRange
     /// Where the source's material goes on the output's timeline: the time range as one segment
     /// at 0, scale 1. Lanes do every time computation through it.
-    let timeline: TimeMapping
+    var timeline: TimeMapping
     public internal(set) var lanes: [LanePlan]
     /// What the recipe asked for (within the file), when the planned range differs from it.
     public internal(set) var requestedTimeRange: TimeRange?
@@ -96,6 +96,11 @@ public struct ConversionPlan: Sendable {
     public let kept: KeptItems
     /// What the output will not keep, settings without effect: printed as warnings.
     public internal(set) var notices: [PlanNotice] = []
+    /// Per output track (in `lanes` order), the stages that make it: sources → sink.
+    var chains: [StageChain] = []
+
+    /// The files the run reads, one reader each (today the one source).
+    var sources: [Asset] { [source] }
 
     /// The time range starts after the file's start: lanes cut there.
     var cutsStart: Bool { timeRange.start > source.startTime }
@@ -196,6 +201,7 @@ public enum Planner {
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
                                   overwrite: request.overwrite, timeRange: range, timeline: .trim(range), lanes: lanes,
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
+        plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let timeNotice {
             plan.requestedTimeRange = wantedRange.map { $0.intersection(whole) }
             plan.notices.append(timeNotice)

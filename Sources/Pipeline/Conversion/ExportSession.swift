@@ -87,14 +87,26 @@ public final class ExportSession: Sendable {
     static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment) throws(MediaError) -> any LaneWork {
         let lp = plan.lanes[i]
         do throws(MediaError) {
+            guard plan.chains.indices.contains(i) else {
+                throw MediaError(.processing, "the plan says nothing of how to make this track")
+            }
+            let segment = try plan.chains[i].onlySegment()
             switch lp.kind {
-            case .video(let s): return try VideoLane(env: env, output: i, track: lp.track, settings: s)
-            case .audio(let s): return try AudioLane(env: env, output: i, track: lp.track, settings: s)
+            case .video(let s):
+                let source = try VideoSource(env: env, output: i, track: lp.track, segment: segment, frameRate: s.frameRate)
+                let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
+                                         timeBase: source.outputTimeBase, frameRate: source.outputFrameRate)
+                return StagedLane(env: env, track: lp.track.index, source: source, sink: sink)
+            case .audio(let s):
+                let source = try AudioSource(env: env, output: i, track: lp.track, segment: segment, outputRate: Int32(s.sampleRate))
+                let sink = try AudioSink(env: env, output: i, track: lp.track, settings: s)
+                return StagedLane(env: env, track: lp.track.index, source: source, sink: sink)
             case .passthrough where lp.track.mediaType == .subtitle:
                 // Copied subtitles are cut to the range too (and read from the file's start).
-                return try SubtitleLane(env: env, output: i, track: lp.track, conversion: nil, fromStart: plan.cutsStart)
-            case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track)
-            case .subtitle(let s): return try SubtitleLane(env: env, output: i, track: lp.track, conversion: s, fromStart: plan.cutsStart)
+                return try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: nil, fromStart: plan.cutsStart)
+            case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track, segment: segment)
+            case .subtitle(let s):
+                return try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: s, fromStart: plan.cutsStart)
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
     }
@@ -106,7 +118,7 @@ public final class ExportSession: Sendable {
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: progress)
-        let env = LaneEnvironment(reader: reader, writer: writer, timeline: plan.timeline,
+        let env = LaneEnvironment(reader: reader, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
                                   progress: tracker, cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
 

@@ -19,7 +19,7 @@ enum Rehearsal {
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: nil)
-        let env = LaneEnvironment(reader: reader, writer: writer, timeline: plan.timeline,
+        let env = LaneEnvironment(reader: reader, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd, progress: tracker,
                                   cancellation: Cancellation(), selectiveDecode: plan.selectiveDecode)
         var lanes: [any LaneWork] = []

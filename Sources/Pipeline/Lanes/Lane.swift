@@ -6,9 +6,6 @@ import Recipe
 final class LaneEnvironment: Sendable {
     let reader: AssetReader
     let writer: AssetWriter
-    /// Where the source's material goes on the output's timeline (today one segment: the
-    /// session range at 0). Lanes do their time arithmetic through it.
-    let timeline: TimeMapping
     /// Whether a recipe's time-range cuts the source's start, its end. Where it does not, copied
     /// tracks keep every sample on that side: a container's stated start and length are not a
     /// cut (pre-roll before an edit list's start, samples past a rounded-down duration).
@@ -18,23 +15,14 @@ final class LaneEnvironment: Sendable {
     let cancellation: Cancellation
     let selectiveDecode: Bool
 
-    init(reader: AssetReader, writer: AssetWriter, timeline: TimeMapping, cutsStart: Bool, cutsEnd: Bool,
+    init(reader: AssetReader, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
          progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool) {
-        self.reader = reader; self.writer = writer; self.timeline = timeline
+        self.reader = reader; self.writer = writer
         self.cutsStart = cutsStart; self.cutsEnd = cutsEnd
         self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
     }
 
     var file: String { reader.path }
-
-    /// The segment a single-source lane of `track` converts. Lanes that combine several
-    /// segments take them from the plan's stage chain instead.
-    func segment(for track: Int) throws(MediaError) -> TimeSegment {
-        guard let s = timeline.forTrack(track).segments.first else {
-            throw MediaError(.processing, "the timeline has no segment for this track")
-        }
-        return s
-    }
 
     /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane
     /// has got. The end is read first: the writer takes the packet's data and rescales it.

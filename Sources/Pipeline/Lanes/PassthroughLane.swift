@@ -28,12 +28,12 @@ final class PassthroughLane: LaneWork {
     private var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
 
-    init(env: LaneEnvironment, output: Int, track: Track) throws(MediaError) {
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment) throws(MediaError) {
         self.env = env
         self.output = output
         self.track = track
         statistics = LaneStatistics(track: track.index)
-        segment = try env.segment(for: track.index)
+        self.segment = segment
         guard segment.scale.isIdentity else {
             throw MediaError(.invalidSettings, "a copied track cannot be played at another speed: reencode it instead")
         }

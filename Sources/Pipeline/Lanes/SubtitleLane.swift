@@ -28,13 +28,13 @@ final class SubtitleLane: LaneWork {
     private let fromStart: Bool
 
     /// `conversion` nil: the samples are copied as they are.
-    init(env: LaneEnvironment, output: Int, track: Track, conversion: SubtitleConversion?, fromStart: Bool) throws(MediaError) {
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, conversion: SubtitleConversion?, fromStart: Bool) throws(MediaError) {
         self.env = env
         self.fromStart = fromStart
         self.output = output
         self.track = track
         statistics = LaneStatistics(track: track.index)
-        segment = try env.segment(for: track.index)
+        self.segment = segment
         let stream = env.reader.stream(forOutput: output)
         sourceTimeBase = stream.pointee.time_base
         if let conversion {

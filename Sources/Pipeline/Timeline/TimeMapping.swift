@@ -212,9 +212,13 @@ struct TimeSegment: Sendable, Hashable {
         return n
     }
 
-    /// The output slots of a constant-rate conversion of this segment, on the source timeline:
-    /// slot k shows source time start + k·D/scale (output time k·D from the segment's start).
-    func sourceGrid(frameDuration: MediaTime) -> FrameGrid {
-        FrameGrid(start: sourceRange.start, end: sourceRange.end, frameDuration: scale.inverse.apply(frameDuration))
+    /// The output slots of a constant-rate conversion of this segment, on the source timeline,
+    /// and the output slot number of its slot 0. Output slot n is at target time n·D; the
+    /// segment's first is the first at or after its target start, and its slot k shows source
+    /// time (that slot's source time) + k·D/scale.
+    func sourceGrid(frameDuration: MediaTime) -> (grid: FrameGrid, firstSlot: Int64) {
+        let first = MediaTime.count(of: frameDuration, from: .zero, to: targetStart, rounding: .up) ?? 0
+        let start = first == 0 && targetStart == .zero ? sourceRange.start : sourceTime(ofTarget: frameDuration * first)
+        return (FrameGrid(start: start, end: sourceRange.end, frameDuration: scale.inverse.apply(frameDuration)), first)
     }
 }
