@@ -110,8 +110,8 @@ public struct ConversionPlan: Sendable {
         return d.isNumeric && d > .zero && timeRange.end < source.startTime + d
     }
 
-    /// The output's expected length.
-    public var duration: MediaTime { timeRange.duration }
+    /// The output's expected length: the end of its timeline.
+    public var duration: MediaTime { timeline.targetDuration }
 }
 
 public enum Planner {

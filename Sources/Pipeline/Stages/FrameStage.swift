@@ -36,29 +36,41 @@ protocol SinkStage: AnyObject {
 }
 
 /// A lane made of stages: pulls `stage` dry into `sink` on the lane's queue. A plain conversion
-/// is one source stage into one sink.
+/// is one source stage into one sink; a sequence has a combiner over several sources.
 final class StagedLane: LaneWork {
     private let env: LaneEnvironment
     private let track: Int
-    private let source: any SourceStage
+    private let sources: [any SourceStage]
     private let stage: any FrameStage
     private let sink: any SinkStage
 
-    /// `stage` is what the sink pulls from: `source` itself, or a combiner over several sources
-    /// whose first is `source` (whose counters the lane reports).
-    init(env: LaneEnvironment, track: Int, source: any SourceStage, stage: (any FrameStage)? = nil, sink: any SinkStage) {
+    /// `stage` is what the sink pulls from: the one source itself, or a combiner over `sources`.
+    init(env: LaneEnvironment, track: Int, sources: [any SourceStage], stage: any FrameStage, sink: any SinkStage) {
         self.env = env
         self.track = track
-        self.source = source
-        self.stage = stage ?? source
+        self.sources = sources
+        self.stage = stage
         self.sink = sink
     }
 
     var statistics: LaneStatistics {
-        var s = source.statistics
+        var s = LaneStatistics(track: track)
+        for source in sources {
+            let t = source.statistics
+            s.packetsRead += t.packetsRead
+            s.packetsDecoded += t.packetsDecoded
+            s.packetsSkipped += t.packetsSkipped
+            s.framesDecoded += t.framesDecoded
+        }
         s.unitsOut = sink.unitsOut
         s.packetsWritten = sink.packetsWritten
         return s
+    }
+
+    /// Where an error is placed: the latest source time of the source being read (sources are
+    /// read one after the other).
+    private var lastTime: MediaTime {
+        sources.last { $0.lastTime.isNumeric }?.lastTime ?? .invalid
     }
 
     func run() throws(MediaError) {
@@ -66,7 +78,7 @@ final class StagedLane: LaneWork {
             while let frame = try stage.next() { try sink.consume(frame) }
             try sink.finish()
         } catch {
-            throw env.explain(error).at(file: env.file, track: track, time: source.lastTime)
+            throw env.explain(error).at(file: env.file, track: track, time: lastTime)
         }
     }
 }
