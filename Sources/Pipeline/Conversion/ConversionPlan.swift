@@ -84,6 +84,9 @@ public struct ConversionPlan: Sendable {
     public let overwrite: Bool
     /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
+    /// Where the source's material goes on the output's timeline: the time range as one segment
+    /// at 0, scale 1. Lanes do every time computation through it.
+    var timeline: TimeMapping
     public internal(set) var lanes: [LanePlan]
     /// What the recipe asked for (within the file), when the planned range differs from it.
     public internal(set) var requestedTimeRange: TimeRange?
@@ -93,6 +96,11 @@ public struct ConversionPlan: Sendable {
     public let kept: KeptItems
     /// What the output will not keep, settings without effect: printed as warnings.
     public internal(set) var notices: [PlanNotice] = []
+    /// Per output track (in `lanes` order), the stages that make it: sources → sink.
+    var chains: [StageChain] = []
+
+    /// The files the run reads, one reader each (today the one source).
+    var sources: [Asset] { [source] }
 
     /// The time range starts after the file's start: lanes cut there.
     var cutsStart: Bool { timeRange.start > source.startTime }
@@ -102,8 +110,8 @@ public struct ConversionPlan: Sendable {
         return d.isNumeric && d > .zero && timeRange.end < source.startTime + d
     }
 
-    /// The output's expected length.
-    public var duration: MediaTime { timeRange.duration }
+    /// The output's expected length: the end of its timeline.
+    public var duration: MediaTime { timeline.targetDuration }
 }
 
 public enum Planner {
@@ -191,8 +199,9 @@ public enum Planner {
 
         let (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
-                                  overwrite: request.overwrite, timeRange: range, lanes: lanes,
+                                  overwrite: request.overwrite, timeRange: range, timeline: .trim(range), lanes: lanes,
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
+        plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let timeNotice {
             plan.requestedTimeRange = wantedRange.map { $0.intersection(whole) }
             plan.notices.append(timeNotice)

@@ -87,26 +87,59 @@ public final class ExportSession: Sendable {
     static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment) throws(MediaError) -> any LaneWork {
         let lp = plan.lanes[i]
         do throws(MediaError) {
+            guard plan.chains.indices.contains(i) else {
+                throw MediaError(.processing, "the plan says nothing of how to make this track")
+            }
+            let chain = plan.chains[i]
             switch lp.kind {
-            case .video(let s): return try VideoLane(env: env, output: i, track: lp.track, settings: s)
-            case .audio(let s): return try AudioLane(env: env, output: i, track: lp.track, settings: s)
+            case .video(let s):
+                var sources: [VideoSource] = []
+                for (j, segment) in try chain.segments().enumerated() {
+                    sources.append(try VideoSource(env: env, output: try readerOutput(plan, lane: i, input: j), track: lp.track,
+                                                   segment: segment, frameRate: s.frameRate))
+                }
+                guard let first = sources.first else { throw MediaError(.processing, "the plan reads no source for this track") }
+                let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
+                                         timeBase: first.outputTimeBase, frameRate: first.outputFrameRate)
+                let stage: any FrameStage = sources.count > 1 ? SequenceCombiner(inputs: sources, constantRate: s.frameRate != nil) : first
+                return StagedLane(env: env, track: lp.track.index, sources: sources, stage: stage, sink: sink)
+            case .audio(let s):
+                var sources: [AudioSource] = []
+                for (j, segment) in try chain.segments().enumerated() {
+                    sources.append(try AudioSource(env: env, output: try readerOutput(plan, lane: i, input: j), track: lp.track,
+                                                   segment: segment, outputRate: Int32(s.sampleRate)))
+                }
+                guard let first = sources.first else { throw MediaError(.processing, "the plan reads no source for this track") }
+                let sink = try AudioSink(env: env, output: i, track: lp.track, settings: s)
+                let stage: any FrameStage = sources.count > 1 ? SequenceCombiner(inputs: sources, outputRate: Int32(s.sampleRate)) : first
+                return StagedLane(env: env, track: lp.track.index, sources: sources, stage: stage, sink: sink)
             case .passthrough where lp.track.mediaType == .subtitle:
+                let segment = try chain.onlySegment()
                 // Copied subtitles are cut to the range too (and read from the file's start).
-                return try SubtitleLane(env: env, output: i, track: lp.track, conversion: nil, fromStart: plan.cutsStart)
-            case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track)
-            case .subtitle(let s): return try SubtitleLane(env: env, output: i, track: lp.track, conversion: s, fromStart: plan.cutsStart)
+                return try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: nil, fromStart: plan.cutsStart)
+            case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track, segment: try chain.onlySegment())
+            case .subtitle(let s):
+                let segment = try chain.onlySegment()
+                return try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: s, fromStart: plan.cutsStart)
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
     }
 
+    private static func readerOutput(_ plan: ConversionPlan, lane: Int, input: Int) throws(MediaError) -> Int {
+        guard let o = plan.readerOutput(lane: lane, input: input) else {
+            throw MediaError(.processing, "the plan reads no source for input \(input) of this track")
+        }
+        return o
+    }
+
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
-        let reader = try AssetReader(asset: plan.source, streams: plan.lanes.map(\.track.index))
+        let reader = try plan.makeReader()
         if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start, fileStart: plan.source.startTime) }
         let writer = try AssetWriter(path: temp, format: plan.format)
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: progress)
-        let env = LaneEnvironment(reader: reader, writer: writer, range: plan.timeRange,
+        let env = LaneEnvironment(reader: reader, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
                                   progress: tracker, cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
 

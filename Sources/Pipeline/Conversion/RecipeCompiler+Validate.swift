@@ -102,7 +102,7 @@ extension EncoderConfiguration {
         c.profile = s.profile
         if let b = s.bitrate { c.bitRate = Int64(b) }
         if let m = s.maxBitrate { c.maxBitRate = Int64(m) }
-        c.options = VideoLane.encoderOptions(s)
+        c.options = VideoSink.encoderOptions(s)
         return c
     }
 

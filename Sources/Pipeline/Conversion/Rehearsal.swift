@@ -14,12 +14,12 @@ enum Rehearsal {
     }
 
     static func run(_ plan: ConversionPlan) throws(MediaError) -> Outcome {
-        let reader = try AssetReader(asset: plan.source, streams: plan.lanes.map(\.track.index), takingProbe: false)
+        let reader = try plan.makeReader(takingProbe: false)
         let writer = try AssetWriter(path: plan.outputPath, format: plan.format, rehearsal: true)
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: nil)
-        let env = LaneEnvironment(reader: reader, writer: writer, range: plan.timeRange,
+        let env = LaneEnvironment(reader: reader, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd, progress: tracker,
                                   cancellation: Cancellation(), selectiveDecode: plan.selectiveDecode)
         var lanes: [any LaneWork] = []

@@ -41,6 +41,14 @@ final class Packet {
         UnsafeBufferPointer(start: pointer.pointee.data, count: Int(pointer.pointee.size))
     }
 
+    /// A new reference to the same data with its own fields (a reader hands one stream to two
+    /// outputs: each may restamp its own).
+    func reference() throws(MediaError) -> Packet {
+        let p = Packet()
+        try FFmpeg.check(av_packet_ref(p.pointer, pointer), "av_packet_ref")
+        return p
+    }
+
     func rescale(from: AVRational, to: AVRational) {
         av_packet_rescale_ts(pointer, from, to)
     }

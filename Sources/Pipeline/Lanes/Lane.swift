@@ -6,8 +6,6 @@ import Recipe
 final class LaneEnvironment: Sendable {
     let reader: AssetReader
     let writer: AssetWriter
-    /// Absolute session range on the source's timeline.
-    let range: TimeRange
     /// Whether a recipe's time-range cuts the source's start, its end. Where it does not, copied
     /// tracks keep every sample on that side: a container's stated start and length are not a
     /// cut (pre-roll before an edit list's start, samples past a rounded-down duration).
@@ -17,9 +15,9 @@ final class LaneEnvironment: Sendable {
     let cancellation: Cancellation
     let selectiveDecode: Bool
 
-    init(reader: AssetReader, writer: AssetWriter, range: TimeRange, cutsStart: Bool, cutsEnd: Bool,
+    init(reader: AssetReader, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
          progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool) {
-        self.reader = reader; self.writer = writer; self.range = range
+        self.reader = reader; self.writer = writer
         self.cutsStart = cutsStart; self.cutsEnd = cutsEnd
         self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
     }

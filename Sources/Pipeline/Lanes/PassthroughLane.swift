@@ -17,6 +17,8 @@ final class PassthroughLane: LaneWork {
     private let writerInput: Int
     private let track: Track
     private let timeBase: AVRational
+    /// What of the source is copied (copied samples are never retimed: scale 1).
+    private let segment: TimeSegment
     private var timestamps: CopiedTimestamps
     private var started = false
     /// The first samples, held until `timestamps` has learnt from them.
@@ -26,14 +28,18 @@ final class PassthroughLane: LaneWork {
     private var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
 
-    init(env: LaneEnvironment, output: Int, track: Track) throws(MediaError) {
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment) throws(MediaError) {
         self.env = env
         self.output = output
         self.track = track
         statistics = LaneStatistics(track: track.index)
+        self.segment = segment
+        guard segment.scale.isIdentity else {
+            throw MediaError(.invalidSettings, "a copied track cannot be played at another speed: reencode it instead")
+        }
         let stream = env.reader.stream(forOutput: output)
         timeBase = stream.pointee.time_base
-        timestamps = CopiedTimestamps(origin: try env.range.start.ts(in: timeBase, rounding: .down), timeBase: timeBase,
+        timestamps = CopiedTimestamps(origin: try segment.sourceOrigin(in: timeBase), timeBase: timeBase,
                                       strictlyIncreasing: env.writer.needsStrictlyIncreasingDTS)
         writerInput = try env.writer.addPassthroughInput(from: stream, rotation: track.format.rotation,
                                                          metadata: track.outputMetadata)
@@ -68,7 +74,7 @@ final class PassthroughLane: LaneWork {
     private func starts(_ packet: Packet, at pts: MediaTime) -> Bool {
         if track.mediaType == .video { return packet.isKeyframe }
         guard env.cutsStart, pts.isNumeric else { return true }
-        return pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase) > env.range.start
+        return pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase) > segment.sourceRange.start
     }
 
     private func writeHeld() throws(MediaError) {
@@ -84,7 +90,7 @@ final class PassthroughLane: LaneWork {
         if pts.isNumeric { lastTime = pts }
         try timestamps.restamp(packet)
         // Once a sample is decoded at or after the end, every later one is shown after it.
-        if env.cutsEnd && MediaTime(ts: packet.dts, timeBase: timeBase) >= env.range.end - env.range.start {
+        if env.cutsEnd && MediaTime(ts: packet.dts, timeBase: timeBase) >= segment.targetRange.end {
             ended = true
             return
         }

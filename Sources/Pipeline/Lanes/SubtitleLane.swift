@@ -20,18 +20,21 @@ final class SubtitleLane: LaneWork {
     /// nil: samples are copied.
     private let codecs: (decoder: SubtitleDecoder, encoder: SubtitleEncoder)?
     private let sourceTimeBase: AVRational
+    /// What of the source is shown, and where on the output's timeline.
+    private let segment: TimeSegment
     private var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
     /// Reads the track from the file's start (see above), instead of the shared reader.
     private let fromStart: Bool
 
     /// `conversion` nil: the samples are copied as they are.
-    init(env: LaneEnvironment, output: Int, track: Track, conversion: SubtitleConversion?, fromStart: Bool) throws(MediaError) {
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, conversion: SubtitleConversion?, fromStart: Bool) throws(MediaError) {
         self.env = env
         self.fromStart = fromStart
         self.output = output
         self.track = track
         statistics = LaneStatistics(track: track.index)
+        self.segment = segment
         let stream = env.reader.stream(forOutput: output)
         sourceTimeBase = stream.pointee.time_base
         if let conversion {
@@ -70,7 +73,8 @@ final class SubtitleLane: LaneWork {
                 let at = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
                 guard at.isNumeric else { continue }
                 lastTime = at
-                if at >= env.range.end { break }
+                let range = segment.sourceRange
+                if at >= range.end { break }
                 let length = MediaTime(ts: max(packet.duration, 0), timeBase: sourceTimeBase)
                 guard let codecs else {
                     try copy(packet, at: at, length: length)
@@ -82,10 +86,10 @@ final class SubtitleLane: LaneWork {
                 let ms = MediaTime(value: 1, timescale: 1000)
                 let start = at + ms * event.startMilliseconds
                 let end = event.endMilliseconds > event.startMilliseconds ? at + ms * event.endMilliseconds : at + length
-                let shown = max(start, env.range.start), hidden = min(end, env.range.end)
+                let shown = max(start, range.start), hidden = min(end, range.end)
                 guard hidden > shown else { continue }
-                let pts = try (shown - env.range.start).ts(in: SubtitleEncoder.timeBase)
-                let duration = try (hidden - shown).ts(in: SubtitleEncoder.timeBase)
+                let pts = try segment.targetTicks(ofSource: shown, in: SubtitleEncoder.timeBase)
+                let duration = try segment.targetLengthTicks(of: hidden - shown, in: SubtitleEncoder.timeBase)
                 guard let out = try codecs.encoder.encode(event.lines, pts: pts, duration: duration) else { continue }
                 statistics.unitsOut += 1
                 statistics.packetsWritten += 1
@@ -102,11 +106,12 @@ final class SubtitleLane: LaneWork {
     private func copy(_ packet: Packet, at: MediaTime, length: MediaTime) throws(MediaError) {
         let known = packet.duration > 0
         let end = known ? at + length : at
-        let shown = max(at, env.range.start), hidden = min(end, env.range.end)
-        guard known ? hidden > shown : at >= env.range.start else { return }
-        packet.pts = try (shown - env.range.start).ts(in: sourceTimeBase)
+        let range = segment.sourceRange
+        let shown = max(at, range.start), hidden = min(end, range.end)
+        guard known ? hidden > shown : at >= range.start else { return }
+        packet.pts = try segment.targetTicks(ofSource: shown, in: sourceTimeBase)
         packet.dts = packet.pts
-        if known { packet.duration = try (hidden - shown).ts(in: sourceTimeBase) }
+        if known { packet.duration = try segment.targetLengthTicks(of: hidden - shown, in: sourceTimeBase) }
         statistics.unitsOut += 1
         statistics.packetsWritten += 1
         try env.deliver(packet, timeBase: sourceTimeBase, input: writerInput, lane: output, frames: statistics.unitsOut)

@@ -2,10 +2,18 @@ import CFFmpeg
 import Foundation
 import Recipe
 
-/// Reads one file once and hands each selected stream's packets to the output that asked for it
-/// (AVAssetReader with its track outputs). There is no demux thread: whichever lane pulls when
-/// its buffer is empty reads the file for everyone, under the lock. Buffers are bounded, so a
-/// lane that runs ahead waits for the others and memory does not grow with the file's length.
+/// Reads one file once and hands each selected stream's packets to the outputs that asked for it
+/// (AVAssetReader with its track outputs; one stream may feed several outputs, e.g. two segments
+/// of one track). There is no demux thread: whichever lane pulls when its buffer is empty reads
+/// the file for everyone, under the lock. Buffers are bounded, so a lane that runs ahead waits
+/// for the others and memory does not grow with the file's length.
+///
+/// Outputs belong to consumers (a lane; a lane that combines several inputs owns all of them).
+/// A consumer waits only for other consumers' full buffers, never for its own: it is the one
+/// that would empty them, so waiting would deadlock it on itself. Its own outputs are bounded
+/// another way: an output given a start time keeps, until the file reaches that time, only the
+/// packets from its latest sync sample at or before it (one GOP), so a later segment's buffer
+/// does not fill with what comes before it while an earlier one is being read.
 // SAFETY: every mutable field is guarded by `condition`; the container is only read by the one
 // puller that set `demuxing` (lanes look up their streams' parameters while they are made,
 // before any of them pulls; `seek`, which may replace the container, also runs before that).
@@ -17,7 +25,16 @@ final class AssetReader: @unchecked Sendable {
     private var retired: [InputContainer] = []
     private let condition = NSCondition()
     private var buffers: [[Packet]]
-    private var routing: [Int32: Int] = [:]
+    /// Stream index → the outputs reading it.
+    private var routing: [Int32: [Int]] = [:]
+    /// Output → its stream index.
+    private let streams: [Int]
+    /// Output → the consumer that owns it.
+    private let consumers: [Int]
+    /// Output → the time its packets start to matter (nil: from wherever the file is read).
+    private var gates: [MediaTime?]
+    /// The most packets each output's buffer held at once (for memory checks).
+    private var highWater: [Int]
     private var detached: [Bool]
     private var demuxing = false
     private var atEnd = false
@@ -44,12 +61,21 @@ final class AssetReader: @unchecked Sendable {
     /// probed with when it is still unused (packets read while probing are handed out first);
     /// opens the file again otherwise, or when `takingProbe` is false (a rehearsal leaves it to
     /// the run).
-    init(asset: Asset, streams: [Int], capacity: Int = 96, takingProbe: Bool = true) throws(MediaError) {
+    ///
+    /// `consumers[i]` owns output i (nil: each output its own consumer); `starts[i]`, on the
+    /// file's timeline, is where output i's material starts when it is not where the reader is
+    /// positioned (nil: every output from the reader's position).
+    init(asset: Asset, streams: [Int], consumers: [Int]? = nil, starts: [MediaTime?]? = nil,
+         capacity: Int = 96, takingProbe: Bool = true) throws(MediaError) {
         if takingProbe, let probed = asset.probed.take() { input = probed } else { input = try InputContainer(path: asset.path) }
         self.capacity = capacity
+        self.streams = streams
+        self.consumers = consumers.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(streams.indices)
+        gates = starts.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(repeating: nil, count: streams.count)
         buffers = Array(repeating: [], count: streams.count)
+        highWater = Array(repeating: 0, count: streams.count)
         detached = Array(repeating: false, count: streams.count)
-        for (i, s) in streams.enumerated() { routing[Int32(s)] = i }
+        for (i, s) in streams.enumerated() { routing[Int32(s), default: []].append(i) }
         // Streams nobody reads are not even handed to us by the demuxer where it can skip them.
         for i in 0..<input.streamCount where routing[Int32(i)] == nil {
             input.stream(i).pointee.discard = AVDISCARD_ALL
@@ -57,7 +83,7 @@ final class AssetReader: @unchecked Sendable {
     }
 
     func stream(forOutput i: Int) -> UnsafeMutablePointer<AVStream> {
-        input.stream(Int(routing.first { $0.value == i }!.key))
+        input.stream(streams[i])
     }
 
     /// Positions the file so that every output starts at or before `time` (on the file's
@@ -122,6 +148,8 @@ final class AssetReader: @unchecked Sendable {
         // Pictures and sound only: subtitles and data are sparse, cover art has one packet at the
         // file's start; waiting for theirs could read the whole file.
         for o in 0..<outputs {
+            // A stream read by several outputs is decided by its first (they get the same packets).
+            if routing[Int32(streams[o])]?.first != o { decided[o] = true; continue }
             let st = stream(forOutput: o).pointee
             let type = st.codecpar.pointee.codec_type
             if st.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 || (type != AVMEDIA_TYPE_VIDEO && type != AVMEDIA_TYPE_AUDIO) {
@@ -144,7 +172,7 @@ final class AssetReader: @unchecked Sendable {
             guard got else { break }
             total += 1
             if packet.isCorrupt { condition.lock(); sawDamage = true; condition.unlock() }
-            guard let o = routing[packet.streamIndex] else { continue }
+            guard let outs = routing[packet.streamIndex], let o = outs.first else { continue }
             read[o].append(packet)
             guard decided[o] == nil else { continue }
             let tb = input.stream(Int(packet.streamIndex)).pointee.time_base
@@ -165,10 +193,14 @@ final class AssetReader: @unchecked Sendable {
         }
         condition.lock()
         guard accept || readFailed || !decided.contains(false) else { condition.unlock(); return false }
+        var copyFailure: MediaError?
         for o in 0..<outputs {
             let from = isVideo[o] ? min(syncAt[o] ?? 0, read[o].count) : 0
-            buffers[o].append(contentsOf: read[o][from...])
+            for packet in read[o][from...] {
+                do throws(MediaError) { try route(packet) } catch { copyFailure = copyFailure ?? error }
+            }
         }
+        if let copyFailure, failure == nil { failure = copyFailure.at(file: input.path) }
         condition.unlock()
         return true
     }
@@ -180,15 +212,18 @@ final class AssetReader: @unchecked Sendable {
         defer { condition.unlock() }
         while true {
             if stopped { throw failure ?? .cancelled(file: input.path) }
-            if !buffers[i].isEmpty {
+            // An output with a start still ahead gets nothing until the file reaches it: its
+            // packets then begin at the last sync sample before the start.
+            if !buffers[i].isEmpty && (gates[i] == nil || atEnd || failure != nil) {
                 let p = buffers[i].removeFirst()
                 condition.broadcast()
                 return p
             }
             if let failure { throw failure }
             if atEnd { return nil }
-            // Someone else is reading, or another output's buffer is full: wait for them.
-            let blocked = buffers.indices.contains { $0 != i && !detached[$0] && buffers[$0].count >= capacity }
+            // Someone else is reading, or another consumer's buffer is full: wait for them. A
+            // full buffer of this consumer's own never blocks it (it would wait on itself).
+            let blocked = buffers.indices.contains { consumers[$0] != consumers[i] && !detached[$0] && buffers[$0].count >= capacity }
             if demuxing || blocked {
                 condition.wait()
                 continue
@@ -228,9 +263,35 @@ final class AssetReader: @unchecked Sendable {
                     if firstShortSample == nil { firstShortSample = (Int(packet.streamIndex), t) }
                 }
                 if t.isNumeric && (!lastReadTime.isNumeric || t > lastReadTime) { lastReadTime = t }
-                if let o = routing[packet.streamIndex], !detached[o] { buffers[o].append(packet) }
+                do throws(MediaError) { try route(packet) } catch { failure = error.at(file: input.path) }
             }
         }
+    }
+
+    /// Hands a packet read to every output of its stream (the first gets it, the others their own
+    /// reference). Under the lock.
+    private func route(_ packet: Packet) throws(MediaError) {
+        guard let outs = routing[packet.streamIndex] else { return }
+        for (k, o) in outs.enumerated() where !detached[o] {
+            let p = k == 0 ? packet : try packet.reference()
+            if let gate = gates[o] {
+                let tb = input.stream(Int(packet.streamIndex)).pointee.time_base
+                let pts = MediaTime(ts: p.pts, timeBase: tb), dts = MediaTime(ts: p.dts, timeBase: tb)
+                let at = pts.isNumeric ? pts : dts
+                // Before the start only the latest sync sample at or before it and what follows
+                // matter; once a packet decodes after the start, every later one is needed.
+                if p.isKeyframe && at.isNumeric && at <= gate { buffers[o].removeAll() }
+                if (dts.isNumeric ? dts : at) > gate { gates[o] = nil }
+            }
+            buffers[o].append(p)
+            if buffers[o].count > highWater[o] { highWater[o] = buffers[o].count }
+        }
+    }
+
+    /// The most packets output `i`'s buffer held at once.
+    func mostBuffered(_ i: Int) -> Int {
+        condition.lock(); defer { condition.unlock() }
+        return highWater[i]
     }
 
     /// Output `i` wants no more packets (its lane is done): drop what it would get.

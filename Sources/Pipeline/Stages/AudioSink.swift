@@ -1,0 +1,89 @@
+import CFFmpeg
+import Recipe
+
+/// Samples on the output's sample clock → resample / downmix → frames of the encoder's size →
+/// encoder → writer input.
+final class AudioSink: SinkStage {
+    private let env: LaneEnvironment
+    private let output: Int
+    private let writerInput: Int
+    private let settings: ResolvedAudioSettings
+    private let encoder: Encoder
+    private var resampler: Resampler?
+    private let fifo: AudioFIFO
+    /// Output pts (1/sampleRate) of the next sample the encoder gets; set by the first run.
+    private var nextPTS: Int64?
+    /// The pts of the first sample given to the encoder: packets ending by then are priming.
+    private var firstEncodedPTS: Int64?
+    /// The container cannot hide the encoder's priming at all (see `receivePackets`).
+    private let dropsPriming: Bool
+    private(set) var unitsOut = 0
+    private(set) var packetsWritten = 0
+
+    init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedAudioSettings) throws(MediaError) {
+        self.env = env
+        self.output = output
+        self.settings = settings
+        var c = EncoderConfiguration.audio(settings)
+        c.globalHeader = env.writer.needsGlobalHeader
+        encoder = try Encoder(c)
+        fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
+        dropsPriming = env.writer.format == .mkv
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
+    }
+
+    func consume(_ timed: TimedFrame) throws(MediaError) {
+        guard case .samples(let frame, let position) = timed else { return }
+        if nextPTS == nil { nextPTS = position }
+        if resampler == nil {
+            resampler = try frame.makeResampler(toRate: Int32(settings.sampleRate), format: AV_SAMPLE_FMT_FLTP,
+                                                layout: settings.channelLayout)
+        }
+        if let converted = try resampler?.convert(frame) { try fifo.write(converted) }
+        try encodeQueued(flush: false)
+    }
+
+    func finish() throws(MediaError) {
+        if let r = resampler, let tail = try r.convert(nil) { try fifo.write(tail) }
+        try encodeQueued(flush: true)
+        try encoder.send(nil)
+        try receivePackets()
+    }
+
+    private func encodeQueued(flush: Bool) throws(MediaError) {
+        guard let resampler else { return }
+        let size = encoder.frameSize > 0 ? encoder.frameSize : 1024
+        while fifo.count >= size || (flush && fifo.count > 0) {
+            let n = min(size, fifo.count)
+            var layout = resampler.layout
+            let frame = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &layout,
+                                        sampleRate: Int32(settings.sampleRate))
+            _ = try fifo.read(into: frame, samples: n)
+            frame.pts = nextPTS ?? 0
+            if firstEncodedPTS == nil { firstEncodedPTS = frame.pts }
+            let (next, overflow) = frame.pts.addingReportingOverflow(Int64(n))
+            if overflow { throw MediaError(MediaTimeOverflow(saturated: .positiveInfinity, expression: "sample \(frame.pts) + \(n)")) }
+            nextPTS = next
+            unitsOut += Int(n)
+            try encoder.send(frame)
+            try receivePackets()
+        }
+    }
+
+    private func receivePackets() throws(MediaError) {
+        while let packet = try encoder.receive() {
+            // The encoder's priming (AAC: 1024 samples before the first one given) is hidden by
+            // the MP4/MOV edit list only when it lies before the output's start; Matroska cannot
+            // hide it at all. Kept anywhere else, players would play it as sound before the
+            // source's first sample (and Matroska would move every other track later to make
+            // room for it). There it is left out: the track starts with its first sample, where
+            // the source's material starts relative to the other tracks.
+            if let first = firstEncodedPTS, dropsPriming || first > 0, packet.pts != FFmpeg.noPTS,
+               packet.duration > 0, packet.pts.addingReportingOverflow(packet.duration).partialValue <= first {
+                continue
+            }
+            packetsWritten += 1
+            try env.deliver(packet, timeBase: encoder.timeBase, input: writerInput, lane: output, frames: packetsWritten)
+        }
+    }
+}

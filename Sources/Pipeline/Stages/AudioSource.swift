@@ -1,0 +1,94 @@
+import CFFmpeg
+import Recipe
+
+/// Reader packets → decoder → the samples that lie in the segment (sample-accurate), each run
+/// placed on the output's sample clock by the segment.
+final class AudioSource: SourceStage {
+    private let env: LaneEnvironment
+    private let output: Int
+    private let segment: TimeSegment
+    private let decoder: Decoder
+    private let sourceTimeBase: AVRational
+    /// The output's sample rate: positions are counted in it.
+    private let outputRate: Int32
+    /// Where the decoder's next frame would start when it carries no timestamp.
+    private var expectedStart: MediaTime = .invalid
+    private var placedAny = false
+    private var done = false
+    private var ended = false
+    private var pending: [TimedFrame] = []
+    private var pendingHead = 0
+    private(set) var lastTime: MediaTime = .invalid
+    private(set) var statistics: LaneStatistics
+
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, outputRate: Int32) throws(MediaError) {
+        self.env = env
+        self.output = output
+        self.segment = segment
+        self.outputRate = outputRate
+        statistics = LaneStatistics(track: track.index)
+        let stream = env.reader.stream(forOutput: output)
+        sourceTimeBase = StreamParameters(stream).timeBase
+        decoder = try Decoder(stream: stream)
+    }
+
+    func next() throws(MediaError) -> TimedFrame? {
+        while pendingHead == pending.count {
+            if ended { return nil }
+            pending.removeAll(keepingCapacity: true)
+            pendingHead = 0
+            try advance()
+        }
+        let frame = pending[pendingHead]
+        pendingHead += 1
+        return frame
+    }
+
+    private func advance() throws(MediaError) {
+        if !done, let packet = try env.reader.next(output) {
+            try env.checkCancelled()
+            statistics.packetsRead += 1
+            let pts = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
+            if pts.isNumeric { lastTime = pts }
+            statistics.packetsDecoded += 1
+            while try !decoder.send(packet) { try receiveFrames() }
+            try receiveFrames()
+            return
+        }
+        env.reader.detach(output)
+        _ = try decoder.send(nil)
+        try receiveFrames()
+        ended = true
+    }
+
+    private func receiveFrames() throws(MediaError) {
+        while let frame = try decoder.receive() {
+            statistics.framesDecoded += 1
+            if done || frame.samples <= 0 || frame.sampleRate <= 0 { continue }
+            var start = MediaTime(ts: frame.decodedTimestamp, timeBase: sourceTimeBase)
+            if !start.isNumeric { start = expectedStart.isNumeric ? expectedStart : segment.sourceRange.start }
+            let rate = Int64(frame.sampleRate)
+            expectedStart = start + MediaTime(value: Int64(frame.samples), timescale: frame.sampleRate)
+            lastTime = start
+            try place(frame, start: start, rate: rate)
+        }
+    }
+
+    /// Keeps the samples whose time lies in the segment's source range.
+    private func place(_ frame: Frame, start: MediaTime, rate: Int64) throws(MediaError) {
+        if start >= segment.sourceRange.end { done = true; return }
+        let window = segment.sourceSampleWindow(runStart: start, count: Int64(frame.samples), rate: rate)
+        guard !window.isEmpty else { return }
+        let firstKept = start + MediaTime(value: window.lowerBound, timescale: Int32(rate))
+        // The first run's place must be known; a later one's only matters to a combiner (a sink
+        // counts on from the first), so one beyond 64 bits is left at its predecessor's end.
+        let position: Int64
+        if !placedAny {
+            position = try segment.targetSample(ofSource: firstKept, rate: outputRate)
+            placedAny = true
+        } else {
+            position = (try? segment.targetSample(ofSource: firstKept, rate: outputRate)) ?? .max
+        }
+        pending.append(.samples(try frame.samples(window), position: position))
+    }
+}

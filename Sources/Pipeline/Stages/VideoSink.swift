@@ -1,0 +1,119 @@
+import CFFmpeg
+import Recipe
+
+/// Pictures on the output's timeline → tone-map or scale → encoder → writer input.
+final class VideoSink: SinkStage {
+    private let env: LaneEnvironment
+    private let output: Int
+    private let writerInput: Int
+    private let settings: ResolvedVideoSettings
+    private let encoder: Encoder
+    private let targetFormat: AVPixelFormat
+    private var scaler: Scaler?
+    /// HDR made SDR (the settings assistant's `hdr: tone-map`).
+    private let toneMapper: ToneMapper?
+    /// The last picture sent and its scaled copy: repeated slots reuse it.
+    private var lastScaled: (source: Frame, scaled: Frame)?
+    /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
+    /// durations at 0, and a container then gives the last sample none.
+    private var pendingDurations: [Int64: Int64] = [:]
+    private(set) var unitsOut = 0
+    private(set) var packetsWritten = 0
+
+    /// Opens the encoder (time base and rate: what the stage before stamps pictures in) and adds
+    /// the writer input.
+    init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
+         timeBase: AVRational, frameRate: AVRational) throws(MediaError) {
+        self.env = env
+        self.output = output
+        self.settings = settings
+        guard let format = PixelFormats.named(settings.pixelFormat) else {
+            throw MediaError(.invalidSettings, "unknown pixel format '\(settings.pixelFormat)'")
+        }
+        targetFormat = format
+        var c = EncoderConfiguration(codecName: settings.encoderName, timeBase: timeBase)
+        c.frameRate = frameRate
+        c.width = Int32(settings.width)
+        c.height = Int32(settings.height)
+        c.pixelFormat = targetFormat
+        c.gopSize = Int32(settings.gopFrames)
+        // The tags the settings assistant decided: what the encoded pixels are (tone-mapped
+        // pictures are BT.709, whatever the source says).
+        c.setColor(primaries: settings.colorPrimaries, transfer: settings.colorTransfer,
+                   matrix: settings.colorMatrix, range: settings.colorRange)
+        c.masteringDisplay = settings.masteringDisplay
+        c.contentLightLevel = settings.contentLightLevel
+        if let m = settings.toneMapping {
+            toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat)
+        } else {
+            toneMapper = nil
+        }
+        c.globalHeader = env.writer.needsGlobalHeader
+        c.profile = settings.profile
+        if let b = settings.bitrate { c.bitRate = Int64(b) }
+        if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
+        c.options = Self.encoderOptions(settings)
+        encoder = try Encoder(c)
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: track.format.rotation,
+                                              metadata: track.outputMetadata)
+    }
+
+    static func encoderOptions(_ s: ResolvedVideoSettings) -> [(String, String)] {
+        var opts = s.codecOptions
+        if let q = s.quality, opts["crf"] == nil { opts["crf"] = formatNumber(q) }
+        if s.encoderName == "libx265" {
+            // x265 prints its own banner on stderr unless told; keep the terminal for our progress.
+            var params = opts["x265-params"].map { [$0] } ?? []
+            if !(opts["x265-params"] ?? "").contains("log-level") { params.append("log-level=error") }
+            if let l = s.level { params.append("level-idc=\(l)") }
+            opts["x265-params"] = params.joined(separator: ":")
+        } else if let l = s.level, opts["level"] == nil {
+            opts["level"] = l
+        }
+        return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// Sends one picture to the encoder at its output pts, lasting its duration.
+    func consume(_ timed: TimedFrame) throws(MediaError) {
+        guard case .picture(let source, let pts, let duration) = timed else { return }
+        let scaled: Frame
+        if let last = lastScaled, last.source === source {
+            scaled = last.scaled
+        } else {
+            scaled = try convert(source)
+            lastScaled = (source, scaled)
+        }
+        let frame = try scaled.reference()
+        frame.pts = pts
+        frame.clearPictureType()
+        if duration > 0 { pendingDurations[pts] = duration }
+        unitsOut += 1
+        try encoder.send(frame)
+        try receivePackets()
+    }
+
+    func finish() throws(MediaError) {
+        try encoder.send(nil)
+        try receivePackets()
+    }
+
+    private func convert(_ frame: Frame) throws(MediaError) -> Frame {
+        if let toneMapper { return try toneMapper.map(frame) }
+        if frame.width == Int32(settings.width) && frame.height == Int32(settings.height) && frame.pixelFormat == targetFormat {
+            return frame
+        }
+        if let scaler, scaler.matches(frame) { return try scaler.scale(frame) }
+        let made = try Scaler(from: (frame.width, frame.height, frame.pixelFormat),
+                              to: (Int32(settings.width), Int32(settings.height), targetFormat))
+        scaler = made
+        return try made.scale(frame)
+    }
+
+    private func receivePackets() throws(MediaError) {
+        while let packet = try encoder.receive() {
+            if let d = pendingDurations.removeValue(forKey: packet.pts), packet.duration <= 0 { packet.duration = d }
+            packetsWritten += 1
+            try env.deliver(packet, timeBase: encoder.timeBase, input: writerInput, lane: output, frames: unitsOut)
+        }
+    }
+}

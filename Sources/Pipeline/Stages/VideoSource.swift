@@ -1,0 +1,210 @@
+import CFFmpeg
+import Recipe
+
+/// Reader packets → (skip what will not be shown) → decoder → constant-rate retime or source
+/// timing, trimmed to its segment → pictures stamped on the output's timeline.
+///
+/// With a frame rate, the output time base is 1/rate and pictures are the slots of the segment's
+/// grid (`TimeSegment.sourceGrid`); without one it is the source stream's and pictures keep the
+/// source's times, moved and scaled by the segment.
+final class VideoSource: SourceStage {
+    private let env: LaneEnvironment
+    private let output: Int
+    private let track: Track
+    private let segment: TimeSegment
+    private let decoder: Decoder
+    let sourceTimeBase: AVRational
+    /// What the pictures are stamped in.
+    let outputTimeBase: AVRational
+    /// The rate the encoder is told (the source's average without a frame rate).
+    let outputFrameRate: AVRational
+    private let grid: FrameGrid?
+    /// The output slot number of the grid's slot 0 (the segment's place on the output's grid).
+    private let firstSlot: Int64
+    private var retimer: ConstantRateRetimer<Frame>?
+    private var selector: SelectiveDecode<Packet>?
+    private let droppability: Droppability?
+    private var maxPTS: MediaTime = .invalid
+    private var lastFrameDuration: MediaTime = .invalid
+    private var lastOutputPTS: Int64 = .min
+    /// Source timing: the last frame before the segment start that is still on screen there.
+    private var leadIn: Frame?
+    /// Source timing: the presentation time of the last frame sent.
+    private var previousPTS: MediaTime = .invalid
+    /// Nothing more of the segment will be shown: reading stops.
+    private var done = false
+    /// The decoder is drained and the trailing slots are out.
+    private var ended = false
+    private var pending: [TimedFrame] = []
+    private var pendingHead = 0
+    private(set) var lastTime: MediaTime = .invalid
+    private(set) var statistics: LaneStatistics
+
+    /// Opens the decoder. `frameRate` nil: source timing.
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, frameRate: FrameRate?) throws(MediaError) {
+        self.env = env
+        self.output = output
+        self.track = track
+        self.segment = segment
+        statistics = LaneStatistics(track: track.index)
+        let stream = env.reader.stream(forOutput: output)
+        let parameters = StreamParameters(stream)
+        sourceTimeBase = parameters.timeBase
+        decoder = try Decoder(stream: stream)
+        if let rate = frameRate {
+            let (grid, first) = segment.sourceGrid(frameDuration: rate.frameDuration)
+            self.grid = grid
+            firstSlot = first
+            outputTimeBase = AVRational(num: rate.seconds, den: rate.frames)
+            outputFrameRate = AVRational(num: rate.frames, den: rate.seconds)
+            retimer = ConstantRateRetimer(grid: grid)
+            if env.selectiveDecode {
+                droppability = Droppability(codecName: track.format.codec, extradata: parameters.extradata)
+                selector = SelectiveDecode(grid: grid)
+            } else {
+                droppability = nil
+            }
+        } else {
+            grid = nil
+            firstSlot = 0
+            outputTimeBase = sourceTimeBase
+            outputFrameRate = parameters.averageFrameRate
+            droppability = nil
+        }
+    }
+
+    func next() throws(MediaError) -> TimedFrame? {
+        while pendingHead == pending.count {
+            if ended { return nil }
+            pending.removeAll(keepingCapacity: true)
+            pendingHead = 0
+            try advance()
+        }
+        let frame = pending[pendingHead]
+        pendingHead += 1
+        return frame
+    }
+
+    /// One packet's worth of work, or the end.
+    private func advance() throws(MediaError) {
+        if !done, let packet = try env.reader.next(output) {
+            try env.checkCancelled()
+            statistics.packetsRead += 1
+            let pts = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
+            if pts.isNumeric { lastTime = pts }
+            if var sel = selector {
+                let droppable = !packet.isKeyframe && (packet.isDisposable || droppability?.isDroppable(packet.bytes) == true)
+                let ready = sel.push(packet, pts: pts, dts: MediaTime(ts: packet.dts, timeBase: sourceTimeBase), droppable: droppable)
+                statistics.packetsSkipped = sel.skipped
+                selector = sel
+                for p in ready where !done { try decode(p) }
+            } else {
+                try decode(packet)
+            }
+            return
+        }
+        env.reader.detach(output)
+        if !done, var sel = selector {
+            let rest = sel.finish()
+            statistics.packetsSkipped = sel.skipped
+            selector = sel
+            for p in rest { try decode(p) }
+        }
+        _ = try decoder.send(nil)
+        try receiveFrames()
+        try finishTiming()
+        ended = true
+    }
+
+    private func decode(_ packet: Packet) throws(MediaError) {
+        statistics.packetsDecoded += 1
+        while try !decoder.send(packet) {
+            try receiveFrames()
+        }
+        try receiveFrames()
+    }
+
+    private func receiveFrames() throws(MediaError) {
+        while let frame = try decoder.receive() {
+            statistics.framesDecoded += 1
+            if done { continue }
+            let pts = MediaTime(ts: frame.decodedTimestamp, timeBase: sourceTimeBase)
+            guard pts.isNumeric else { continue }
+            lastTime = pts
+            if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
+            if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
+            try handle(frame, pts: pts)
+        }
+    }
+
+    private func handle(_ frame: Frame, pts: MediaTime) throws(MediaError) {
+        if var r = retimer {
+            let slots = r.push(frame, pts: pts)
+            retimer = r
+            for (picture, k) in slots { emit(picture, pts: firstSlot + k, duration: 1) }
+            if let grid, !grid.inSession(r.nextSlot) { done = true }
+            return
+        }
+        // Source timing, trimmed to the segment. A trim starts on a frame start (TrimSnap); the
+        // frame before it is shown from the start only when no frame starts exactly there (the
+        // segment starts before the video, or the snap found no frame), so there is no sliver.
+        let range = segment.sourceRange
+        if pts >= range.end { done = true; return }
+        if pts < range.start {
+            let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .positiveInfinity
+            leadIn = pts + duration > range.start ? frame : nil
+            return
+        }
+        if let held = leadIn {
+            leadIn = nil
+            if pts > range.start {
+                let start = try segment.targetTicks(ofSource: range.start, in: sourceTimeBase)
+                emit(held, pts: start, duration: (try? segment.targetLengthTicks(from: range.start, to: pts, in: sourceTimeBase)) ?? 0)
+            }
+        }
+        let out = try segment.targetTicks(ofSource: pts, in: sourceTimeBase)
+        guard out > lastOutputPTS else { return }
+        emit(frame, pts: out, duration: duration(of: frame, at: pts))
+        previousPTS = pts
+    }
+
+    /// How long a frame is shown (output ticks). Only the last frame's duration is kept by the
+    /// container, and a last sample of length 0 is dropped by players: where the source gives
+    /// none (Matroska), the gap before it stands in (or the segment end, or the average), and a
+    /// trim's end, which is the next frame's start, bounds it.
+    private func duration(of frame: Frame, at pts: MediaTime) -> Int64 {
+        var d = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .invalid
+        if !d.isNumeric, previousPTS.isNumeric, pts > previousPTS { d = pts - previousPTS }
+        let end = segment.sourceRange.end
+        if end.isNumeric, pts < end, !d.isNumeric || pts + d > end { d = segment.sourceRemaining(from: pts) }
+        if !d.isNumeric, let avg = track.format.averageFrameDuration { d = avg }
+        return d.isNumeric ? (try? segment.targetLengthTicks(of: d, in: sourceTimeBase)) ?? 0 : 0
+    }
+
+    /// The end of the last picture, for the slots after the last frame.
+    private func finishTiming() throws(MediaError) {
+        if let held = leadIn {
+            // Nothing came after the frame on screen at the start: it is all the range shows.
+            leadIn = nil
+            let start = MediaTime(ts: held.decodedTimestamp, timeBase: sourceTimeBase)
+            var d = duration(of: held, at: start)
+            if start.isNumeric, let shift = try? segment.targetLengthTicks(from: start, to: segment.sourceRange.start, in: sourceTimeBase) {
+                d = max(0, d - shift)
+            }
+            emit(held, pts: try segment.targetTicks(ofSource: segment.sourceRange.start, in: sourceTimeBase), duration: d)
+        }
+        guard var r = retimer, !done || r.grid.inSession(r.nextSlot) else { return }
+        var frameDuration = lastFrameDuration
+        if !frameDuration.isNumeric, let avg = track.format.averageFrameDuration { frameDuration = avg }
+        if !frameDuration.isNumeric { frameDuration = r.grid.frameDuration }
+        let end = maxPTS.isNumeric ? maxPTS + frameDuration : .negativeInfinity
+        let slots = r.finish(sourceEnd: end)
+        retimer = r
+        for (picture, k) in slots { emit(picture, pts: firstSlot + k, duration: 1) }
+    }
+
+    private func emit(_ picture: Frame, pts: Int64, duration: Int64) {
+        lastOutputPTS = pts
+        pending.append(.picture(picture, pts: pts, duration: duration))
+    }
+}
