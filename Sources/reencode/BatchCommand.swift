@@ -189,8 +189,8 @@ struct BatchCommand: Command {
             if json { writeOut(jsonString(["status": "error", "exitCode": f.code, "error": f.message] as [String: Any])) }
             return f.code
         }
-        // TEMPORARY (see RecipeCompiler.refuseComposition): said once, not once per file.
-        do throws(RecipeErrors) { try RecipeCompiler.refuseComposition(recipe) } catch {
+        // What this build cannot compose is the recipe's: said once, not once per file.
+        do throws(RecipeErrors) { try RecipeCompiler.refuseUnsupportedComposition(recipe) } catch {
             return fail(ExitCode.invalidRecipe, error.diagnostics.map(\.description))
         }
         var isDir: ObjCBool = false

@@ -87,6 +87,7 @@ struct PlanCommand: Command {
             "recipe": r.file, "name": r.name ?? NSNull(), "source": p.source.path, "output": p.outputPath,
             "format": p.format.rawValue, "optimizeForNetwork": p.optimizeForNetwork, "selectiveDecode": p.selectiveDecode,
             "timeRange": timeRangeObject(p),
+            "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
             "tracks": tracks,
             "warnings": p.notices.map(noticeObject),
         ]
@@ -99,6 +100,9 @@ struct PlanCommand: Command {
         lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
         lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
                      + "  selective decode \(p.selectiveDecode ? "on" : "off")")
+        for (i, s) in (p.composedSegments ?? []).enumerated() {
+            lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)")
+        }
         for (i, (lane, o)) in zip(p.lanes, c.origins).enumerated() {
             let f = lane.track.format
             var src = "#\(lane.track.index) \(f.mediaType.rawValue) \(f.codec)"
@@ -134,6 +138,12 @@ func padded(_ s: String, _ width: Int) -> String {
 /// A notice as `plan --json` and `run --progress json` give it.
 func noticeObject(_ n: PlanNotice) -> [String: Any] {
     ["kind": n.kind.rawValue, "item": n.item, "track": n.sourceTrack ?? NSNull(), "message": n.message]
+}
+
+/// A composition's segment: its source range (file timeline) and its place on the output's.
+func segmentObject(_ s: PlannedSegment) -> [String: Any] {
+    ["source": ["start": s.sourceRange.start.seconds, "end": s.sourceRange.end.isNumeric ? s.sourceRange.end.seconds : NSNull()] as [String: Any],
+     "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed]
 }
 
 /// The planned range on the file's timeline, and what was asked when a trim moved to frame

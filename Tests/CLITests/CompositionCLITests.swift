@@ -3,9 +3,9 @@ import Testing
 
 private let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// `validate` reads compositions (issue 12); until the engine compiles them, `plan`, `run` and
-/// `batch` refuse them at the `composition:` line with 65, and make nothing.
-@Suite("reencode with compositions: validate accepts, plan/run/batch refuse for now", .serialized)
+/// `validate` reads compositions (issue 12); `plan`, `run` and `batch` refuse those of several
+/// source files at the first `sources:` entry that is not the input, with 65, and make nothing.
+@Suite("reencode with compositions: validate accepts, plan/run/batch refuse several sources", .serialized)
 struct CompositionCLITests {
     static let recipe = """
     # two clips end to end
@@ -58,7 +58,7 @@ struct CompositionCLITests {
         #expect(r.stderr == "\(path):11:47: error: 'speed' must be from 1/32 to 32, not '0'\n    - { source: b, start: 1s, end: 2s, speed: 0 }\n                                              ^\n")
     }
 
-    @Test("plan, run and batch: refused at the composition's line (65), nothing made")
+    @Test("plan, run and batch: several source files are refused at the first other source's line (65), nothing made")
     func refused() throws {
         let dir = Scratch()
         let path = dir.file("r.yaml")
@@ -66,7 +66,7 @@ struct CompositionCLITests {
         try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
         try Data("not media".utf8).write(to: URL(fileURLWithPath: dir.file("in/b.mp4")))
         try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
-        let refusal = "\(path):8:1: error: compositions are not yet supported by this build: 'validate' checks this recipe, but 'plan', 'run' and 'batch' cannot convert it yet\ncomposition:\n^\n"
+        let refusal = "\(path):5:3: error: several source files are not yet supported: this build composes segments of the input ('{input}') only\n  a: a.mp4\n  ^\n"
         for command in [["plan", path, "-i", dir.file("in/b.mp4")],
                         ["run", path, "-i", dir.file("in/b.mp4"), "-o", dir.file("out/o.mp4")],
                         ["batch", path, "--input-dir", dir.file("in"), "--output-dir", dir.file("out")]] {

@@ -29,12 +29,35 @@ struct RunCommandTests {
             try makeSource(src)
             let recipePath = repo.appendingPathComponent("recipes/\(name)").path
             let recipe = try RecipeParser.parse(String(contentsOfFile: recipePath, encoding: .utf8), file: name).get()
-            if let composition = recipe.composition {
-                // Until the composition compiler lands, refused at the composition's line (65), nothing made.
+            if recipe.composition != nil {
                 let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)
-                #expect(r.status == 65, "\(name): \(r.stderr)")
-                #expect(r.stderr.hasPrefix("\(recipePath):\(composition.mark.line):1: error: compositions are not yet supported by this build"), "\(name): \(r.stderr)")
-                #expect(dir.contents == ["clip.mp4"])
+                let text = try String(contentsOfFile: recipePath, encoding: .utf8).components(separatedBy: "\n")
+                /// The recipe line:col of `token` in the first line that starts with `prefix` (after blanks).
+                func at(_ prefix: String, _ token: String? = nil) -> String {
+                    guard let i = text.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(prefix) }),
+                          let r = text[i].range(of: token ?? prefix) else { return "?" }
+                    return "\(i + 1):\(text[i].distance(from: text[i].startIndex, to: r.lowerBound) + 1)"
+                }
+                switch name {
+                case "cut-out.yaml":
+                    // 0–1 s and 2–3 s of the 120 fps clip, joined: frames 0–119 then 240–359.
+                    #expect(r.status == 0, "\(name): \(r.stderr)")
+                    #expect(dir.contents == ["clip-cut.mp4", "clip.mp4"])
+                    let stamps = try SampleReaderStamps.read(dir.file("clip-cut.mp4"))
+                    #expect(stamps == (Array(0..<120) + Array(240..<360)).map { Optional($0) }, "\(name)")
+                    #expect(abs(try Asset.load(dir.file("clip-cut.mp4")).duration.seconds - 2) < 0.05)
+                case "slomo-240-to-30.yaml":
+                    // The clip has sound, and stretching it is not wired yet: refused where it is asked.
+                    #expect(r.status == 65, "\(name): \(r.stderr)")
+                    #expect(r.stderr.hasPrefix("\(recipePath):\(at("audio-stretch:", "spectral")): error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: spectral' is not available in this build yet"), "\(name): \(r.stderr)")
+                    #expect(dir.contents == ["clip.mp4"])
+                case "concat.yaml":
+                    #expect(r.status == 65, "\(name): \(r.stderr)")
+                    #expect(r.stderr.hasPrefix("\(recipePath):\(at("intro:")): error: several source files are not yet supported"), "\(name): \(r.stderr)")
+                    #expect(dir.contents == ["clip.mp4"])
+                default:
+                    Issue.record("\(name): a composition recipe this test does not know")
+                }
                 continue
             }
             let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)

@@ -55,6 +55,9 @@ public struct ConversionRequest: Sendable {
     public var selectiveDecode = true
     /// Extra container metadata (wins over the source's).
     public var metadata: [String: String] = [:]
+    /// A composition of the source alone: its segments, in order (never with `timeRange`); nil:
+    /// the source (or its time range) as it is.
+    public var timeline: [SegmentRequest]?
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks
@@ -98,6 +101,8 @@ public struct ConversionPlan: Sendable {
     public internal(set) var notices: [PlanNotice] = []
     /// Per output track (in `lanes` order), the stages that make it: sources → sink.
     var chains: [StageChain] = []
+    /// The timeline is a composition's (`composed`), not the time range alone.
+    var isComposed = false
 
     /// The files the run reads, one reader each (today the one source).
     var sources: [Asset] { [source] }
@@ -197,11 +202,30 @@ public enum Planner {
             timeNotice = snapped.notice
         }
 
-        let (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
+        var composed: CompositionTimeline.Result?
+        if let segments = request.timeline {
+            guard request.timeRange == nil else { throw MediaError(.invalidSettings, "a composition has no time range: each segment has its own", file: src) }
+            // A composition re-encodes what it shows; a copy keeps the file's samples and times.
+            if let copied = lanes.first(where: { if case .video = $0.kind { return false }; if case .audio = $0.kind { return false }; return true }) {
+                throw MediaError(.invalidSettings, "track #\(copied.track.index) is copied (or is subtitles), but a composition's tracks are decoded: copied tracks are not supported in a composition yet", file: src, track: copied.track.index)
+            }
+            composed = try CompositionTimeline.resolve(segments, whole: whole, asset: asset, lanes: lanes, source: src)
+        }
+
+        var (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
+        if composed != nil, !kept.chapters.isEmpty {
+            // Chapter times are the source's; on a composition's timeline they would be wrong.
+            keptNotices.append(PlanNotice(.dropped, "chapters", "the \(kept.chapters.count) chapters are dropped: they are times of the source, and a composition's timeline is not (mapping them is not supported yet)"))
+            kept.chapters = []
+        }
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
                                   overwrite: request.overwrite, timeRange: range, timeline: .trim(range), lanes: lanes,
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
+        if let composed {
+            plan = plan.composed(composed.timeline)
+            plan.notices += composed.notices
+        }
         if let timeNotice {
             plan.requestedTimeRange = wantedRange.map { $0.intersection(whole) }
             plan.notices.append(timeNotice)

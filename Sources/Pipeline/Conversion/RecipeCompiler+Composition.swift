@@ -1,12 +1,60 @@
 import Recipe
 
 extension RecipeCompiler {
-    /// TEMPORARY, until the composition compiler lands: this build's engine converts one input, so
-    /// a recipe with a composition is refused at its `composition:` line (exit 65) instead of
-    /// converting the input alone as if the composition were not there.
-    public static func refuseComposition(_ recipe: Recipe) throws(RecipeErrors) {
+    /// What this build cannot convert of a composition, refused at the recipe line that asks for
+    /// it (exit 65) rather than converting something else: several source files (one reader per
+    /// run today), slow motion from the source, an audio track with its own segments, a segment
+    /// naming a source track. Needs no file, so `batch` says it once, before any file.
+    public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
-        throw RecipeErrors([recipe.diagnostic(composition.mark,
-            "compositions are not yet supported by this build: 'validate' checks this recipe, but 'plan', 'run' and 'batch' cannot convert it yet")])
+        var errors: [Diagnostic] = []
+        if let other = recipe.sources.first(where: { $0.path != .input }) {
+            errors.append(recipe.diagnostic(other.mark, "several source files are not yet supported: this build composes segments of the input ('{input}') only"))
+        }
+        if composition.video != nil, let audio = composition.explicitAudio {
+            errors.append(recipe.diagnostic(audio.mark, "an audio track with its own segments beside the video's is not yet supported: leave out 'audio:' and the sound follows the video segments"))
+        }
+        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) {
+            for segment in track.segments {
+                if composition.slowMotion(for: segment) == .fromSource {
+                    let mark = segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
+                    errors.append(recipe.diagnostic(mark, "'slow-motion: from-source' is not yet supported: give segment \(segment.number) of the \(track.title) a 'speed' instead"))
+                }
+                if let t = segment.track {
+                    errors.append(recipe.diagnostic(t.mark, "a segment's 'track' is not yet supported: segments take the source's first \(track.kind.rawValue) track"))
+                }
+            }
+        }
+        if !errors.isEmpty { throw RecipeErrors(errors) }
+    }
+
+    /// The composition's segments as the engine takes them (nil: no composition). With one
+    /// source, one list of segments: the video track's (the sound follows it), else the audio's.
+    static func timeline(of recipe: Recipe) -> [SegmentRequest]? {
+        guard let composition = recipe.composition, let track = composition.video ?? composition.explicitAudio else { return nil }
+        return track.segments.map { segment in
+            SegmentRequest(start: segment.start?.value ?? .zero, end: sourceEnd(of: segment), at: segment.at?.value,
+                           timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment))
+        }
+    }
+
+    /// `end`, or `start + duration`; nil: to the end of the source.
+    private static func sourceEnd(of segment: Segment) -> MediaTime? {
+        let range = segment.sourceRange
+        return range.end.isNumeric ? range.end : nil
+    }
+
+    /// The recipe line a refusal about segment `number`'s `field` comes from.
+    static func segmentMark(_ number: Int, field: String, in recipe: Recipe) -> Mark? {
+        guard let composition = recipe.composition, let track = composition.video ?? composition.explicitAudio,
+              let segment = track.segments.first(where: { $0.number == number }) else { return nil }
+        switch field {
+        case "start": return segment.start?.mark ?? segment.mark
+        case "end": return segment.end?.mark ?? segment.duration?.mark ?? segment.mark
+        case "at": return segment.at?.mark ?? segment.mark
+        case "speed": return segment.timing?.mark ?? segment.mark
+        case "audio-stretch": return segment.audioStretch?.mark ?? composition.audioStretch?.mark ?? segment.timing?.mark ?? segment.mark
+        default: return segment.mark
+        }
     }
 }

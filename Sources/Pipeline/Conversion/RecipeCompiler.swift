@@ -35,7 +35,7 @@ public struct CompiledRecipe: Sendable {
 public enum RecipeCompiler {
     public static func compile(_ recipe: Recipe, input: String? = nil, output: String? = nil,
                                overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> CompiledRecipe {
-        try refuseComposition(recipe)
+        try refuseUnsupportedComposition(recipe)
         guard let source = input ?? recipe.source?.value else {
             throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
         }
@@ -188,7 +188,13 @@ public enum RecipeCompiler {
                 copies = video.codec == .copy
                 explicit = []
             }
-            writers[track.index] = TrackSource(input: input, output: out, keys: keyMarks, copies: copies)
+            let writer = TrackSource(input: input, output: out, keys: keyMarks, copies: copies)
+            if recipe.composition != nil && copies {
+                // A composition's tracks are cut, joined and retimed: samples cannot be copied.
+                errors.append(recipe.diagnostic(writer.copyMark, "writer input \(input.number) copies '\(out.name)', but a composition's tracks are decoded and encoded: copied tracks are not supported in a composition yet"))
+                continue
+            }
+            writers[track.index] = writer
             origins.append(LaneOrigin(writerInput: input.number, readerOutput: out.name, presets: presets,
                                       explicitKeys: explicit, keyOrigins: keyOrigins))
         }
@@ -210,6 +216,7 @@ public enum RecipeCompiler {
         request.overwrite = overwrite || recipe.output.overwrite
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
+        request.timeline = timeline(of: recipe)
         var plan: ConversionPlan
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, assistant: assistant) } catch {
             throw placed(error, in: recipe, writers: writers, source: source)
@@ -222,6 +229,10 @@ public enum RecipeCompiler {
     /// setting no encoder takes (65), or a copy the container cannot hold (the source does not
     /// fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
+        if error.kind == .invalidSettings, let (number, field) = SegmentRequest.field(ofSetting: error.setting),
+           let mark = segmentMark(number, field: field, in: recipe) {
+            return RecipeErrors([recipe.diagnostic(mark, "\(source): \(error.message)")])
+        }
         guard let track = error.track, let writer = writers[track] else { return error }
         switch error.kind {
         case .invalidSettings:

@@ -91,6 +91,7 @@ extension ConversionPlan {
     func composed(_ timeline: TimeMapping) -> ConversionPlan {
         var plan = self
         plan.timeline = timeline
+        plan.isComposed = true
         plan.chains = lanes.map { lane in
             StageChain(inputs: timeline.segments.map { segment in
                 let s = segment.track == nil ? segment.withTrack(lane.track.index) : segment

@@ -18,7 +18,11 @@ enum TrimSnap {
     }
 
     /// `wanted` and `whole` are on the file's timeline; only the ends inside the source move.
-    static func snap(_ wanted: TimeRange, whole: TimeRange, asset: Asset, lanes: [LanePlan]) throws(MediaError) -> Result {
+    /// `onSourceFrames`: the source's frames even when the output has a frame rate (a segment
+    /// played at another speed shows every source frame of its range, so those are its frames).
+    /// `subject` and `key` name the range in the notice.
+    static func snap(_ wanted: TimeRange, whole: TimeRange, asset: Asset, lanes: [LanePlan], onSourceFrames: Bool = false,
+                     subject: String = "the time range", key: String = "time-range") throws(MediaError) -> Result {
         let range = wanted.intersection(whole)
         // Cover art is a picture, not frames.
         guard let lane = lanes.first(where: { $0.track.mediaType == .video && !$0.track.isAttachedPicture }) else {
@@ -30,7 +34,7 @@ enum TrimSnap {
 
         var start = range.start, end = range.end
         let how: String
-        if case .video(let s) = lane.kind, let rate = s.frameRate {
+        if !onSourceFrames, case .video(let s) = lane.kind, let rate = s.frameRate {
             let d = rate.frameDuration
             func slot(_ t: MediaTime) -> MediaTime {
                 // Nearest slot, ties earlier: round (t − origin)/d half down.
@@ -70,7 +74,7 @@ enum TrimSnap {
             let e = r.end.isNumeric ? (r.end - whole.start).secondsDescription : "the end"
             return "\((r.start - whole.start).secondsDescription)–\(e)"
         }
-        return Result(range: snapped, notice: PlanNotice(.changed, "time-range",
-            "the time range \(relative(range)) is cut at frame boundaries (\(how)): \(relative(snapped))"))
+        return Result(range: snapped, notice: PlanNotice(.changed, key,
+            "\(subject) \(relative(range)) is cut at frame boundaries (\(how)): \(relative(snapped))"))
     }
 }

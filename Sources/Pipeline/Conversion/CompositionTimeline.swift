@@ -1,0 +1,78 @@
+import Recipe
+
+/// Resolves a single-source composition's segments against the file: each range's open end is
+/// the file's end, its ends are snapped to frame starts as a trim's are (TrimSnap: the output's
+/// frames for a segment at speed 1, the source's own frames for a scaled one, whose every source
+/// frame is shown), and the segments are laid end to end unless one says `at`.
+enum CompositionTimeline {
+    struct Result {
+        let timeline: TimeMapping
+        let notices: [PlanNotice]
+    }
+
+    static func resolve(_ requests: [SegmentRequest], whole: TimeRange, asset: Asset, lanes: [LanePlan],
+                        source src: String) throws(MediaError) -> Result {
+        guard !requests.isEmpty else { throw MediaError(.invalidSettings, "the composition has no segments", file: src) }
+        let hasAudio = lanes.contains { if case .audio = $0.kind { return true } else { return false } }
+        var segments: [TimeSegment] = []
+        var notices: [PlanNotice] = []
+        var previousEnd = MediaTime.zero
+        for (i, r) in requests.enumerated() {
+            let n = i + 1
+            func refuse(_ field: String, _ message: String) -> MediaError {
+                MediaError(.invalidSettings, "segment \(n): \(message)", file: src, setting: SegmentRequest.setting(n, field))
+            }
+            guard r.start.isNumeric, r.start >= .zero, r.end.map({ $0.isNumeric && $0 > r.start }) ?? true else {
+                throw refuse("start", "its range is not valid")
+            }
+            let start: MediaTime, askedEnd: MediaTime?
+            do throws(MediaTimeOverflow) {
+                start = try asset.startTime.adding(r.start)
+                askedEnd = try r.end.map { e throws(MediaTimeOverflow) in try asset.startTime.adding(e) }
+            } catch { throw MediaError(error, file: src) }
+            if whole.end.isNumeric, start >= whole.end {
+                throw refuse("start", "it starts at \(r.start.secondsDescription), at or after the end of \(src) (\(asset.duration.secondsDescription))")
+            }
+            let scale: TimeScale
+            var speed = SegmentSpeed.normal
+            if case .speed(let s)? = r.timing { speed = s }
+            let wanted = TimeRange(start: start, end: askedEnd.map { MediaTime.min($0, whole.end) } ?? whole.end)
+            let isScaled: Bool
+            switch r.timing {
+            case .speed(let s)?: isScaled = !s.isNormal
+            case .targetDuration?: isScaled = true  // decided below, from the snapped range
+            case nil: isScaled = false
+            }
+            let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanes, onSourceFrames: isScaled,
+                                            subject: "segment \(n)'s range", key: "composition.segment.\(n)")
+            let range = snapped.range
+            if let notice = snapped.notice { notices.append(notice) }
+            if case .targetDuration(let d)? = r.timing {
+                guard let s = SegmentSpeed.playing(range.duration, in: d) else {
+                    throw refuse("speed", "'target-duration' needs a range whose length is known: give the segment an 'end'")
+                }
+                speed = s
+            }
+            guard let sc = TimeScale(speed.denominator, speed.numerator) else { throw refuse("speed", "its speed \(speed) is not valid") }
+            scale = sc
+            // Never the sound played unscaled under scaled pictures: refused until stretching is wired.
+            if !scale.isIdentity && hasAudio {
+                throw refuse("audio-stretch", "it plays at speed \(speed), and 'audio-stretch: \(r.audioStretch.rawValue)' is not available in this build yet: leave the sound out of the output, or play the segment at speed 1")
+            }
+            guard previousEnd.isNumeric else {
+                throw refuse("at", "segment \(n - 1) reads to the end of \(src), whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
+            }
+            let targetStart = r.at ?? previousEnd
+            if i == 0, targetStart > .zero {
+                throw refuse("at", "it starts at \(targetStart.secondsDescription) on the timeline: a gap before the first segment is not supported yet")
+            }
+            if targetStart < previousEnd {
+                throw refuse("at", "it starts at \(targetStart.secondsDescription) on the timeline, before segment \(n - 1) ends (\(previousEnd.secondsDescription)): segments cannot overlap")
+            }
+            let segment = TimeSegment(source: 0, track: nil, sourceRange: range, targetStart: targetStart, scale: scale)
+            previousEnd = try segment.targetEnd()
+            segments.append(segment)
+        }
+        return Result(timeline: TimeMapping(segments), notices: notices)
+    }
+}

@@ -1,0 +1,32 @@
+import Recipe
+
+/// One segment of a single-source composition, as the engine takes it: a range of the input,
+/// placed on the output's timeline and played at a speed. Times are on the file's own timeline
+/// with 0 at its start, as a time range's are.
+public struct SegmentRequest: Sendable, Hashable {
+    public var start: MediaTime
+    /// nil: to the end of the file.
+    public var end: MediaTime?
+    /// The target start; nil: right where the previous segment ends (0 for the first).
+    public var at: MediaTime?
+    /// nil: speed 1.
+    public var timing: SegmentTiming?
+    /// What becomes of the sound of the segment when it plays at another speed.
+    public var audioStretch: AudioStretch
+
+    public init(start: MediaTime = .zero, end: MediaTime? = nil, at: MediaTime? = nil,
+                timing: SegmentTiming? = nil, audioStretch: AudioStretch = .default) {
+        self.start = start; self.end = end; self.at = at; self.timing = timing; self.audioStretch = audioStretch
+    }
+
+    /// The `MediaError.setting` of a refusal that concerns field `field` (`start`, `end`, `at`,
+    /// `speed`, `audio-stretch`) of segment `number` (1-based), so a recipe can point at its line.
+    static func setting(_ number: Int, _ field: String) -> String { "segment.\(number).\(field)" }
+
+    /// The segment number and field of a refusal's `setting`, when it concerns a segment.
+    public static func field(ofSetting setting: String?) -> (number: Int, field: String)? {
+        guard let parts = setting?.split(separator: ".", maxSplits: 2), parts.count == 3, parts[0] == "segment",
+              let n = Int(parts[1]) else { return nil }
+        return (n, String(parts[2]))
+    }
+}
