@@ -86,8 +86,8 @@ extension ConversionPlan {
     }
 
     /// This plan with its timeline replaced: every lane plays the timeline's segments one after
-    /// the other (one chain input per segment, joined by a sequence combiner). What a
-    /// composition recipe compiles to once its syntax exists; tests build it directly.
+    /// the other (one chain input per segment, joined by a sequence combiner). The planner makes
+    /// it from a composition's resolved segments (`CompositionTimeline`); tests also build it directly.
     func composed(_ timeline: TimeMapping) -> ConversionPlan {
         var plan = self
         plan.timeline = timeline
