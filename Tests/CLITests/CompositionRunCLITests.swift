@@ -194,19 +194,63 @@ struct CompositionRunCLITests {
         return (last.0, last.1, recipe)
     }
 
-    @Test("a scaled segment with sound: refused at 'audio-stretch' (65), for every method, and at 'speed' when none is written")
+    @Test("a scaled segment with sound: refused at 'audio-stretch' (65) for every method but mute, and at 'speed' when none is written")
     func scaledSoundRefused() throws {
         let dir = Scratch()
         let src = dir.file("hfr.mp4")
         try Self.makeSource(src, fps: 240, frames: 720, bursts: [])
-        for method in AudioStretch.allCases {
+        for method in AudioStretch.allCases where method != .mute {
             let r = try refusal(Self.slowRecipe("  audio-stretch: \(method.rawValue)\n", sound: true), source: src, in: dir)
             #expect(r.status == 65)
-            #expect(r.stderr == "\(r.path):4:18: error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: \(method.rawValue)' is not available in this build yet: leave the sound out of the output, or play the segment at speed 1\n  audio-stretch: \(method.rawValue)\n                 ^\n")
+            #expect(r.stderr == "\(r.path):4:18: error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: \(method.rawValue)' is not available in this build yet: say 'audio-stretch: mute', leave the sound out of the output, or play the segment at speed 1\n  audio-stretch: \(method.rawValue)\n                 ^\n")
         }
         let r = try refusal(Self.slowRecipe(sound: true), source: src, in: dir)
         #expect(r.status == 65)
-        #expect(r.stderr == "\(r.path):6:36: error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: spectral' is not available in this build yet: leave the sound out of the output, or play the segment at speed 1\n    - { start: 1s, end: 2s, speed: 1/8 }\n                                   ^\n")
+        #expect(r.stderr == "\(r.path):6:36: error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: spectral' is not available in this build yet: say 'audio-stretch: mute', leave the sound out of the output, or play the segment at speed 1\n    - { start: 1s, end: 2s, speed: 1/8 }\n                                   ^\n")
+    }
+
+    @Test("audio-stretch: mute: the slowed second is 8 s of silence, the sound around it plays with its pictures, 10 s of sound in all")
+    func muted() throws {
+        let dir = Scratch()
+        let src = dir.file("hfr.mp4")
+        // Bursts at 0.5 s (kept), 1.25 s (in the slowed second: muted) and 2.5 s (→ 9.5 s).
+        try Self.makeSource(src, fps: 240, frames: 720, bursts: [120, 300, 600])
+        let recipe = dir.file("slow.yaml")
+        try Self.slowRecipe("  audio-stretch: mute\n", sound: true).write(toFile: recipe, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", recipe, "-i", src, "--quiet"], timeLimit: 300, cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = dir.file("hfr-slomo.mp4")
+        let stamps = try Self.stamps(out)
+        #expect(stamps.count == 300)
+        let onsets = try Self.burstOnsets(out)
+        #expect(onsets.count == 2, "\(onsets)")
+        for (onset, (want, frame)) in zip(onsets, [(0.5, 120), (9.5, 600)]) {
+            #expect(abs(onset - want) <= 1.0 / 30, "burst at \(onset) s, its frame at \(want) s")
+            let shown = stamps.min { abs($0.pts.seconds - onset) < abs($1.pts.seconds - onset) }?.stamp
+            #expect(shown == frame, "burst at \(onset) s shows frame \(shown ?? -1)")
+        }
+        // 1 s + 8 s of silence + 1 s of sound: it ends at 10 s (the decoder gives whole AAC
+        // frames of 1024 samples, so up to one frame of the encoder's padding follows).
+        let whole = try Self.soundEnd(out)
+        #expect(whole >= 10 && whole < 10 + 1024.0 / 48000, "sound ends at \(whole) s")
+
+        // The muted segment last: its silence alone gives the sound's end, 9 s.
+        try Self.slowRecipe("  audio-stretch: mute\n", sound: true).replacingOccurrences(of: "    - { start: 2s }\n", with: "")
+            .write(toFile: recipe, atomically: true, encoding: .utf8)
+        let last = try Binary.run(["run", recipe, "-i", src, "--quiet", "-o", dir.file("last.mp4")], timeLimit: 300, cwd: dir.path)
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(try Self.stamps(dir.file("last.mp4")).count == 270)
+        let end = try Self.soundEnd(dir.file("last.mp4"))
+        #expect(end >= 9 && end < 9 + 1024.0 / 48000, "sound ends at \(end) s")
+        #expect(try Self.burstOnsets(dir.file("last.mp4")).count == 1)
+    }
+
+    /// Where the decoded sound of the first audio track ends (seconds).
+    static func soundEnd(_ path: String) throws -> Double {
+        let reader = try SampleReader(path: path, track: .type(.audio, 0))
+        var end = 0.0
+        while let a = try reader.nextAudio() { end = a.pts.seconds + Double(a.samples.count) / Double(a.sampleRate) }
+        return end
     }
 
     @Test("slow-motion: from-source and a copied track are refused at their line (65)")

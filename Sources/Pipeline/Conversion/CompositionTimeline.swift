@@ -8,6 +8,9 @@ enum CompositionTimeline {
     struct Result {
         let timeline: TimeMapping
         let notices: [PlanNotice]
+        /// The segments (indices) whose sound is silence of their length on the timeline
+        /// (`audio-stretch: mute` on a scaled segment).
+        let muted: Set<Int>
     }
 
     static func resolve(_ requests: [SegmentRequest], whole: TimeRange, asset: Asset, lanes: [LanePlan],
@@ -17,6 +20,7 @@ enum CompositionTimeline {
         var segments: [TimeSegment] = []
         var notices: [PlanNotice] = []
         var previousEnd = MediaTime.zero
+        var muted: Set<Int> = []
         for (i, r) in requests.enumerated() {
             let n = i + 1
             func refuse(_ field: String, _ message: String) -> MediaError {
@@ -55,9 +59,12 @@ enum CompositionTimeline {
             }
             guard let sc = TimeScale(speed.denominator, speed.numerator) else { throw refuse("speed", "its speed \(speed) is not valid") }
             scale = sc
-            // Never the sound played unscaled under scaled pictures: refused until stretching is wired.
+            // Never the sound played unscaled under scaled pictures: only muting is wired yet.
             if !scale.isIdentity && hasAudio {
-                throw refuse("audio-stretch", "it plays at speed \(speed), and 'audio-stretch: \(r.audioStretch.rawValue)' is not available in this build yet: leave the sound out of the output, or play the segment at speed 1")
+                guard r.audioStretch == .mute else {
+                    throw refuse("audio-stretch", "it plays at speed \(speed), and 'audio-stretch: \(r.audioStretch.rawValue)' is not available in this build yet: say 'audio-stretch: mute', leave the sound out of the output, or play the segment at speed 1")
+                }
+                muted.insert(i)
             }
             guard previousEnd.isNumeric else {
                 throw refuse("at", "segment \(n - 1) reads to the end of \(src), whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
@@ -73,6 +80,6 @@ enum CompositionTimeline {
             previousEnd = try segment.targetEnd()
             segments.append(segment)
         }
-        return Result(timeline: TimeMapping(segments), notices: notices)
+        return Result(timeline: TimeMapping(segments), notices: notices, muted: muted)
     }
 }

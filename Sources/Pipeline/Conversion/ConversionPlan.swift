@@ -103,6 +103,9 @@ public struct ConversionPlan: Sendable {
     var chains: [StageChain] = []
     /// The timeline is a composition's (`composed`), not the time range alone.
     var isComposed = false
+    /// Timeline segments (indices) whose sound is silence of their target length: a scaled
+    /// segment with `audio-stretch: mute`.
+    var mutedSegments: Set<Int> = []
 
     /// The files the run reads, one reader each (today the one source).
     var sources: [Asset] { [source] }
@@ -224,6 +227,7 @@ public enum Planner {
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let composed {
             plan = plan.composed(composed.timeline)
+            plan.mutedSegments = composed.muted
             plan.notices += composed.notices
         }
         if let timeNotice {

@@ -2,7 +2,10 @@ import CFFmpeg
 import Recipe
 
 /// Reader packets → decoder → the samples that lie in the segment (sample-accurate), each run
-/// placed on the output's sample clock by the segment.
+/// placed on the output's sample clock by the segment. Muted (a scaled segment's
+/// `audio-stretch: mute`): silence in the decoded sound's format instead, exactly as many samples
+/// as the segment's target range holds at the output rate (counted at the source rate when the
+/// rates differ, so within a sample of it).
 final class AudioSource: SourceStage {
     private let env: LaneEnvironment
     private let output: Int
@@ -17,12 +20,16 @@ final class AudioSource: SourceStage {
     private var done = false
     private var ended = false
     private var pending: [TimedFrame] = []
+    private let mute: Bool
+    /// Muted: a decoded frame of the segment, whose format the silence takes.
+    private var template: Frame?
     private var pendingHead = 0
     private(set) var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
 
-    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, outputRate: Int32) throws(MediaError) {
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, outputRate: Int32, mute: Bool = false) throws(MediaError) {
         self.env = env
+        self.mute = mute
         self.output = output
         self.segment = segment
         self.outputRate = outputRate
@@ -58,7 +65,27 @@ final class AudioSource: SourceStage {
         env.reader.detach(output)
         _ = try decoder.send(nil)
         try receiveFrames()
+        if mute { try placeSilence() }
         ended = true
+    }
+
+    /// Muted: the segment's target length of silence, from its first sample on the output's clock.
+    private func placeSilence() throws(MediaError) {
+        guard let template, template.sampleRate > 0 else { return }  // no sound decoded: nothing to take the format of
+        let range = segment.targetRange
+        guard let first = TimeMapping.samplePosition(atOrAfter: range.start, rate: outputRate),
+              let count = TimeMapping.sampleCount(in: range, rate: outputRate) else {
+            throw MediaError(.unsupported, "the muted segment's length on the timeline is not known")
+        }
+        let rate = Int64(template.sampleRate)
+        var done: Int64 = 0
+        let total = WideArithmetic.mulDiv(count, rate, Int64(outputRate))
+        while done < total {
+            let n = min(total - done, 4096)
+            let position = first + WideArithmetic.mulDiv(done, Int64(outputRate), rate)
+            pending.append(.samples(try template.silence(samples: Int32(n)), position: position))
+            done += n
+        }
     }
 
     private func receiveFrames() throws(MediaError) {
@@ -79,6 +106,10 @@ final class AudioSource: SourceStage {
         if start >= segment.sourceRange.end { done = true; return }
         let window = segment.sourceSampleWindow(runStart: start, count: Int64(frame.samples), rate: rate)
         guard !window.isEmpty else { return }
+        if mute {
+            if template == nil { template = frame }
+            return
+        }
         let firstKept = start + MediaTime(value: window.lowerBound, timescale: Int32(rate))
         // The first run's place must be known; a later one's only matters to a combiner (a sink
         // counts on from the first), so one beyond 64 bits is left at its predecessor's end.
