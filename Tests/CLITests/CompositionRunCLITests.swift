@@ -94,6 +94,23 @@ struct CompositionRunCLITests {
         #expect(abs(asset.duration.seconds - 2) < 0.01, "\(asset.duration.secondsDescription)")
     }
 
+    @Test("batch with recipes/cut-out.yaml: each file of the folder cut the same way, frame for frame")
+    func cutOutBatch() throws {
+        let dir = Scratch()
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        try Self.makeSource(dir.file("in/a.mp4"), fps: 120, frames: 360, bursts: [30])
+        try Self.makeSource(dir.file("in/b.mp4"), fps: 120, frames: 300)
+        let r = try Binary.run(["batch", Self.cutOut, "--input-dir", dir.file("in"), "--output-dir", dir.file("out"), "--settle", "0"],
+                               timeLimit: 300, cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).filter { !$0.hasPrefix(".") }.sorted()
+        #expect(made == ["a-cut.mp4", "b-cut.mp4"])
+        // a: 3 s → 0–119, 240–359; b: 2.5 s → 0–119, 240–299.
+        #expect(try Self.stamps(dir.file("out/a-cut.mp4")).map(\.stamp) == (Array(0..<120) + Array(240..<360)).map { Optional($0) })
+        #expect(try Self.stamps(dir.file("out/b-cut.mp4")).map(\.stamp) == (Array(0..<120) + Array(240..<300)).map { Optional($0) })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("in")).sorted() == ["a.mp4", "b.mp4"])
+    }
+
     @Test("plan of recipes/cut-out.yaml shows the two segments: their source ranges and where they play (JSON and text)")
     func planShowsSegments() throws {
         let dir = Scratch()
