@@ -42,6 +42,18 @@ final class TimeStretcher {
     /// `finish`.
     private(set) var targetSamples: Int64?
 
+    /// Once finished: silence `drain` adds at the end because the kernel made fewer samples than
+    /// the target (a kernel that made nothing would be all padding).
+    var paddedSamples: Int64 {
+        guard finished, let targetSamples else { return 0 }
+        return max(0, targetSamples - producedSamples)
+    }
+    /// Once finished: samples the kernel made beyond the target, cut from the end.
+    var trimmedSamples: Int64 {
+        guard finished, let targetSamples else { return 0 }
+        return max(0, producedSamples - targetSamples)
+    }
+
     private var layout = AVChannelLayout()
     private let kernel: StretchKernel
     private let fifo: AudioFIFO
@@ -138,14 +150,17 @@ final class TimeStretcher {
         }
         targetSamples = target
         // The kernels hold back up to a window or two of input; silence after the last sample
-        // pushes the real tail out (bounded: two seconds of source is far beyond any window).
+        // pushes the real tail out. Bounded by two seconds of source, far beyond any one window,
+        // times the speed-up: each atempo stage of a chain holds a window of its own input, so
+        // the last of the 7 stages at 100× speed sees nothing until about 4 s were pushed.
         // A kernel that was fed is pushed until it has made something even when the target is
         // 0: rubberband fails at its end (EPERM) when it never made a sample.
         if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
             let chunk: Int32 = 1024
             var fed: Int64 = 0
+            let limit = 2 * Int64(sampleRate) * max(1, (scale.source + scale.target - 1) / scale.target)
             let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
-            while producedSamples < max(target, 1), fed < 2 * Int64(sampleRate) {
+            while producedSamples < max(target, 1), fed < limit {
                 try kernel.push(silence)
                 fed += Int64(chunk)
                 try collect()
