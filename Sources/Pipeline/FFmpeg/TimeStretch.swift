@@ -6,7 +6,10 @@ import Recipe
 /// kernel under it produced: the time mapping decides the length, never a filter.
 ///
 /// Use: `feed` the range's source frames (planar float, the stretcher's rate and channel count),
-/// `drain` whenever convenient, `finish` after the range's last frame, then `drain` until nil.
+/// `drain` until nil after every `feed`, `finish` after the range's last frame, then `drain` until
+/// nil. What the kernel makes waits in a queue until drained; a `feed` that finds more than
+/// `queueLimit` waiting is refused, so a caller that forgets to drain fails at once instead of
+/// holding `fed × scale` samples (gigabytes at ×100).
 /// Output frames are stamped by count: `pts` is the index of their first sample from the start of
 /// the stretched range (time base 1/sampleRate); the caller adds the range's target start.
 ///
@@ -53,6 +56,16 @@ final class TimeStretcher {
         guard finished, let targetSamples else { return 0 }
         return max(0, producedSamples - targetSamples)
     }
+
+    /// Stretched samples waiting to be drained.
+    var queuedSamples: Int64 { Int64(fifo.count) }
+    /// The most that may wait when a frame is fed: two of the largest frames fed so far, stretched,
+    /// and at least one second. Draining until nil after each feed leaves only what a kernel
+    /// made ahead of `round(fed × scale)`, far less.
+    var queueLimit: Int64 {
+        max(Int64(sampleRate), scale.stretched(2 * largestFrame) ?? .max)
+    }
+    private var largestFrame: Int64 = 0
 
     private var layout = AVChannelLayout()
     private let kernel: StretchKernel
@@ -130,6 +143,11 @@ final class TimeStretcher {
                              + "got \(name), \(Self.channelCount(frame.channels)) at \(frame.sampleRate) Hz")
         }
         guard frame.samples > 0 else { return }
+        largestFrame = max(largestFrame, Int64(frame.samples))
+        guard queuedSamples <= queueLimit else {
+            throw MediaError(.processing, "time stretch: \(queuedSamples) stretched samples wait to be drained (at most \(queueLimit)): "
+                             + "drain until nil after every feed")
+        }
         sourceSamples += Int64(frame.samples)
         try kernel.push(frame)
         try collect()
