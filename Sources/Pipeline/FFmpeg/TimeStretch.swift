@@ -74,13 +74,17 @@ final class TimeStretcher {
     private var producedSamples: Int64 = 0
     private let fixedTarget: Int64?
     private var finished = false
+    /// The error that stopped the range: every later call throws it again, so a caller that
+    /// carries on after a failed `finish` gets the error, not silence up to the target.
+    private var failure: MediaError?
 
     /// - Parameters:
     ///   - channelLayout: a layout name FFmpeg knows (`mono`, `stereo`, `5.1`), as the resampler's.
     ///   - targetSamples: the exact output length when the caller's time mapping has fixed it
     ///     (a target range's sample count); nil for `round(sourceSamples × scale)`.
+    ///   - kernel: replaces the method's kernel (tests: one that fails).
     init(sampleRate: Int32, channelLayout: String, method: Method, scale: TimeStretchScale,
-         targetSamples: Int64? = nil) throws(MediaError) {
+         targetSamples: Int64? = nil, kernel: StretchKernel? = nil) throws(MediaError) {
         guard sampleRate > 0 else {
             throw MediaError(.invalidSettings, "time stretch: sample rate \(sampleRate) is not positive", setting: "sample-rate")
         }
@@ -95,7 +99,7 @@ final class TimeStretcher {
         let channels = l.nb_channels
         let made: StretchKernel
         do throws(MediaError) {
-            made = try Self.kernel(method: method, scale: scale, sampleRate: sampleRate, layout: &l)
+            if let kernel { made = kernel } else { made = try Self.kernel(method: method, scale: scale, sampleRate: sampleRate, layout: &l) }
         } catch {
             av_channel_layout_uninit(&l)
             throw error
@@ -133,6 +137,7 @@ final class TimeStretcher {
 
     /// Takes the next source frame of the range.
     func feed(_ frame: Frame) throws(MediaError) {
+        if let failure { throw failure }
         guard !finished else {
             throw MediaError(.processing, "time stretch: a frame was fed after the range was finished")
         }
@@ -149,14 +154,29 @@ final class TimeStretcher {
                              + "drain until nil after every feed")
         }
         sourceSamples += Int64(frame.samples)
-        try kernel.push(frame)
-        try collect()
+        do throws(MediaError) {
+            try kernel.push(frame)
+            try collect()
+        } catch {
+            failure = error
+            throw error
+        }
     }
 
     /// Ends the range: pushes the kernel's tail out and fixes the output length.
     func finish() throws(MediaError) {
+        if let failure { throw failure }
         guard !finished else { return }
         finished = true
+        do throws(MediaError) {
+            try flush()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func flush() throws(MediaError) {
         let target: Int64
         if let fixedTarget {
             target = fixedTarget
@@ -192,6 +212,7 @@ final class TimeStretcher {
     /// The next stretched frame of at most `maxSamples` samples, or nil when none is ready (before
     /// `finish`) or the range is complete (after).
     func drain(maxSamples: Int32 = 4096) throws(MediaError) -> Frame? {
+        if let failure { throw failure }
         let allowed: Int64
         if finished {
             allowed = (targetSamples ?? 0) - emittedSamples
