@@ -33,6 +33,9 @@ final class TimeStretcher {
         case mute
     }
 
+    /// The most channels `spectral` takes (see `kernel`).
+    static let maxSpectralChannels: Int32 = 8
+
     let sampleRate: Int32
     let method: Method
     let scale: TimeStretchScale
@@ -123,6 +126,12 @@ final class TimeStretcher {
         if scale.isIdentity { return PassKernel() }
         switch method {
         case .spectral:
+            // FFmpeg 5.1's af_rubberband hands rubberband the frame's 8 inline plane pointers:
+            // more channels read past them and crash (ffmpeg itself segfaults on 16).
+            guard layout.pointee.nb_channels <= maxSpectralChannels else {
+                throw MediaError(.unsupported, "time stretch: the spectral method (rubberband) takes at most \(maxSpectralChannels) channels; "
+                                 + "this audio has \(layout.pointee.nb_channels) (time-domain and varispeed take any number)")
+            }
             return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
                                         filters: [("rubberband", "tempo=\(scale.tempo)")])
         case .timeDomain:
