@@ -11,15 +11,24 @@ protocol SlowMotionBytes {
     func read(at offset: Int64, count: Int) throws(MediaError) -> [UInt8]?
 }
 
-/// A file, read with `pread`; closed when dropped.
+/// A regular file, read with `pread`; closed when dropped.
 final class SlowMotionFile: SlowMotionBytes {
     let path: String
     let length: Int64
     private let fd: Int32
 
+    /// nil when `path` is not a regular file (a pipe or device has no trailer to seek to).
+    static func regular(path: String) throws(MediaError) -> SlowMotionFile? {
+        let file = try SlowMotionFile(path: path)
+        return file.isRegular ? file : nil
+    }
+
+    private let isRegular: Bool
+
     init(path: String) throws(MediaError) {
         self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: opening a named pipe nobody writes to would otherwise wait forever.
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
             throw MediaError(code == ENOENT ? .inputMissing : .io, "cannot open it to read its slow-motion data (\(String(cString: strerror(code))))", file: path)
@@ -31,6 +40,7 @@ final class SlowMotionFile: SlowMotionBytes {
             throw MediaError(.io, "cannot read its size (\(String(cString: strerror(code))))", file: path)
         }
         length = Int64(st.st_size)
+        isRegular = (st.st_mode & S_IFMT) == S_IFREG
     }
 
     deinit { close(fd) }

@@ -70,7 +70,8 @@ public struct SlowMotionFlattening: Sendable {
 
     /// Throws `.unsupported` naming the file when the stored data does not allow it: no capture
     /// rate or layer count, a capture rate that is not 30 fps times a power of two, fewer layers
-    /// than the rate needs, or a divisor that is not a power of two.
+    /// than the rate needs, a divisor that is not a power of two or is beyond ÷128, or a segment
+    /// time that is not a number.
     public init(_ info: SlowMotionInfo, file: String) throws(MediaError) {
         func refuse(_ why: String) -> MediaError { MediaError(.unsupported, "cannot play its slow motion as the phone does: \(why)", file: file) }
         guard let rate = info.captureFrameRate else { throw refuse("it has no capture rate (no smta box with one, no \(SlowMotionReader.captureRateKey))") }
@@ -89,8 +90,15 @@ public struct SlowMotionFlattening: Sendable {
         layerCount = layers
         normalMaxLayer = layers - 1 - stepsDown
         var segments: [Segment] = []
+        // The slowest speed mode the SEF text can say: the public `SlowMotionInfo` can carry any
+        // divisor, and beyond this the stretch sums and the spans' scales would overflow.
+        let slowest = 1 << (SlowMotionSEF.maxSpeedMode - 1)
         for s in info.segments {
+            guard s.start.isNumeric, s.end.isNumeric else { throw refuse("segment \(s) has a time that is not a number") }
             guard let up = Self.log2(s.speedDivisor) else { throw refuse("segment \(s) has a divisor that is not a power of two") }
+            guard s.speedDivisor <= slowest else {
+                throw refuse("segment \(s) is slower than ÷\(slowest), the slowest speed mode \(SlowMotionSEF.maxSpeedMode) gives")
+            }
             // More layers than the file has: every frame is kept and the segment plays slower
             // than the frames alone would make it (media3 does the same).
             segments.append(Segment(range: s, maxLayer: min(normalMaxLayer + up, layers - 1)))
@@ -148,12 +156,27 @@ public struct SlowMotionFlattening: Sendable {
     /// the stream's reordering (8 frames, 8/30 s, for Samsung's groups of 8).
     public func decodes(_ pts: MediaTime, layer: Int, reorderWindow: MediaTime) -> Bool {
         if keeps(pts, layer: layer) { return true }
-        let i = firstSegment(startingAfter: pts)
-        // Only the segments around pts can have a boundary within the window.
-        for s in segments[max(i - 1, 0)..<min(i + 1, segments.count)] where layer <= s.maxLayer {
+        // Every segment that reaches into the window, not only the ones around pts: short or
+        // adjacent segments put several edges within it.
+        var i = firstSegment(endingAfter: pts - reorderWindow)
+        while i < segments.count, segments[i].range.start < pts + reorderWindow {
+            let s = segments[i]
+            i += 1
+            guard layer <= s.maxLayer else { continue }
             for edge in [s.range.start, s.range.end] where MediaTime.max(pts - edge, edge - pts) < reorderWindow { return true }
         }
         return false
+    }
+
+    /// The index of the first segment that ends after `t` (segments.count when none does); the
+    /// segments' ends rise with their starts, as they do not overlap.
+    func firstSegment(endingAfter t: MediaTime) -> Int {
+        var (low, high) = (0, segments.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if segments[mid].range.end > t { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 
     /// The index of the first segment that starts after `pts` (segments.count when none does);

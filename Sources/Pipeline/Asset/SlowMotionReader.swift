@@ -10,8 +10,7 @@ public enum SlowMotionReader {
     /// nil when the file holds none of the three. Throws `.unsupported` naming the file when its
     /// SEF trailer or `smta` box is there but cannot be read as it says (see docs/slow-motion.md).
     public static func read(path: String, metadata: [String: String], isMP4: Bool) throws(MediaError) -> SlowMotionInfo? {
-        guard isMP4 else { return info(sef: nil, smta: nil, metadata: metadata) }
-        let file = try SlowMotionFile(path: path)
+        guard isMP4, let file = try SlowMotionFile.regular(path: path) else { return info(sef: nil, smta: nil, metadata: metadata) }
         return try read(file, path: path, metadata: metadata)
     }
 

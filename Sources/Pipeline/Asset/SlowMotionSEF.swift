@@ -68,7 +68,8 @@ enum SlowMotionSEF {
             }
             guard let nameBytes = try file.read(at: start + 8, count: Int(nameLength)) else { throw damaged("\(place) cannot be read") }
             let name = String(decoding: nameBytes, as: UTF8.self)
-            guard name == "SlowMotion_Data" else { others.append(name); continue }
+            // The file's bytes: escaped so that `inspect` prints them on one line, inert.
+            guard name == "SlowMotion_Data" else { others.append(PlanNotice.printable(name)); continue }
             guard !sawSlowMotion else { throw damaged("it has two SlowMotion_Data entries") }
             sawSlowMotion = true
             let textLength = Int64(length) - 8 - nameLength
@@ -99,7 +100,7 @@ enum SlowMotionSEF {
         var segments: [SlowMotionSegment] = []
         for (n, item) in text.split(separator: "*", omittingEmptySubsequences: false).enumerated() {
             let fields = item.split(separator: ":", omittingEmptySubsequences: false)
-            let shown = "segment \(n + 1) '\(item.prefix(40))'"
+            let shown = "segment \(n + 1) '\(PlanNotice.printable(String(item.prefix(40))))'"
             guard fields.count == 3 else { throw SegmentTextError(message: "\(shown) is not start:end:speed") }
             func number(_ s: Substring) -> Int64? {
                 guard !s.isEmpty, s.count <= 15, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }

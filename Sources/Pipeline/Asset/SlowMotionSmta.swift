@@ -25,20 +25,20 @@ enum SlowMotionSmta {
     static func read(_ file: some SlowMotionBytes, path: String) throws(MediaError) -> Contents? {
         guard let moov = try child("moov", of: 0..<file.length, in: file),
               let udta = try child("udta", of: moov.content, in: file),
-              let smta = try child("smta", of: udta.content, in: file)?.box else { return nil }
+              let smta = try child("smta", of: udta.content, in: file) else { return nil }
         func damaged(_ why: String) -> MediaError {
             MediaError(.unsupported, "its Samsung slow-motion box (smta) is damaged: \(why)", file: path)
         }
-        let length = smta.upperBound - smta.lowerBound
+        let length = smta.box.upperBound - smta.box.lowerBound
         guard length <= Int64(maxBoxLength) else { throw damaged("it is \(length) bytes long (at most \(maxBoxLength) are read)") }
-        guard let box = try file.read(at: smta.lowerBound, count: Int(length)) else { throw damaged("it cannot be read") }
-        return try parse(box, damaged: damaged)
+        guard let box = try file.read(at: smta.box.lowerBound, count: Int(length)) else { throw damaged("it cannot be read") }
+        return try parse(box, headerLength: Int(smta.content.lowerBound - smta.box.lowerBound), damaged: damaged)
     }
 
-    /// `box`: the whole `smta` box, its header included.
-    static func parse(_ box: [UInt8], damaged: (String) -> MediaError) throws(MediaError) -> Contents {
+    /// `box`: the whole `smta` box, its header (8 bytes, or 16 with a 64-bit size) included.
+    static func parse(_ box: [UInt8], headerLength: Int = 8, damaged: (String) -> MediaError) throws(MediaError) -> Contents {
         var contents = Contents()
-        var at = 12  // box header (8) + version and flags (4)
+        var at = headerLength + 4  // box header + version and flags (4)
         var sawSaut = false
         while at + 8 <= box.count {
             guard let sizeField = box.uint32BE(at: at), let type = box.fourCC(at: at + 4) else { break }

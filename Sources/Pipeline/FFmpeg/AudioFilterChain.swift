@@ -12,6 +12,11 @@ final class AudioFilterChain: StretchKernel {
     private let sink: UnsafeMutablePointer<AVFilterContext>
     private var nextPTS: Int64 = 0
     private var ended = false
+    private let sampleRate: Int32
+    /// The graph's layout, stamped on every input: abuffer refuses a frame whose rate or layout
+    /// differs from its own, while the stretcher accepts an unstamped rate (0) and any layout of
+    /// its channel count, as the other kernels do.
+    private var layout = AVChannelLayout()
 
     init(sampleRate: Int32, layout: UnsafePointer<AVChannelLayout>,
          filters: [(name: String, args: String)]) throws(MediaError) {
@@ -49,13 +54,18 @@ final class AudioFilterChain: StretchKernel {
               av_buffersink_get_sample_rate(last) == sampleRate else {
             throw MediaError(.processing, "audio filter graph: the output is not planar float at \(sampleRate) Hz")
         }
+        try FFmpeg.check(av_channel_layout_copy(&self.layout, layout), "channel layout")
+        self.sampleRate = sampleRate
         source = first
         sink = last
         graph = built
         ok = true
     }
 
-    deinit { avfilter_graph_free(&graph) }
+    deinit {
+        avfilter_graph_free(&graph)
+        av_channel_layout_uninit(&layout)
+    }
 
     func push(_ frame: Frame?) throws(MediaError) {
         guard !ended else { return }
@@ -64,9 +74,13 @@ final class AudioFilterChain: StretchKernel {
             try FFmpeg.check(av_buffersrc_add_frame_flags(source, nil, 0), "audio filter end")
             return
         }
-        // Our own reference, stamped by count; the source takes its buffers over.
+        // Our own reference, stamped by count and with the graph's rate and layout; the source takes
+        // its buffers over.
         let input = try frame.reference()
         input.pts = nextPTS
+        input.pointer.pointee.sample_rate = sampleRate
+        av_channel_layout_uninit(&input.pointer.pointee.ch_layout)
+        try FFmpeg.check(av_channel_layout_copy(&input.pointer.pointee.ch_layout, &layout), "channel layout")
         nextPTS += Int64(frame.samples)
         try FFmpeg.check(av_buffersrc_add_frame_flags(source, input.pointer, 0), "audio filter input")
     }

@@ -6,7 +6,10 @@ import Recipe
 /// kernel under it produced: the time mapping decides the length, never a filter.
 ///
 /// Use: `feed` the range's source frames (planar float, the stretcher's rate and channel count),
-/// `drain` whenever convenient, `finish` after the range's last frame, then `drain` until nil.
+/// `drain` until nil after every `feed`, `finish` after the range's last frame, then `drain` until
+/// nil. What the kernel makes waits in a queue until drained; a `feed` that finds more than
+/// `queueLimit` waiting is refused, so a caller that forgets to drain fails at once instead of
+/// holding `fed × scale` samples (gigabytes at ×100).
 /// Output frames are stamped by count: `pts` is the index of their first sample from the start of
 /// the stretched range (time base 1/sampleRate); the caller adds the range's target start.
 ///
@@ -30,6 +33,9 @@ final class TimeStretcher {
         case mute
     }
 
+    /// The most channels `spectral` takes (see `kernel`).
+    static let maxSpectralChannels: Int32 = 8
+
     let sampleRate: Int32
     let method: Method
     let scale: TimeStretchScale
@@ -42,6 +48,28 @@ final class TimeStretcher {
     /// `finish`.
     private(set) var targetSamples: Int64?
 
+    /// Once finished: silence `drain` adds at the end because the kernel made fewer samples than
+    /// the target (a kernel that made nothing would be all padding).
+    var paddedSamples: Int64 {
+        guard finished, let targetSamples else { return 0 }
+        return max(0, targetSamples - producedSamples)
+    }
+    /// Once finished: samples the kernel made beyond the target, cut from the end.
+    var trimmedSamples: Int64 {
+        guard finished, let targetSamples else { return 0 }
+        return max(0, producedSamples - targetSamples)
+    }
+
+    /// Stretched samples waiting to be drained.
+    var queuedSamples: Int64 { Int64(fifo.count) }
+    /// The most that may wait when a frame is fed: two of the largest frames fed so far, stretched,
+    /// and at least one second. Draining until nil after each feed leaves only what a kernel
+    /// made ahead of `round(fed × scale)`, far less.
+    var queueLimit: Int64 {
+        max(Int64(sampleRate), scale.stretched(2 * largestFrame) ?? .max)
+    }
+    private var largestFrame: Int64 = 0
+
     private var layout = AVChannelLayout()
     private let kernel: StretchKernel
     private let fifo: AudioFIFO
@@ -49,13 +77,17 @@ final class TimeStretcher {
     private var producedSamples: Int64 = 0
     private let fixedTarget: Int64?
     private var finished = false
+    /// The error that stopped the range: every later call throws it again, so a caller that
+    /// carries on after a failed `finish` gets the error, not silence up to the target.
+    private var failure: MediaError?
 
     /// - Parameters:
     ///   - channelLayout: a layout name FFmpeg knows (`mono`, `stereo`, `5.1`), as the resampler's.
     ///   - targetSamples: the exact output length when the caller's time mapping has fixed it
     ///     (a target range's sample count); nil for `round(sourceSamples × scale)`.
+    ///   - kernel: replaces the method's kernel (tests: one that fails).
     init(sampleRate: Int32, channelLayout: String, method: Method, scale: TimeStretchScale,
-         targetSamples: Int64? = nil) throws(MediaError) {
+         targetSamples: Int64? = nil, kernel: StretchKernel? = nil) throws(MediaError) {
         guard sampleRate > 0 else {
             throw MediaError(.invalidSettings, "time stretch: sample rate \(sampleRate) is not positive", setting: "sample-rate")
         }
@@ -70,7 +102,7 @@ final class TimeStretcher {
         let channels = l.nb_channels
         let made: StretchKernel
         do throws(MediaError) {
-            made = try Self.kernel(method: method, scale: scale, sampleRate: sampleRate, layout: &l)
+            if let kernel { made = kernel } else { made = try Self.kernel(method: method, scale: scale, sampleRate: sampleRate, layout: &l) }
         } catch {
             av_channel_layout_uninit(&l)
             throw error
@@ -94,6 +126,12 @@ final class TimeStretcher {
         if scale.isIdentity { return PassKernel() }
         switch method {
         case .spectral:
+            // FFmpeg 5.1's af_rubberband hands rubberband the frame's 8 inline plane pointers:
+            // more channels read past them and crash (ffmpeg itself segfaults on 16).
+            guard layout.pointee.nb_channels <= maxSpectralChannels else {
+                throw MediaError(.unsupported, "time stretch: the spectral method (rubberband) takes at most \(maxSpectralChannels) channels; "
+                                 + "this audio has \(layout.pointee.nb_channels) (time-domain and varispeed take any number)")
+            }
             return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
                                         filters: [("rubberband", "tempo=\(scale.tempo)")])
         case .timeDomain:
@@ -108,6 +146,7 @@ final class TimeStretcher {
 
     /// Takes the next source frame of the range.
     func feed(_ frame: Frame) throws(MediaError) {
+        if let failure { throw failure }
         guard !finished else {
             throw MediaError(.processing, "time stretch: a frame was fed after the range was finished")
         }
@@ -118,15 +157,35 @@ final class TimeStretcher {
                              + "got \(name), \(Self.channelCount(frame.channels)) at \(frame.sampleRate) Hz")
         }
         guard frame.samples > 0 else { return }
+        largestFrame = max(largestFrame, Int64(frame.samples))
+        guard queuedSamples <= queueLimit else {
+            throw MediaError(.processing, "time stretch: \(queuedSamples) stretched samples wait to be drained (at most \(queueLimit)): "
+                             + "drain until nil after every feed")
+        }
         sourceSamples += Int64(frame.samples)
-        try kernel.push(frame)
-        try collect()
+        do throws(MediaError) {
+            try kernel.push(frame)
+            try collect()
+        } catch {
+            failure = error
+            throw error
+        }
     }
 
     /// Ends the range: pushes the kernel's tail out and fixes the output length.
     func finish() throws(MediaError) {
+        if let failure { throw failure }
         guard !finished else { return }
         finished = true
+        do throws(MediaError) {
+            try flush()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private func flush() throws(MediaError) {
         let target: Int64
         if let fixedTarget {
             target = fixedTarget
@@ -138,14 +197,17 @@ final class TimeStretcher {
         }
         targetSamples = target
         // The kernels hold back up to a window or two of input; silence after the last sample
-        // pushes the real tail out (bounded: two seconds of source is far beyond any window).
+        // pushes the real tail out. Bounded by two seconds of source, far beyond any one window,
+        // times the speed-up: each atempo stage of a chain holds a window of its own input, so
+        // the last of the 7 stages at 100× speed sees nothing until about 4 s were pushed.
         // A kernel that was fed is pushed until it has made something even when the target is
         // 0: rubberband fails at its end (EPERM) when it never made a sample.
         if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
             let chunk: Int32 = 1024
             var fed: Int64 = 0
+            let limit = 2 * Int64(sampleRate) * max(1, (scale.source + scale.target - 1) / scale.target)
             let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
-            while producedSamples < max(target, 1), fed < 2 * Int64(sampleRate) {
+            while producedSamples < max(target, 1), fed < limit {
                 try kernel.push(silence)
                 fed += Int64(chunk)
                 try collect()
@@ -159,6 +221,7 @@ final class TimeStretcher {
     /// The next stretched frame of at most `maxSamples` samples, or nil when none is ready (before
     /// `finish`) or the range is complete (after).
     func drain(maxSamples: Int32 = 4096) throws(MediaError) -> Frame? {
+        if let failure { throw failure }
         let allowed: Int64
         if finished {
             allowed = (targetSamples ?? 0) - emittedSamples
