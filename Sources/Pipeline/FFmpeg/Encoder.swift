@@ -309,10 +309,15 @@ final class Encoder {
     /// Samples per audio frame the encoder wants (0: any).
     var frameSize: Int32 { context.pointee.frame_size }
 
+    /// Pictures or sample frames sent, and whether the encoder is being drained.
+    private var framesSent = 0
+    private var draining = false
+
     func send(_ frame: Frame?) throws(MediaError) {
         let rc = avcodec_send_frame(context, frame?.pointer)
         if rc == FFmpeg.eof { return }
         try FFmpeg.check(rc, "cannot encode")
+        if frame == nil { draining = true } else { framesSent += 1 }
     }
 
     func receive() throws(MediaError) -> Packet? {
@@ -320,6 +325,12 @@ final class Encoder {
         let rc = avcodec_receive_packet(context, packet.pointer)
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "cannot encode")
+        // x265 stamps dts = pts − (its B-frame delay in time), a delay it measures only once
+        // more pictures than that delay (at most 2) have come in: an encode of 1 or 2 pictures
+        // gets whatever its memory held, and the MP4 muxer then refuses the packet ("pts/dts
+        // pair unsupported") or keeps a nonsense dts. Two pictures cannot be reordered (the
+        // first is the keyframe), so their decode times are their presentation times.
+        if codecName == "libx265" && draining && framesSent <= 2 { packet.dts = packet.pts }
         return packet
     }
 
