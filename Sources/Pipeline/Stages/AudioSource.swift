@@ -19,11 +19,10 @@ final class AudioSource: SourceStage {
     private var placedAny = false
     private var done = false
     private var ended = false
-    private var pending: [TimedFrame] = []
+    private var pending = PendingFrames()
     private let mute: Bool
     /// Muted: a decoded frame of the segment, whose format the silence takes.
     private var template: Frame?
-    private var pendingHead = 0
     private(set) var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
 
@@ -40,15 +39,11 @@ final class AudioSource: SourceStage {
     }
 
     func next() throws(MediaError) -> TimedFrame? {
-        while pendingHead == pending.count {
+        while true {
+            if let frame = pending.pop() { return frame }
             if ended { return nil }
-            pending.removeAll(keepingCapacity: true)
-            pendingHead = 0
             try advance()
         }
-        let frame = pending[pendingHead]
-        pendingHead += 1
-        return frame
     }
 
     private func advance() throws(MediaError) {

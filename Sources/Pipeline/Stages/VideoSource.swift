@@ -35,8 +35,7 @@ final class VideoSource: SourceStage {
     private var done = false
     /// The decoder is drained and the trailing slots are out.
     private var ended = false
-    private var pending: [TimedFrame] = []
-    private var pendingHead = 0
+    private var pending = PendingFrames()
     private(set) var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
 
@@ -74,15 +73,11 @@ final class VideoSource: SourceStage {
     }
 
     func next() throws(MediaError) -> TimedFrame? {
-        while pendingHead == pending.count {
+        while true {
+            if let frame = pending.pop() { return frame }
             if ended { return nil }
-            pending.removeAll(keepingCapacity: true)
-            pendingHead = 0
             try advance()
         }
-        let frame = pending[pendingHead]
-        pendingHead += 1
-        return frame
     }
 
     /// One packet's worth of work, or the end.
