@@ -21,23 +21,10 @@ extension RecipeCompiler {
                 continue
             }
             guard out.decode else { continue }
-            var video = VideoSettings(), audio = AudioSettings()
-            var keys: [(String, Mark)] = [], videoOnly: [(String, Mark)] = [], audioOnly: [(String, Mark)] = []
-            switch input.settings {
-            case .none:
-                break
-            case .preset(let name):
-                guard let p = try? recipe.resolvePreset(name) else { continue }  // the parser said why
-                (video, audio, keys, videoOnly, audioOnly) = (p.video, p.audio, p.keyMarks, p.videoOnlyKeys, p.audioOnlyKeys)
-            case .inline(let def):
-                var base = ResolvedPreset.empty
-                if let b = def.base { guard let p = try? recipe.resolvePreset(b) else { continue }; base = p }
-                video = def.video.over(base.video)
-                audio = def.audio.over(base.audio)
-                keys = base.keyMarks + def.keyMarks
-                videoOnly = base.videoOnlyKeys + def.videoOnlyKeys
-                audioOnly = base.audioOnlyKeys + def.audioOnlyKeys
-            }
+            let resolved: ResolvedPreset?
+            do throws(Diagnostic) { resolved = try recipe.resolvedSettings(of: input) } catch { continue }  // the parser said why
+            let p = resolved ?? .empty
+            let (video, audio, keys, videoOnly, audioOnly) = (p.video, p.audio, p.keyMarks, p.videoOnlyKeys, p.audioOnlyKeys)
             // The track's kind: from the reader output, else from the settings' own keys.
             let kind: MediaType
             switch out.track {

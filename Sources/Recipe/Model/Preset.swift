@@ -97,6 +97,21 @@ extension Recipe {
         return ResolvedPreset(video: video, audio: audio, videoOnlyKeys: vk, audioOnlyKeys: ak, keyMarks: marks, chain: chain)
     }
 
+    /// A writer input's settings merged: its preset's chain, or its inline settings over their
+    /// `base:` chain (their keys after the base's). nil: the input names no settings.
+    public func resolvedSettings(of input: WriterInput) throws(Diagnostic) -> ResolvedPreset? {
+        switch input.settings {
+        case .none: return nil
+        case .preset(let name): return try resolvePreset(name)
+        case .inline(let def):
+            var base = ResolvedPreset.empty
+            if let b = def.base { base = try resolvePreset(b) }
+            return ResolvedPreset(video: def.video.over(base.video), audio: def.audio.over(base.audio),
+                                  videoOnlyKeys: base.videoOnlyKeys + def.videoOnlyKeys, audioOnlyKeys: base.audioOnlyKeys + def.audioOnlyKeys,
+                                  keyMarks: base.keyMarks + def.keyMarks, chain: base.chain)
+        }
+    }
+
     /// The names of a preset's `base:` chain, most specific first, with `resolvePreset`'s errors;
     /// names only, so that checking every preset of a large recipe stays cheap.
     public func presetChain(_ name: Located<String>) throws(Diagnostic) -> [String] {

@@ -566,18 +566,10 @@ struct Parser {
         guard inlineKeep || recipe.presets.values.contains(where: { $0.video.hdr == .keep }) else { return [] }
         var out: [Diagnostic] = []
         for input in recipe.writerInputs {
-            let video: VideoSettings, keys: [(String, Mark)]
-            var audioCodec: AudioCodec?
-            switch input.settings {
-            case .none: continue
-            case .preset(let name):
-                guard let p = try? recipe.resolvePreset(name) else { continue }  // reported above
-                (video, keys, audioCodec) = (p.video, p.videoOnlyKeys, p.audio.codec)
-            case .inline(let def):
-                var base = ResolvedPreset.empty
-                if let b = def.base { guard let p = try? recipe.resolvePreset(b) else { continue }; base = p }
-                (video, keys, audioCodec) = (def.video.over(base.video), base.videoOnlyKeys + def.videoOnlyKeys, def.audio.codec ?? base.audio.codec)
-            }
+            let resolved: ResolvedPreset?
+            do throws(Diagnostic) { resolved = try recipe.resolvedSettings(of: input) } catch { continue }  // reported above
+            guard let p = resolved else { continue }
+            let (video, keys, audioCodec) = (p.video, p.videoOnlyKeys, p.audio.codec)
             // Audio settings with a stray `hdr:` are refused where the track is known.
             if video.codec == nil && audioCodec != nil { continue }
             guard video.hdr == .keep, let why = HDRSetting.keepRefusal(codec: video.codec, pixelFormat: video.pixelFormat),
