@@ -107,8 +107,10 @@ public struct ConversionPlan: Sendable {
     /// segment with `audio-stretch: mute`.
     var mutedSegments: Set<Int> = []
 
-    /// The files the run reads, one reader each (today the one source).
-    var sources: [Asset] { [source] }
+    /// A composition's other source files (`TimeSegment.source` 1, 2, …).
+    var extraSources: [Asset] = []
+    /// The files the run reads: the source, then a composition's others.
+    public var sources: [Asset] { [source] + extraSources }
 
     /// The time range starts after the file's start: lanes cut there.
     var cutsStart: Bool { timeRange.start > source.startTime }

@@ -23,7 +23,7 @@ public struct ConversionResult: Sendable {
 public final class ExportSession: Sendable {
     public let plan: ConversionPlan
     private let cancellation = Cancellation()
-    private let activeReader = Locked<AssetReader?>(nil)
+    private let activeReader = Locked<ReaderPool?>(nil)
 
     public init(plan: ConversionPlan) {
         self.plan = plan
@@ -83,7 +83,8 @@ public final class ExportSession: Sendable {
     }
 
     /// The work of output `i`: its decoder and encoder opened (or its stream copied), its writer
-    /// input added. Also what a rehearsal opens, so that plan and run negotiate alike.
+    /// input added. Also what a rehearsal opens, so that plan and run negotiate alike. A
+    /// composition's later segments are made when the lane reaches them.
     static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment) throws(MediaError) -> any LaneWork {
         let lp = plan.lanes[i]
         do throws(MediaError) {
@@ -93,26 +94,44 @@ public final class ExportSession: Sendable {
             let chain = plan.chains[i]
             switch lp.kind {
             case .video(let s):
-                var sources: [VideoSource] = []
-                for (j, segment) in try chain.segments().enumerated() {
-                    sources.append(try VideoSource(env: env, output: try readerOutput(plan, lane: i, input: j), track: lp.track,
-                                                   segment: segment, frameRate: s.frameRate))
+                let inputs = try sourceInputs(plan, lane: i)
+                let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
+                    do throws(MediaError) {
+                        return try VideoSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
+                                               segment: k.segment, frameRate: s.frameRate)
+                    } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
-                guard let first = sources.first else { throw MediaError(.processing, "the plan reads no source for this track") }
+                guard let firstInput = inputs.first, let first = try make(firstInput) as? VideoSource else {
+                    throw MediaError(.processing, "the plan reads no source for this track")
+                }
                 let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
                                          timeBase: first.outputTimeBase, frameRate: first.outputFrameRate)
-                let stage: any FrameStage = sources.count > 1 ? SequenceCombiner(inputs: sources, constantRate: s.frameRate != nil) : first
-                return StagedLane(env: env, track: lp.track.index, sources: sources, stage: stage, sink: sink)
-            case .audio(let s):
-                var sources: [AudioSource] = []
-                for (j, segment) in try chain.segments().enumerated() {
-                    sources.append(try AudioSource(env: env, output: try readerOutput(plan, lane: i, input: j), track: lp.track,
-                                                   segment: segment, outputRate: Int32(s.sampleRate), mute: plan.mutedSegments.contains(j)))
+                var stage: any SourceStage = first
+                if plan.isComposed {
+                    let end = s.frameRate.flatMap { rate in MediaTime.count(of: rate.frameDuration, from: .zero, to: plan.duration, rounding: .up) }
+                    stage = SequenceCombiner(first: first, rest: Array(inputs.dropFirst()), make: make,
+                                             constantRate: s.frameRate != nil, end: plan.duration.isNumeric ? end : nil)
                 }
-                guard let first = sources.first else { throw MediaError(.processing, "the plan reads no source for this track") }
+                return StagedLane(env: env, track: lp.track.index, stage: stage, sink: sink)
+            case .audio(let s):
+                let rate = Int32(s.sampleRate)
+                let muted = plan.mutedSegments
+                let inputs = try sourceInputs(plan, lane: i)
+                let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
+                    do throws(MediaError) {
+                        return try AudioSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
+                                               segment: k.segment, outputRate: rate, mute: muted.contains(k.timelineSegment))
+                    } catch { throw error.at(file: k.file, track: k.track.index) }
+                }
+                guard let firstInput = inputs.first else { throw MediaError(.processing, "the plan reads no source for this track") }
+                let first = try make(firstInput)
                 let sink = try AudioSink(env: env, output: i, track: lp.track, settings: s)
-                let stage: any FrameStage = sources.count > 1 ? SequenceCombiner(inputs: sources, outputRate: Int32(s.sampleRate)) : first
-                return StagedLane(env: env, track: lp.track.index, sources: sources, stage: stage, sink: sink)
+                var stage = first
+                if plan.isComposed {
+                    let end = plan.duration.isNumeric ? TimeMapping.samplePosition(atOrAfter: plan.duration, rate: rate) : nil
+                    stage = SequenceCombiner(first: first, rest: Array(inputs.dropFirst()), make: make, outputRate: rate, end: end)
+                }
+                return StagedLane(env: env, track: lp.track.index, stage: stage, sink: sink)
             case .passthrough where lp.track.mediaType == .subtitle:
                 let segment = try chain.onlySegment()
                 // Copied subtitles are cut to the range too (and read from the file's start).
@@ -125,21 +144,45 @@ public final class ExportSession: Sendable {
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
     }
 
-    private static func readerOutput(_ plan: ConversionPlan, lane: Int, input: Int) throws(MediaError) -> Int {
-        guard let o = plan.readerOutput(lane: lane, input: input) else {
-            throw MediaError(.processing, "the plan reads no source for input \(input) of this track")
+    /// One chain input of a lane, ready to be made into its source stage.
+    struct SourceInput {
+        /// Its reader group and output (`ConversionPlan.readerTap`).
+        let group: Int
+        let output: Int
+        let track: Track
+        let segment: TimeSegment
+        /// Which segment of the plan's timeline.
+        let timelineSegment: Int
+        let file: String
+    }
+
+    /// Lane `lane`'s chain inputs, in order.
+    private static func sourceInputs(_ plan: ConversionPlan, lane: Int) throws(MediaError) -> [SourceInput] {
+        let chain = plan.chains[lane]
+        let segments = try chain.segments()
+        var inputs: [SourceInput] = []
+        for j in segments.indices {
+            let input = chain.inputs[j]
+            let asset = plan.sources[input.source]
+            guard let at = plan.readerTap(lane: lane, input: j) else {
+                throw MediaError(.processing, "the plan reads no source for input \(j) of this track")
+            }
+            guard let track = asset.track(index: input.track) else {
+                throw MediaError(.processing, "\(asset.path) has no track #\(input.track)")
+            }
+            inputs.append(SourceInput(group: at.group, output: at.output, track: track, segment: segments[j],
+                                      timelineSegment: input.segment, file: asset.path))
         }
-        return o
+        return inputs
     }
 
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
-        let reader = try plan.makeReader()
-        if plan.timeRange.start > plan.source.startTime { try reader.seek(to: plan.timeRange.start, fileStart: plan.source.startTime) }
+        let reader = plan.makeReaders()
         let writer = try AssetWriter(path: temp, format: plan.format)
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: progress)
-        let env = LaneEnvironment(reader: reader, writer: writer,
+        let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
                                   progress: tracker, cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
 

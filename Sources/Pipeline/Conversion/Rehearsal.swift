@@ -14,12 +14,12 @@ enum Rehearsal {
     }
 
     static func run(_ plan: ConversionPlan) throws(MediaError) -> Outcome {
-        let reader = try plan.makeReader(takingProbe: false)
+        let reader = plan.makeReaders(rehearsal: true)
         let writer = try AssetWriter(path: plan.outputPath, format: plan.format, rehearsal: true)
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: nil)
-        let env = LaneEnvironment(reader: reader, writer: writer,
+        let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd, progress: tracker,
                                   cancellation: Cancellation(), selectiveDecode: plan.selectiveDecode)
         var lanes: [any LaneWork] = []

@@ -12,6 +12,8 @@ struct StageChain: Sendable {
         let track: Int
         /// Where this input's material goes on the output's timeline.
         let timeline: TimeMapping
+        /// Which segment of the plan's timeline it plays (0 for a plain conversion).
+        var segment = 0
     }
 
     let inputs: [Input]
@@ -43,60 +45,68 @@ struct StageChain: Sendable {
     }
 }
 
-/// One output of the run's reader (a tap on one stream): which chain input it feeds.
-struct ReaderTap: Sendable {
-    /// The lane (consumer) that reads it.
-    let lane: Int
-    /// Which of the lane's chain inputs.
-    let input: Int
-    /// The source stream index.
-    let stream: Int
-    /// Where its material starts when the reader is not positioned there (a later segment).
-    let start: MediaTime?
-}
-
 extension ConversionPlan {
-    /// Every chain input's reader output: output i is lane i's first input (a plain conversion
-    /// reads exactly its lanes' tracks, in order), then the further inputs lane by lane, each
-    /// starting at its segment. Every output belongs to its lane: a lane never waits on itself.
-    var readerOutputs: [ReaderTap] {
-        var outputs = lanes.indices.map { i in
-            ReaderTap(lane: i, input: 0, stream: chains.indices.contains(i) ? chains[i].inputs.first?.track ?? lanes[i].track.index
-                                                                             : lanes[i].track.index, start: nil)
+    /// The run's readings of its sources (`ReaderPool`): a plain conversion reads its one file
+    /// once, output i for lane i, positioned at the time range's start; a composition reads each
+    /// timeline segment with its own reader (one output per lane that shows it), positioned at
+    /// the segment's source start, opened when a lane reaches it.
+    var readerGroups: [ReaderPool.Group] {
+        guard isComposed else {
+            let streams = lanes.indices.map { chains.indices.contains($0) ? chains[$0].inputs.first?.track ?? lanes[$0].track.index : lanes[$0].track.index }
+            return [ReaderPool.Group(source: source, streams: streams, lanes: Array(lanes.indices),
+                                     start: timeRange.start > source.startTime ? timeRange.start : nil)]
         }
-        for (i, chain) in chains.enumerated() where i < lanes.count {
-            for j in chain.inputs.indices.dropFirst() {
-                outputs.append(ReaderTap(lane: i, input: j, stream: chain.inputs[j].track,
-                                            start: chain.inputs[j].timeline.segments.first?.sourceRange.start))
+        return timeline.segments.enumerated().map { k, segment in
+            var streams: [Int] = [], readers: [Int] = []
+            for (lane, chain) in chains.enumerated() {
+                for input in chain.inputs where input.segment == k {
+                    streams.append(input.track)
+                    readers.append(lane)
+                }
+            }
+            return ReaderPool.Group(source: sources[segment.source], streams: streams, lanes: readers, start: segment.sourceRange.start)
+        }
+    }
+
+    /// Where lane `lane`'s input `input` is read: its reader group and the group's output.
+    func readerTap(lane: Int, input: Int) -> (group: Int, output: Int)? {
+        guard chains.indices.contains(lane), chains[lane].inputs.indices.contains(input) else { return nil }
+        guard isComposed else { return input == 0 ? (0, lane) : nil }
+        let segment = chains[lane].inputs[input].segment
+        var output = 0
+        for (l, chain) in chains.enumerated() {
+            for i in chain.inputs.indices where chain.inputs[i].segment == segment {
+                if l == lane && i == input { return (segment, output) }
+                output += 1
             }
         }
-        return outputs
+        return nil
     }
 
-    /// The reader output of lane `lane`'s input `input`.
-    func readerOutput(lane: Int, input: Int) -> Int? {
-        readerOutputs.firstIndex { $0.lane == lane && $0.input == input }
-    }
-
-    /// The reader a run (or a rehearsal) reads the source with.
-    func makeReader(takingProbe: Bool = true) throws(MediaError) -> AssetReader {
-        let outputs = readerOutputs
-        return try AssetReader(asset: source, streams: outputs.map(\.stream), consumers: outputs.map(\.lane),
-                               starts: outputs.map(\.start), takingProbe: takingProbe)
+    /// The readers a run (or a rehearsal) reads its sources with.
+    func makeReaders(rehearsal: Bool = false) -> ReaderPool {
+        ReaderPool(groups: readerGroups, takingProbe: !rehearsal, positions: !rehearsal)
     }
 
     /// This plan with its timeline replaced: every lane plays the timeline's segments one after
     /// the other (one chain input per segment, joined by a sequence combiner). The planner makes
     /// it from a composition's resolved segments (`CompositionTimeline`); tests also build it directly.
-    func composed(_ timeline: TimeMapping) -> ConversionPlan {
+    /// `tracks[lane][k]`: the track lane `lane` takes from segment k's source (nil: that source has
+    /// none — the segment is black or silent in that lane); nil: the lane's own track everywhere.
+    func composed(_ timeline: TimeMapping, sources more: [Asset] = [], tracks: [[Int?]]? = nil) -> ConversionPlan {
         var plan = self
         plan.timeline = timeline
         plan.isComposed = true
-        plan.chains = lanes.map { lane in
-            StageChain(inputs: timeline.segments.map { segment in
-                let s = segment.track == nil ? segment.withTrack(lane.track.index) : segment
-                return StageChain.Input(source: s.source, track: s.track ?? lane.track.index, timeline: TimeMapping([s]))
-            })
+        plan.extraSources = more
+        plan.chains = lanes.enumerated().map { l, lane in
+            var inputs: [StageChain.Input] = []
+            for (k, segment) in timeline.segments.enumerated() {
+                let chosen = tracks.map { $0[l][k] } ?? (segment.track ?? lane.track.index)
+                guard let track = chosen else { continue }
+                let s = segment.withTrack(track)
+                inputs.append(StageChain.Input(source: s.source, track: track, timeline: TimeMapping([s]), segment: k))
+            }
+            return StageChain(inputs: inputs)
         }
         return plan
     }

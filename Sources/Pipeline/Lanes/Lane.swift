@@ -4,7 +4,10 @@ import Recipe
 
 /// What every lane of one conversion shares.
 final class LaneEnvironment: Sendable {
-    let reader: AssetReader
+    /// The run's readers (one per reading of a source).
+    let readers: ReaderPool
+    /// The source file an error names when no segment's own file is known.
+    let file: String
     let writer: AssetWriter
     /// Whether a recipe's time-range cuts the source's start, its end. Where it does not, copied
     /// tracks keep every sample on that side: a container's stated start and length are not a
@@ -15,14 +18,12 @@ final class LaneEnvironment: Sendable {
     let cancellation: Cancellation
     let selectiveDecode: Bool
 
-    init(reader: AssetReader, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
+    init(readers: ReaderPool, file: String, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
          progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool) {
-        self.reader = reader; self.writer = writer
+        self.readers = readers; self.file = file; self.writer = writer
         self.cutsStart = cutsStart; self.cutsEnd = cutsEnd
         self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
     }
-
-    var file: String { reader.path }
 
     /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane
     /// has got. The end is read first: the writer takes the packet's data and rescales it.
@@ -35,7 +36,7 @@ final class LaneEnvironment: Sendable {
 
     /// A decode error on a file whose data is cut short says so: that is what the user can act on.
     func explain(_ error: MediaError) -> MediaError {
-        guard error.kind == .processing, reader.isDamaged, !error.message.hasPrefix(Self.truncated) else { return error }
+        guard error.kind == .processing, readers.isDamaged, !error.message.hasPrefix(Self.truncated) else { return error }
         var e = error
         e.message = "\(Self.truncated) (\(error.message))"
         return e

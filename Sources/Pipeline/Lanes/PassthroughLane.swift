@@ -13,7 +13,10 @@ import Recipe
 /// decoded at or after the end.
 final class PassthroughLane: LaneWork {
     private let env: LaneEnvironment
+    /// The lane's number (its writer input and progress line).
     private let output: Int
+    /// Where its packets come from.
+    private let tap: PacketTap
     private let writerInput: Int
     private let track: Track
     private let timeBase: AVRational
@@ -31,13 +34,14 @@ final class PassthroughLane: LaneWork {
     init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment) throws(MediaError) {
         self.env = env
         self.output = output
+        tap = try env.readers.tap(group: 0, output: output)
         self.track = track
         statistics = LaneStatistics(track: track.index)
         self.segment = segment
         guard segment.scale.isIdentity else {
             throw MediaError(.invalidSettings, "a copied track cannot be played at another speed: reencode it instead")
         }
-        let stream = env.reader.stream(forOutput: output)
+        let stream = tap.stream
         timeBase = stream.pointee.time_base
         timestamps = CopiedTimestamps(origin: try segment.sourceOrigin(in: timeBase), timeBase: timeBase,
                                       strictlyIncreasing: env.writer.needsStrictlyIncreasingDTS)
@@ -47,7 +51,7 @@ final class PassthroughLane: LaneWork {
 
     func run() throws(MediaError) {
         do throws(MediaError) {
-            while !ended, let packet = try env.reader.next(output) {
+            while !ended, let packet = try tap.next() {
                 try env.checkCancelled()
                 statistics.packetsRead += 1
                 let pts = MediaTime(ts: packet.pts, timeBase: timeBase)
@@ -64,7 +68,7 @@ final class PassthroughLane: LaneWork {
                 }
             }
             if !learnt { try writeHeld() }
-            env.reader.detach(output)
+            tap.detach()
         } catch {
             throw error.at(file: env.file, track: track.index, time: lastTime)
         }

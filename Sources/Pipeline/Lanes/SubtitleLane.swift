@@ -14,7 +14,10 @@ import Recipe
 /// the other streams are discarded).
 final class SubtitleLane: LaneWork {
     private let env: LaneEnvironment
+    /// The lane's number (its writer input and progress line).
     private let output: Int
+    /// Where its packets come from.
+    private let tap: PacketTap
     private let writerInput: Int
     private let track: Track
     /// nil: samples are copied.
@@ -32,10 +35,11 @@ final class SubtitleLane: LaneWork {
         self.env = env
         self.fromStart = fromStart
         self.output = output
+        tap = try env.readers.tap(group: 0, output: output)
         self.track = track
         statistics = LaneStatistics(track: track.index)
         self.segment = segment
-        let stream = env.reader.stream(forOutput: output)
+        let stream = tap.stream
         sourceTimeBase = stream.pointee.time_base
         if let conversion {
             let decoder = try SubtitleDecoder(stream: stream)
@@ -52,7 +56,7 @@ final class SubtitleLane: LaneWork {
         do throws(MediaError) {
             let own: InputContainer?
             if fromStart {
-                env.reader.detach(output)
+                tap.detach()
                 let input = try InputContainer(path: env.file)
                 for i in 0..<input.streamCount where i != track.index { input.stream(i).pointee.discard = AVDISCARD_ALL }
                 own = input
@@ -60,7 +64,7 @@ final class SubtitleLane: LaneWork {
                 own = nil
             }
             func next() throws(MediaError) -> Packet? {
-                guard let own else { return try env.reader.next(output) }
+                guard let own else { return try tap.next() }
                 let packet = Packet()
                 while try own.read(into: packet) {
                     if Int(packet.streamIndex) == track.index { return packet }
@@ -95,7 +99,7 @@ final class SubtitleLane: LaneWork {
                 statistics.packetsWritten += 1
                 try env.deliver(out, timeBase: SubtitleEncoder.timeBase, input: writerInput, lane: output, frames: statistics.unitsOut)
             }
-            env.reader.detach(output)
+            tap.detach()
         } catch {
             throw error.at(file: env.file, track: track.index, time: lastTime)
         }

@@ -8,7 +8,8 @@ import Recipe
 /// rates differ, so within a sample of it).
 final class AudioSource: SourceStage {
     private let env: LaneEnvironment
-    private let output: Int
+    /// Where its packets come from.
+    private let tap: PacketTap
     private let segment: TimeSegment
     private let decoder: Decoder
     private let sourceTimeBase: AVRational
@@ -24,16 +25,17 @@ final class AudioSource: SourceStage {
     /// Muted: a decoded frame of the segment, whose format the silence takes.
     private var template: Frame?
     private(set) var lastTime: MediaTime = .invalid
+    var file: String? { tap.file }
     private(set) var statistics: LaneStatistics
 
-    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, outputRate: Int32, mute: Bool = false) throws(MediaError) {
+    init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, outputRate: Int32, mute: Bool = false) throws(MediaError) {
         self.env = env
         self.mute = mute
-        self.output = output
+        self.tap = tap
         self.segment = segment
         self.outputRate = outputRate
         statistics = LaneStatistics(track: track.index)
-        let stream = env.reader.stream(forOutput: output)
+        let stream = tap.stream
         sourceTimeBase = StreamParameters(stream).timeBase
         decoder = try Decoder(stream: stream)
     }
@@ -47,7 +49,7 @@ final class AudioSource: SourceStage {
     }
 
     private func advance() throws(MediaError) {
-        if !done, let packet = try env.reader.next(output) {
+        if !done, let packet = try tap.next() {
             try env.checkCancelled()
             statistics.packetsRead += 1
             let pts = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
@@ -57,7 +59,7 @@ final class AudioSource: SourceStage {
             try receiveFrames()
             return
         }
-        env.reader.detach(output)
+        tap.detach()
         _ = try decoder.send(nil)
         try receiveFrames()
         if mute { try placeSilence() }

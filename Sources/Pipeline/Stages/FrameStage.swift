@@ -23,6 +23,8 @@ protocol SourceStage: FrameStage {
     var statistics: LaneStatistics { get }
     /// The source time of the latest packet or frame, where an error is placed.
     var lastTime: MediaTime { get }
+    /// The file being read (a sequence: the current segment's), which an error names.
+    var file: String? { get }
 }
 
 /// The last stage of a chain: frames on the output's timeline → encoder → writer input.
@@ -36,41 +38,26 @@ protocol SinkStage: AnyObject {
 }
 
 /// A lane made of stages: pulls `stage` dry into `sink` on the lane's queue. A plain conversion
-/// is one source stage into one sink; a sequence has a combiner over several sources.
+/// is one source stage into one sink; a sequence is a combiner over several sources.
 final class StagedLane: LaneWork {
     private let env: LaneEnvironment
     private let track: Int
-    private let sources: [any SourceStage]
-    private let stage: any FrameStage
+    private let stage: any SourceStage
     private let sink: any SinkStage
 
-    /// `stage` is what the sink pulls from: the one source itself, or a combiner over `sources`.
-    init(env: LaneEnvironment, track: Int, sources: [any SourceStage], stage: any FrameStage, sink: any SinkStage) {
+    init(env: LaneEnvironment, track: Int, stage: any SourceStage, sink: any SinkStage) {
         self.env = env
         self.track = track
-        self.sources = sources
         self.stage = stage
         self.sink = sink
     }
 
     var statistics: LaneStatistics {
-        var s = LaneStatistics(track: track)
-        for source in sources {
-            let t = source.statistics
-            s.packetsRead += t.packetsRead
-            s.packetsDecoded += t.packetsDecoded
-            s.packetsSkipped += t.packetsSkipped
-            s.framesDecoded += t.framesDecoded
-        }
+        var s = stage.statistics
+        s.track = track
         s.unitsOut = sink.unitsOut
         s.packetsWritten = sink.packetsWritten
         return s
-    }
-
-    /// Where an error is placed: the latest source time of the source being read (sources are
-    /// read one after the other).
-    private var lastTime: MediaTime {
-        sources.last { $0.lastTime.isNumeric }?.lastTime ?? .invalid
     }
 
     func run() throws(MediaError) {
@@ -78,7 +65,8 @@ final class StagedLane: LaneWork {
             while let frame = try stage.next() { try sink.consume(frame) }
             try sink.finish()
         } catch {
-            throw env.explain(error).at(file: env.file, track: track, time: lastTime)
+            // The source being read names the file and the time (a segment's own source).
+            throw env.explain(error).at(file: stage.file ?? env.file, track: track, time: stage.lastTime)
         }
     }
 }

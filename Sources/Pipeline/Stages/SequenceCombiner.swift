@@ -10,16 +10,36 @@ import Recipe
 ///   with where the samples so far end: a gap is filled with silence, an overlap is cut from the
 ///   new run. So every segment starts on the sample the rational sum of the timeline says, and
 ///   nothing drifts however many segments there are.
-/// Only the current source is pulled; the next is opened for reading only when it is reached
-/// (its reader output holds at most one GOP before its start meanwhile).
-final class SequenceCombiner: FrameStage {
-    private let inputs: [any SourceStage]
+/// - before the first segment and after the last, up to the timeline's end (`end`), the same:
+///   black slots or silence, in the format of the nearest segment's material.
+/// Only the current source exists: the next is made (its decoder opened, its reader positioned)
+/// when it is reached, and a finished one is let go, so a timeline of hundreds of segments holds
+/// one decoder and one reader per lane at a time.
+final class SequenceCombiner: SourceStage {
+    /// Makes a source stage when it is reached.
+    typealias Maker = (ExportSession.SourceInput) throws(MediaError) -> any SourceStage
+    private var source: (any SourceStage)?
+    private var rest: [ExportSession.SourceInput]
+    private let make: Maker
+    /// Where the timeline ends, in the output's units (a slot on a constant-rate grid, a sample
+    /// at the output rate); nil: where the last segment's material ends.
+    private let end: Int64?
+    /// Counters of the sources let go.
+    private var finished: LaneStatistics
+    private var lastFrame: (picture: Frame?, samples: Frame?)
+    /// The latest source time of the sources let go.
+    private var previousTime: MediaTime = .invalid
+    private(set) var file: String?
+    var lastTime: MediaTime {
+        if let t = source?.lastTime, t.isNumeric { return t }
+        return previousTime
+    }
     /// Output sample rate (audio positions) — samples are counted at the source rate in between.
     private let outputRate: Int64
     /// Whether pictures are slots of a constant-rate grid (duration 1 each).
     private let constantRate: Bool
-    private var current = 0
     private var atSegmentStart = true
+    private var filledEnd = false
     /// Video: the last picture handed out (pts, end).
     private var lastPicture: (pts: Int64, end: Int64)?
     /// Black slots still to hand out before the queued frames (made one at a time: a long gap
@@ -34,10 +54,51 @@ final class SequenceCombiner: FrameStage {
     private static let silenceRun: Int64 = 4096
     private var queued: [TimedFrame] = []
 
-    init(inputs: [any SourceStage], outputRate: Int32 = 0, constantRate: Bool = false) {
-        self.inputs = inputs
+    /// `first` is the first segment's source (made already: the sink is made from it); `rest`
+    /// make the others, in order.
+    init(first: any SourceStage, rest: [ExportSession.SourceInput], make: @escaping Maker,
+         outputRate: Int32 = 0, constantRate: Bool = false, end: Int64? = nil) {
+        source = first
+        file = first.file
+        self.rest = rest
+        self.make = make
         self.outputRate = Int64(outputRate)
         self.constantRate = constantRate
+        self.end = end
+        finished = LaneStatistics(track: first.statistics.track)
+    }
+
+    var statistics: LaneStatistics {
+        var s = finished
+        if let t = source?.statistics {
+            s.packetsRead += t.packetsRead
+            s.packetsDecoded += t.packetsDecoded
+            s.packetsSkipped += t.packetsSkipped
+            s.framesDecoded += t.framesDecoded
+        }
+        return s
+    }
+
+    /// The source being read; nil once every segment is done.
+    private func currentSource() throws(MediaError) -> (any SourceStage)? {
+        if let source { return source }
+        guard !rest.isEmpty else { return nil }
+        let made = try make(rest.removeFirst())
+        source = made
+        file = made.file
+        return made
+    }
+
+    /// The current source is done: its counters are kept, it goes (and its reader with it).
+    private func letGo() {
+        guard let s = source else { return }
+        let t = s.statistics
+        finished.packetsRead += t.packetsRead
+        finished.packetsDecoded += t.packetsDecoded
+        finished.packetsSkipped += t.packetsSkipped
+        finished.framesDecoded += t.framesDecoded
+        if s.lastTime.isNumeric { previousTime = s.lastTime }
+        source = nil
     }
 
     func next() throws(MediaError) -> TimedFrame? {
@@ -53,12 +114,16 @@ final class SequenceCombiner: FrameStage {
                 return .samples(try gap.template.silence(samples: Int32(n)), position: gap.position)
             }
             if !queued.isEmpty { return queued.removeFirst() }
-            guard current < inputs.count else { return nil }
-            guard let frame = try inputs[current].next() else {
-                current += 1
+            guard let input = try currentSource() else {
+                if try fillToEnd() { continue }
+                return nil
+            }
+            guard let frame = try input.next() else {
+                letGo()
                 atSegmentStart = true
                 continue
             }
+            file = input.file
             let first = atSegmentStart
             atSegmentStart = false
             switch frame {
@@ -71,6 +136,12 @@ final class SequenceCombiner: FrameStage {
     }
 
     private func joinPicture(_ picture: Frame, pts: Int64, duration: Int64, first: Bool) throws(MediaError) {
+        lastFrame.picture = picture
+        if lastPicture == nil, pts > 0 {
+            // The timeline starts with a gap (a first segment placed later, or a first source
+            // without pictures): black from 0.
+            lastPicture = (pts: -1, end: 0)
+        }
         if let last = lastPicture {
             guard pts > last.pts else { return }
             if first && pts > last.end {
@@ -90,6 +161,11 @@ final class SequenceCombiner: FrameStage {
 
     private func joinSamples(_ run: Frame, position: Int64, first: Bool) throws(MediaError) {
         let rate = Int64(run.sampleRate)
+        lastFrame.samples = run
+        if sampleEnd == nil, position > 0, outputRate > 0, rate > 0 {
+            // Silence from 0 before the first sound on the timeline.
+            sampleEnd = (0, 0, rate)
+        }
         guard let end = sampleEnd, first, outputRate > 0, rate > 0 else {
             if let end = sampleEnd {
                 sampleEnd = (end.anchor, end.count + Int64(run.samples), end.sourceRate)
@@ -113,5 +189,25 @@ final class SequenceCombiner: FrameStage {
         }
         sampleEnd = (expected, gap + Int64(frame.samples), rate)
         queued.append(.samples(frame, position: max(position, expected)))
+    }
+
+    /// After the last segment: black slots or silence up to the timeline's end. True when some
+    /// were queued.
+    private func fillToEnd() throws(MediaError) -> Bool {
+        guard !filledEnd, let end else { return false }
+        filledEnd = true
+        if let picture = lastFrame.picture, let last = lastPicture, constantRate, last.end < end {
+            blackSlots = (try picture.black(), last.end, end)
+            return true
+        }
+        if let run = lastFrame.samples, let e = sampleEnd, outputRate > 0, e.sourceRate > 0 {
+            let expected = e.anchor + WideArithmetic.mulDiv(e.count, outputRate, e.sourceRate)
+            let gap = WideArithmetic.mulDiv(end - expected, Int64(run.sampleRate), outputRate)
+            if gap > 0 {
+                silence = (run, gap, expected)
+                return true
+            }
+        }
+        return false
     }
 }

@@ -9,7 +9,8 @@ import Recipe
 /// source's times, moved and scaled by the segment.
 final class VideoSource: SourceStage {
     private let env: LaneEnvironment
-    private let output: Int
+    /// Where its packets come from.
+    private let tap: PacketTap
     private let track: Track
     private let segment: TimeSegment
     private let decoder: Decoder
@@ -37,16 +38,17 @@ final class VideoSource: SourceStage {
     private var ended = false
     private var pending = PendingFrames()
     private(set) var lastTime: MediaTime = .invalid
+    var file: String? { tap.file }
     private(set) var statistics: LaneStatistics
 
     /// Opens the decoder. `frameRate` nil: source timing.
-    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, frameRate: FrameRate?) throws(MediaError) {
+    init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, frameRate: FrameRate?) throws(MediaError) {
         self.env = env
-        self.output = output
+        self.tap = tap
         self.track = track
         self.segment = segment
         statistics = LaneStatistics(track: track.index)
-        let stream = env.reader.stream(forOutput: output)
+        let stream = tap.stream
         let parameters = StreamParameters(stream)
         sourceTimeBase = parameters.timeBase
         decoder = try Decoder(stream: stream)
@@ -82,7 +84,7 @@ final class VideoSource: SourceStage {
 
     /// One packet's worth of work, or the end.
     private func advance() throws(MediaError) {
-        if !done, let packet = try env.reader.next(output) {
+        if !done, let packet = try tap.next() {
             try env.checkCancelled()
             statistics.packetsRead += 1
             let pts = MediaTime(ts: packet.pts, timeBase: sourceTimeBase)
@@ -98,7 +100,7 @@ final class VideoSource: SourceStage {
             }
             return
         }
-        env.reader.detach(output)
+        tap.detach()
         if !done, var sel = selector {
             let rest = sel.finish()
             statistics.packetsSkipped = sel.skipped
