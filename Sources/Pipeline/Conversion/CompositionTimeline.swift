@@ -13,9 +13,12 @@ enum CompositionTimeline {
         let muted: Set<Int>
     }
 
-    static func resolve(_ requests: [SegmentRequest], whole: TimeRange, asset: Asset, lanes: [LanePlan],
-                        source src: String) throws(MediaError) -> Result {
-        guard !requests.isEmpty else { throw MediaError(.invalidSettings, "the composition has no segments", file: src) }
+    /// `assets[k]` is source k (`SegmentRequest.source`), `lanes[k]` the plan's lanes as they read
+    /// that file (the tracks its frame starts are found in).
+    static func resolve(_ requests: [SegmentRequest], assets: [Asset], lanes lanesBySource: [[LanePlan]]) throws(MediaError) -> Result {
+        guard let first = assets.first else { throw MediaError(.invalidSettings, "the composition has no sources") }
+        guard !requests.isEmpty else { throw MediaError(.invalidSettings, "the composition has no segments", file: first.path) }
+        let lanes = lanesBySource.flatMap { $0 }
         let hasAudio = lanes.contains { if case .audio = $0.kind { return true } else { return false } }
         var segments: [TimeSegment] = []
         var notices: [PlanNotice] = []
@@ -23,6 +26,12 @@ enum CompositionTimeline {
         var muted: Set<Int> = []
         for (i, r) in requests.enumerated() {
             let n = i + 1
+            guard assets.indices.contains(r.source), lanesBySource.indices.contains(r.source) else {
+                throw MediaError(.invalidSettings, "segment \(n) names no source of the plan", file: first.path)
+            }
+            let asset = assets[r.source]
+            let src = asset.path
+            let whole = asset.wholeRange
             func refuse(_ field: String, _ message: String) -> MediaError {
                 MediaError(.invalidSettings, "segment \(n): \(message)", file: src, setting: SegmentRequest.setting(n, field))
             }
@@ -47,7 +56,7 @@ enum CompositionTimeline {
             case .targetDuration?: isScaled = true  // decided below, from the snapped range
             case nil: isScaled = false
             }
-            let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanes, onSourceFrames: isScaled,
+            let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanesBySource[r.source], onSourceFrames: isScaled,
                                             subject: "segment \(n)'s range", key: "composition.segment.\(n)")
             let range = snapped.range
             if let notice = snapped.notice { notices.append(notice) }
@@ -67,19 +76,25 @@ enum CompositionTimeline {
                 muted.insert(i)
             }
             guard previousEnd.isNumeric else {
-                throw refuse("at", "segment \(n - 1) reads to the end of \(src), whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
+                throw refuse("at", "segment \(n - 1) reads to the end of its file, whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
             }
             let targetStart = r.at ?? previousEnd
-            if i == 0, targetStart > .zero {
-                throw refuse("at", "it starts at \(targetStart.secondsDescription) on the timeline: a gap before the first segment is not supported yet")
-            }
             if targetStart < previousEnd {
                 throw refuse("at", "it starts at \(targetStart.secondsDescription) on the timeline, before segment \(n - 1) ends (\(previousEnd.secondsDescription)): segments cannot overlap")
             }
-            let segment = TimeSegment(source: 0, track: nil, sourceRange: range, targetStart: targetStart, scale: scale)
+            let segment = TimeSegment(source: r.source, track: nil, sourceRange: range, targetStart: targetStart, scale: scale)
             previousEnd = try segment.targetEnd()
             segments.append(segment)
         }
         return Result(timeline: TimeMapping(segments), notices: notices, muted: muted)
+    }
+}
+
+extension Asset {
+    /// The file's whole time range: from its start for its stated length; a container that
+    /// states no length (or 0) does not mean an empty file: to the end, however long.
+    var wholeRange: TimeRange {
+        let stated = duration.isNumeric && duration > .zero
+        return TimeRange(start: startTime, duration: stated ? duration : .positiveInfinity)
     }
 }

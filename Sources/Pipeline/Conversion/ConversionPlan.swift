@@ -55,9 +55,11 @@ public struct ConversionRequest: Sendable {
     public var selectiveDecode = true
     /// Extra container metadata (wins over the source's).
     public var metadata: [String: String] = [:]
-    /// A composition of the source alone: its segments, in order (never with `timeRange`); nil:
-    /// the source (or its time range) as it is.
+    /// A composition: its segments, in order (never with `timeRange`); nil: the source (or its
+    /// time range) as it is.
     public var timeline: [SegmentRequest]?
+    /// A composition's other files (segment source 1, 2, …); `source` is its first segment's.
+    public var sources: [String] = []
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks
@@ -75,6 +77,9 @@ public struct LanePlan: Sendable {
     }
     public let track: Track
     public internal(set) var kind: Kind
+    /// Which of the plan's sources `track` is of (a composition may find a kind of track only in
+    /// a later file; 0 otherwise).
+    var source = 0
 }
 
 /// A conversion compiled against its real source: nothing is left open, and everything that can
@@ -125,7 +130,8 @@ public struct ConversionPlan: Sendable {
 }
 
 public enum Planner {
-    public static func plan(_ request: ConversionRequest, asset preloaded: Asset? = nil,
+    /// `sources`: the composition's other files already loaded (`request.sources`, in order).
+    public static func plan(_ request: ConversionRequest, asset preloaded: Asset? = nil, sources loaded: [Asset]? = nil,
                             assistant: SettingsAssistant = .system) throws(MediaError) -> ConversionPlan {
         let asset: Asset
         if let preloaded { asset = preloaded } else { asset = try Asset.load(request.source) }
@@ -136,10 +142,20 @@ public enum Planner {
         let format = try OutputLocation.format(for: out, requested: request.format)
         try OutputLocation.check(out, source: src, overwrite: request.overwrite, format: format)
 
+        // A composition's other files; the settings are decided from all the files it shows.
+        var extras: [Asset] = []
+        if request.timeline != nil {
+            if let loaded, loaded.count == request.sources.count { extras = loaded } else {
+                for path in request.sources { extras.append(try Asset.load(path)) }
+            }
+        }
+        let assets = [asset] + extras
+        let reconciles = !extras.isEmpty
+        let usedSources = Set(request.timeline?.map(\.source) ?? [0]).filter { assets.indices.contains($0) }.sorted()
+
         // Time range.
-        // A container that states no length (or 0) does not mean an empty file: read to the end.
         let stated = asset.duration.isNumeric && asset.duration > .zero
-        let whole = TimeRange(start: asset.startTime, duration: stated ? asset.duration : .positiveInfinity)
+        let whole = asset.wholeRange
         var range = whole
         var wantedRange: TimeRange?
         if let r = request.timeRange {
@@ -159,18 +175,28 @@ public enum Planner {
 
         // Tracks.
         var lanes: [LanePlan] = []
-        var used: Set<Int> = []
+        var used: Set<[Int]> = []
         for t in request.tracks {
-            let track: Track?
+            var track: Track?
+            var home = 0
             switch t.selector {
-            case .type(let type, let n): track = asset.track(type, ordinal: n)
+            case .type(let type, let n):
+                track = asset.track(type, ordinal: n)
+                // A composition's track of a kind: the first of its files (in the order they are
+                // shown) that has one.
+                if track == nil, request.timeline != nil {
+                    for k in usedSources where k > 0 {
+                        if let found = assets[k].track(type, ordinal: n) { track = found; home = k; break }
+                    }
+                }
             case .index(let i): track = asset.track(index: i)
             }
             guard let track else {
                 if t.optional { continue }
                 throw MediaError(.notMedia, "has no \(t.selector) track", file: src)
             }
-            guard used.insert(track.index).inserted else {
+            let trackFile = assets[home].path
+            guard used.insert([home, track.index]).inserted else {
                 throw MediaError(.invalidSettings, "track #\(track.index) (\(t.selector)) is used twice", file: src)
             }
             if !isCopy(t.mode),
@@ -185,13 +211,38 @@ public enum Planner {
             case (.video(let s), .video):
                 if format == .m4a { throw MediaError(.invalidSettings, "an m4a file holds audio only; track #\(track.index) of \(src) is video", file: out) }
                 do throws(MediaError) {
-                    let source = VariableRate.measured(track, path: src, settings: s)
-                    lanes.append(LanePlan(track: track, kind: .video(try assistant.video(source: source, settings: s))))
-                } catch { throw error.at(file: src, track: track.index) }
+                    var source = VariableRate.measured(track, path: trackFile, settings: s)
+                    var settings = s, reconciled: [Decision] = []
+                    if reconciles {
+                        var formats = [(file: trackFile, format: source)]
+                        for k in usedSources where k != home {
+                            if let t = assets[k].track(.video, ordinal: 0) {
+                                formats.append((assets[k].path, VariableRate.measured(t, path: assets[k].path, settings: s)))
+                            }
+                        }
+                        (source, settings, reconciled) = CompositionSources.video(formats, settings: s)
+                    }
+                    var resolved = try assistant.video(source: source, settings: settings)
+                    if !reconciled.isEmpty {
+                        let replaced = Set(reconciled.map(\.setting))
+                        resolved.decisions = reconciled + resolved.decisions.filter { !replaced.contains($0.setting) }
+                    }
+                    lanes.append(LanePlan(track: track, kind: .video(resolved), source: home))
+                } catch { throw error.at(file: trackFile, track: track.index) }
             case (.audio(let s), .audio):
                 do throws(MediaError) {
-                    lanes.append(LanePlan(track: track, kind: .audio(try assistant.audio(source: track.format, settings: s))))
-                } catch { throw error.at(file: src, track: track.index) }
+                    var source = track.format, reconciled: [Decision] = []
+                    if reconciles {
+                        var formats = [(file: trackFile, format: source)]
+                        for k in usedSources where k != home {
+                            if let t = assets[k].track(.audio, ordinal: 0) { formats.append((assets[k].path, t.format)) }
+                        }
+                        (source, reconciled) = CompositionSources.audio(formats)
+                    }
+                    var resolved = try assistant.audio(source: source, settings: s)
+                    resolved.decisions = reconciled + resolved.decisions
+                    lanes.append(LanePlan(track: track, kind: .audio(resolved), source: home))
+                } catch { throw error.at(file: trackFile, track: track.index) }
             case (.subtitle, .subtitle):
                 let trimmed = range.start > whole.start || range.end < whole.end
                 lanes.append(LanePlan(track: track, kind: try SubtitleConversion.plan(track, format: format, trimmed: trimmed, source: src)))
@@ -208,13 +259,20 @@ public enum Planner {
         }
 
         var composed: CompositionTimeline.Result?
+        var trackMap: [[Int?]] = []
         if let segments = request.timeline {
             guard request.timeRange == nil else { throw MediaError(.invalidSettings, "a composition has no time range: each segment has its own", file: src) }
             // A composition re-encodes what it shows; a copy keeps the file's samples and times.
             if let copied = lanes.first(where: { if case .video = $0.kind { return false }; if case .audio = $0.kind { return false }; return true }) {
                 throw MediaError(.invalidSettings, "track #\(copied.track.index) is copied (or is subtitles), but a composition's tracks are decoded: copied tracks are not supported in a composition yet", file: src, track: copied.track.index)
             }
-            composed = try CompositionTimeline.resolve(segments, whole: whole, asset: asset, lanes: lanes, source: src)
+            trackMap = CompositionSources.tracks(of: lanes, in: assets)
+            let bySource = assets.indices.map { k in
+                lanes.enumerated().compactMap { l, lane in
+                    trackMap[l][k].flatMap { assets[k].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
+                }
+            }
+            composed = try CompositionTimeline.resolve(segments, assets: assets, lanes: bySource)
         }
 
         var (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
@@ -228,7 +286,9 @@ public enum Planner {
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let composed {
-            plan = plan.composed(composed.timeline)
+            // Per lane, per segment: the track its file gives (none: black or silence there).
+            let perSegment = trackMap.map { bySource in composed.timeline.segments.map { bySource[$0.source] } }
+            plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment)
             plan.mutedSegments = composed.muted
             plan.notices += composed.notices
         }

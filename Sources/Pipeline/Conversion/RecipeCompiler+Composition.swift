@@ -2,15 +2,11 @@ import Recipe
 
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
-    /// it (exit 65) rather than converting something else: several source files (one reader per
-    /// run today), slow motion from the source, an audio track with its own segments, a segment
+    /// it (exit 65) rather than converting something else: slow motion from the source, an audio track with its own segments, a segment
     /// naming a source track. Needs no file, so `batch` says it once, before any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
-        if let other = recipe.sources.first(where: { $0.path != .input }) {
-            errors.append(recipe.diagnostic(other.mark, "several source files are not yet supported: this build composes segments of the input ('{input}') only"))
-        }
         if composition.video != nil, let audio = composition.explicitAudio {
             errors.append(recipe.diagnostic(audio.mark, "an audio track with its own segments beside the video's is not yet supported: leave out 'audio:' and the sound follows the video segments"))
         }
@@ -28,13 +24,36 @@ extension RecipeCompiler {
         if !errors.isEmpty { throw RecipeErrors(errors) }
     }
 
-    /// The composition's segments as the engine takes them (nil: no composition). With one
-    /// source, one list of segments: the video track's (the sound follows it), else the audio's.
-    static func timeline(of recipe: Recipe) -> [SegmentRequest]? {
+    /// The composition's segments as the engine takes them (nil: no composition): the video
+    /// track's (the sound follows it), else the audio's. `files` are the paths
+    /// `compositionFiles` gives; a segment's `source` is its file's place among them.
+    static func timeline(of recipe: Recipe, files: [String], input: String) -> [SegmentRequest]? {
         guard let composition = recipe.composition, let track = composition.video ?? composition.explicitAudio else { return nil }
         return track.segments.map { segment in
-            SegmentRequest(start: segment.start?.value ?? .zero, end: sourceEnd(of: segment), at: segment.at?.value,
-                           timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment))
+            let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
+            return SegmentRequest(source: files.firstIndex(of: path) ?? 0, start: segment.start?.value ?? .zero,
+                                  end: sourceEnd(of: segment), at: segment.at?.value,
+                                  timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment))
+        }
+    }
+
+    /// The files a composition shows, each once, in the order its segments first show them (the
+    /// first is the plan's source); without a composition, the input alone.
+    static func compositionFiles(_ recipe: Recipe, input: String) -> [String] {
+        guard let composition = recipe.composition, let track = composition.video ?? composition.explicitAudio else { return [input] }
+        var files: [String] = []
+        for segment in track.segments {
+            let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
+            if !files.contains(path) { files.append(path) }
+        }
+        return files.isEmpty ? [input] : files
+    }
+
+    /// A source's path: the input itself, or its path with the input's tokens filled in.
+    static func sourcePath(_ spec: SourceSpec, input: String) -> String {
+        switch spec.path {
+        case .input: return input
+        case .file(let template): return expand(template, source: input)
         }
     }
 

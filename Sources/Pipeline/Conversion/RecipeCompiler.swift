@@ -40,13 +40,20 @@ public enum RecipeCompiler {
             throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
         }
         if source.isEmpty { throw MediaError(.inputMissing, "the input path is empty", file: "''") }
-        let asset = try Asset.load(source)
+        // A composition reads its files in the order they are shown; the first is the plan's source.
+        let files = compositionFiles(recipe, input: source)
+        let primary = files.first ?? source
+        let asset = try Asset.load(primary)
+        var others: [Asset] = []
+        for path in files.dropFirst() { others.append(try Asset.load(path)) }
         guard let template = output ?? recipe.output.path?.value else {
             throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
         }
         let outPath = expand(template, source: source)
         // The recipe is as precious as the source: an output path that names it is refused.
-        try OutputLocation.check(outPath, source: source, protected: [(recipe.file, "recipe")], overwrite: overwrite || recipe.output.overwrite,
+        // So is every file a composition reads.
+        let protected = [(recipe.file, "recipe")] + files.filter { $0 != source }.map { ($0, "source") }
+        try OutputLocation.check(outPath, source: source, protected: protected, overwrite: overwrite || recipe.output.overwrite,
                                 format: recipe.output.format?.value)
         var errors: [Diagnostic] = []
         /// Tracks the recipe needs that this source lacks: the input does not fit (exit 66).
@@ -79,7 +86,10 @@ public enum RecipeCompiler {
             let track: Track?
             switch out.track {
             case .kind(let kind, let n):
-                track = MediaType(rawValue: kind.rawValue).flatMap { asset.track($0, ordinal: n) }
+                // A composition's track of a kind comes from the first of its files that has one.
+                track = MediaType(rawValue: kind.rawValue).flatMap { t in
+                    asset.track(t, ordinal: n) ?? others.lazy.compactMap { $0.track(t, ordinal: n) }.first
+                }
             case .index(let i):
                 track = asset.track(index: i)
             }
@@ -160,7 +170,12 @@ public enum RecipeCompiler {
                 }
                 mode = .passthrough
             }
-            tracks.append(TrackRequest(.index(track.index), mode))
+            // A composition names tracks by kind: the planner finds each in the file that has it.
+            if recipe.composition != nil, case .kind(let kind, let n) = out.track, let t = MediaType(rawValue: kind.rawValue) {
+                tracks.append(TrackRequest(.type(t, n), mode))
+            } else {
+                tracks.append(TrackRequest(.index(track.index), mode))
+            }
             if mode == .passthrough {
                 let keys = track.mediaType == .audio ? IgnoredSettings.audioKeys(audio) : IgnoredSettings.videoKeys(video)
                 let copyAsked = (track.mediaType == .audio ? audio.codec == .copy : video.codec == .copy)
@@ -210,15 +225,16 @@ public enum RecipeCompiler {
             throw MediaError(.notMedia, "none of the recipe's tracks are in this file (it has \(has.isEmpty ? "no tracks" : has))", file: source)
         }
 
-        var request = ConversionRequest(source: source, output: outPath, tracks: tracks)
+        var request = ConversionRequest(source: primary, output: outPath, tracks: tracks)
+        request.sources = Array(files.dropFirst())
         request.format = recipe.output.format?.value
         request.optimizeForNetwork = recipe.output.optimizeForNetwork
         request.overwrite = overwrite || recipe.output.overwrite
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
-        request.timeline = timeline(of: recipe)
+        request.timeline = timeline(of: recipe, files: files, input: source)
         var plan: ConversionPlan
-        do throws(MediaError) { plan = try Planner.plan(request, asset: asset, assistant: assistant) } catch {
+        do throws(MediaError) { plan = try Planner.plan(request, asset: asset, sources: others, assistant: assistant) } catch {
             throw placed(error, in: recipe, writers: writers, source: source)
         }
         plan.notices += ignored

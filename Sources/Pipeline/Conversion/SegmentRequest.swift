@@ -1,9 +1,11 @@
 import Recipe
 
-/// One segment of a single-source composition, as the engine takes it: a range of the input,
+/// One segment of a composition, as the engine takes it: a range of one of its files,
 /// placed on the output's timeline and played at a speed. Times are on the file's own timeline
 /// with 0 at its start, as a time range's are.
 public struct SegmentRequest: Sendable, Hashable {
+    /// Which file: 0 the request's `source`, k its `sources[k - 1]`.
+    public var source: Int
     public var start: MediaTime
     /// nil: to the end of the file.
     public var end: MediaTime?
@@ -14,8 +16,9 @@ public struct SegmentRequest: Sendable, Hashable {
     /// What becomes of the sound of the segment when it plays at another speed.
     public var audioStretch: AudioStretch
 
-    public init(start: MediaTime = .zero, end: MediaTime? = nil, at: MediaTime? = nil,
+    public init(source: Int = 0, start: MediaTime = .zero, end: MediaTime? = nil, at: MediaTime? = nil,
                 timing: SegmentTiming? = nil, audioStretch: AudioStretch = .default) {
+        self.source = source
         self.start = start; self.end = end; self.at = at; self.timing = timing; self.audioStretch = audioStretch
     }
 

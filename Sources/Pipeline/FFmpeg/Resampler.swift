@@ -7,11 +7,17 @@ final class Resampler {
     private var context: OpaquePointer?
     let outRate: Int32, outFormat: AVSampleFormat
     private var outLayout = AVChannelLayout()
+    /// What it takes: a frame of another rate, format or layout needs another resampler.
+    private let inRate: Int32, inFormat: AVSampleFormat
+    private var inLayout = AVChannelLayout()
 
     init(inRate: Int32, inFormat: AVSampleFormat, inLayout: UnsafePointer<AVChannelLayout>,
          outRate: Int32, outFormat: AVSampleFormat, outLayout layoutName: String) throws(MediaError) {
         self.outRate = outRate
         self.outFormat = outFormat
+        self.inRate = inRate
+        self.inFormat = inFormat
+        try FFmpeg.check(av_channel_layout_copy(&self.inLayout, inLayout), "channel layout")
         // The layout the plan names (2.1 is not stereo plus one: it has an LFE channel).
         guard av_channel_layout_from_string(&outLayout, layoutName) >= 0 else {
             throw MediaError(.invalidSettings, "unknown channel layout '\(layoutName)'", setting: "channel-layout")
@@ -34,6 +40,13 @@ final class Resampler {
     deinit {
         swr_free(&context)
         av_channel_layout_uninit(&outLayout)
+        av_channel_layout_uninit(&inLayout)
+    }
+
+    /// Whether `frame` is in the rate, format and layout this resampler takes.
+    func takes(_ frame: Frame) -> Bool {
+        frame.sampleRate == inRate && frame.sampleFormat == inFormat
+            && av_channel_layout_compare(&inLayout, &frame.pointer.pointee.ch_layout) == 0
     }
 
     var layout: AVChannelLayout { outLayout }

@@ -35,6 +35,12 @@ final class AudioSink: SinkStage {
     func consume(_ timed: TimedFrame) throws(MediaError) {
         guard case .samples(let frame, let position) = timed else { return }
         if nextPTS == nil { nextPTS = position }
+        if let r = resampler, !r.takes(frame) {
+            // A composition's next file has another rate or layout: what the resampler holds of
+            // the previous one comes out first, then a new one takes over.
+            if let tail = try r.convert(nil) { try fifo.write(tail) }
+            resampler = nil
+        }
         if resampler == nil {
             resampler = try frame.makeResampler(toRate: Int32(settings.sampleRate), format: AV_SAMPLE_FMT_FLTP,
                                                 layout: settings.channelLayout)

@@ -1,0 +1,73 @@
+import Recipe
+
+/// A composition of several files makes one output track of each kind from tracks that differ
+/// in size, orientation, frame rate, sample rate and channels. Here those are reconciled, the way
+/// AVFoundation's video composition defaults do it: the render size is the largest picture as
+/// displayed (upright), every source fitted into it with its aspect kept; the frame rate is the
+/// highest of the sources' (the shortest frame duration), so no source loses frames; the sound
+/// takes the highest sample rate and the most channels. The settings assistant then decides from
+/// that reconciled format as it does from one file's, and `plan` says what was reconciled.
+enum CompositionSources {
+    /// The track lane `l` takes from each source: its own in its own file,
+    /// else that file's first track of the same kind; nil where the file has none (that lane is
+    /// black or silent during its segments).
+    static func tracks(of lanes: [LanePlan], in assets: [Asset]) -> [[Int?]] {
+        lanes.map { lane in
+            assets.enumerated().map { k, asset in
+                k == lane.source ? lane.track.index : asset.track(lane.track.mediaType, ordinal: 0)?.index
+            }
+        }
+    }
+
+    /// The video format the assistant decides from, the settings it decides with (a frame rate
+    /// forced where the recipe gives none: sources of different timing share one grid), and what
+    /// was reconciled, for the plan. `formats`: every used source's picture format with its file.
+    static func video(_ formats: [(file: String, format: FormatDescription)], settings: VideoSettings)
+        -> (format: FormatDescription, settings: VideoSettings, decisions: [Decision]) {
+        guard var merged = formats.first?.format else { return (FormatDescription(mediaType: .video, codec: "none"), settings, []) }
+        var s = settings
+        var decisions: [Decision] = []
+        // Render size: the largest displayed picture (by area; the first of equals).
+        let largest = formats.max { a, b in
+            let (aw, ah) = a.format.displaySize, (bw, bh) = b.format.displaySize
+            return aw * ah < bw * bh
+        } ?? formats[0]
+        let (w, h) = largest.format.displaySize
+        merged.width = w
+        merged.height = h
+        merged.pixelAspect = .square
+        merged.rotation = 0
+        let sizes = formats.map { "\(FilePaths.name(of: $0.file)) \($0.format.displaySize.width)x\($0.format.displaySize.height)" }
+        decisions.append(Decision(setting: "render-size", value: "\(w)x\(h)", rule: "composition.render-size",
+                                  reason: "the largest picture of the composition's sources as displayed (\(sizes.joined(separator: ", "))); each source is turned upright and fitted inside it, aspect kept, on black"))
+        // Frame rate: the highest nominal rate.
+        let rates = formats.compactMap { f in (f.format.nominalFrameRate ?? f.format.averageFrameRate).map { (f.file, $0) } }
+        if let fastest = rates.max(by: { $0.1 < $1.1 }) {
+            let rate = SettingsAssistant.nearestStandardRate(fastest.1)
+            merged.averageFrameRate = rate
+            merged.isVariableFrameRate = false
+            merged.nominalFrameRate = nil
+            if s.frameRate == nil || s.frameRate == .source {
+                s.frameRate = .rate(rate)
+                s.frameRatePolicy = .exact
+                let list = rates.map { "\(FilePaths.name(of: $0.0)) \($0.1.decimalDescription)" }.joined(separator: ", ")
+                decisions.append(Decision(setting: "frame-rate", value: rate.description, rule: "composition.frame-rate",
+                                          reason: "the composition's sources run at different times (\(list)): they share the highest standard rate, so none loses a frame"))
+            }
+        }
+        return (merged, s, decisions)
+    }
+
+    /// The sound format the assistant decides from: the highest sample rate and the most channels.
+    static func audio(_ formats: [(file: String, format: FormatDescription)]) -> (format: FormatDescription, decisions: [Decision]) {
+        guard var merged = formats.first?.format else { return (FormatDescription(mediaType: .audio, codec: "none"), []) }
+        let rate = formats.map(\.format.sampleRate).max() ?? merged.sampleRate
+        let channels = formats.map(\.format.channels).max() ?? merged.channels
+        if let richest = formats.first(where: { $0.format.channels == channels }) { merged.channelLayout = richest.format.channelLayout }
+        merged.sampleRate = rate
+        merged.channels = channels
+        let list = formats.map { "\(FilePaths.name(of: $0.file)) \($0.format.sampleRate) Hz \($0.format.channels) ch" }.joined(separator: ", ")
+        return (merged, [Decision(setting: "sound", value: "\(rate) Hz, \(channels) ch", rule: "composition.sound",
+                                  reason: "the composition's sources (\(list)) are resampled and mixed to the highest rate and the most channels among them")])
+    }
+}
