@@ -84,7 +84,7 @@ struct PlanCommand: Command {
             tracks.append(t)
         }
         return [
-            "recipe": r.file, "name": r.name ?? NSNull(), "source": p.source.path, "output": p.outputPath,
+            "recipe": r.file, "name": r.name ?? NSNull(), "source": p.source.path, "sources": p.sources.map(\.path), "output": p.outputPath,
             "format": p.format.rawValue, "optimizeForNetwork": p.optimizeForNetwork, "selectiveDecode": p.selectiveDecode,
             "timeRange": timeRangeObject(p),
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
@@ -96,12 +96,25 @@ struct PlanCommand: Command {
     static func text(_ r: Recipe, _ c: CompiledRecipe) -> String {
         let p = c.plan
         var lines = ["recipe   \(r.file)" + (r.name.map { " (\($0))" } ?? "")]
-        lines.append("source   \(p.source.path)  [\(p.source.duration.secondsDescription)]")
-        lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
-        lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
-                     + "  selective decode \(p.selectiveDecode ? "on" : "off")")
-        for (i, s) in (p.composedSegments ?? []).enumerated() {
-            lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)")
+        if let segments = p.composedSegments {
+            for (i, a) in p.sources.enumerated() {
+                lines.append("\(i == 0 ? "sources " : "        ") \(a.path)  [\(a.duration.secondsDescription)]")
+            }
+            lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
+            lines.append("timeline \(p.duration.secondsDescription), \(segments.count) segment\(segments.count == 1 ? "" : "s")  selective decode \(p.selectiveDecode ? "on" : "off")")
+            for (i, s) in segments.enumerated() {
+                var counts: [String] = []
+                if let f = s.frames { counts.append("\(f) frame\(f == 1 ? "" : "s")") }
+                if let n = s.samples { counts.append("\(n) samples") }
+                lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)"
+                             + "  (\(([(s.file as NSString).lastPathComponent] + counts).joined(separator: ", ")))")
+            }
+            lines += TimelinePicture.lines(segments, total: p.duration)
+        } else {
+            lines.append("source   \(p.source.path)  [\(p.source.duration.secondsDescription)]")
+            lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
+            lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
+                         + "  selective decode \(p.selectiveDecode ? "on" : "off")")
         }
         for (i, (lane, o)) in zip(p.lanes, c.origins).enumerated() {
             let f = lane.track.format
@@ -143,7 +156,8 @@ func noticeObject(_ n: PlanNotice) -> [String: Any] {
 /// A composition's segment: its source range (file timeline) and its place on the output's.
 func segmentObject(_ s: PlannedSegment) -> [String: Any] {
     ["source": ["start": s.sourceRange.start.seconds, "end": s.sourceRange.end.isNumeric ? s.sourceRange.end.seconds : NSNull()] as [String: Any],
-     "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed]
+     "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed,
+     "file": s.file, "frames": s.frames.map { $0 as Any } ?? NSNull(), "samples": s.samples.map { $0 as Any } ?? NSNull()]
 }
 
 /// The planned range on the file's timeline, and what was asked when a trim moved to frame

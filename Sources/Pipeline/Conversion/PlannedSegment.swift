@@ -8,15 +8,35 @@ public struct PlannedSegment: Sendable, Hashable {
     public let targetDuration: MediaTime
     /// The speed it plays at (`1/8`), as the recipe writes speeds.
     public let speed: String
+    /// The file it reads.
+    public let file: String
+    /// The output frames (on the output's frame grid) and samples (at its sample rate) it
+    /// contributes: counted from absolute positions, so they add up to the output's; nil where
+    /// the output has no such track or no constant frame rate.
+    public let frames: Int64?
+    public let samples: Int64?
 }
 
 extension ConversionPlan {
     /// A composition's segments, in order; nil for a plain conversion (its range is `timeRange`).
     public var composedSegments: [PlannedSegment]? {
         guard isComposed else { return nil }
-        return timeline.segments.map {
-            PlannedSegment(sourceRange: $0.sourceRange, targetStart: $0.targetStart, targetDuration: $0.targetDuration,
-                           speed: $0.scale.inverse.description)
+        let frameDuration = lanes.lazy.compactMap { lane -> MediaTime? in
+            if case .video(let v) = lane.kind { return v.frameRate?.frameDuration } else { return nil }
+        }.first
+        let sampleRate = lanes.lazy.compactMap { lane -> Int32? in
+            if case .audio(let a) = lane.kind { return Int32(a.sampleRate) } else { return nil }
+        }.first
+        return timeline.segments.map { s in
+            let range = s.targetRange
+            let frames = frameDuration.flatMap { d -> Int64? in
+                guard let a = MediaTime.count(of: d, from: .zero, to: range.start, rounding: .up),
+                      let b = MediaTime.count(of: d, from: .zero, to: range.end, rounding: .up) else { return nil }
+                return b - a
+            }
+            return PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
+                                  speed: s.scale.inverse.description, file: sources[s.source].path, frames: frames,
+                                  samples: sampleRate.flatMap { TimeMapping.sampleCount(in: range, rate: $0) })
         }
     }
 }

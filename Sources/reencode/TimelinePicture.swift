@@ -1,0 +1,40 @@
+import Foundation
+import Pipeline
+import Recipe
+
+/// The composition's timeline drawn in text for `plan`: one bar, each segment's share of it
+/// proportional to its length on the output, named by its file (and speed when not 1); gaps dotted.
+///
+///     timeline |intro.mp4 ····|clip.mp4 ············|outro.mp4 ···|
+///              0s             2s                    4.97s         6.97s
+enum TimelinePicture {
+    static let width = 64
+
+    static func lines(_ segments: [PlannedSegment], total: MediaTime) -> [String] {
+        guard total.isNumeric, total > .zero, !segments.isEmpty else { return [] }
+        let seconds = total.seconds
+        func column(_ t: MediaTime) -> Int { t.isNumeric ? min(width, max(0, Int((t.seconds / seconds * Double(width)).rounded()))) : width }
+        var bar = Array(repeating: Character("·"), count: width + 1)
+        var marks: [(Int, MediaTime)] = []
+        for s in segments {
+            let a = column(s.targetStart), b = column(s.targetStart + s.targetDuration)
+            bar[a] = "|"
+            var label = (s.file as NSString).lastPathComponent + (s.speed == "1" ? "" : " ×\(s.speed)") + " "
+            let room = max(0, b - a - 1)
+            if label.count > room { label = String(label.prefix(room)) }
+            for (k, ch) in label.enumerated() { bar[a + 1 + k] = ch }
+            for k in (a + 1 + label.count)..<max(a + 1 + label.count, b) { bar[k] = "=" }
+            bar[b] = "|"
+            marks.append((a, s.targetStart))
+            marks.append((b, s.targetStart + s.targetDuration))
+        }
+        var scale = Array(repeating: Character(" "), count: width + 12)
+        var free = 0
+        for (col, t) in marks.sorted(by: { $0.0 < $1.0 }) where col >= free {
+            let text = t.secondsDescription
+            for (k, ch) in text.enumerated() where col + k < scale.count { scale[col + k] = ch }
+            free = col + text.count + 1
+        }
+        return ["timeline \(String(bar))", "         \(String(scale).trimmingCharacters(in: .whitespaces))"]
+    }
+}
