@@ -98,7 +98,7 @@ public final class ExportSession: Sendable {
                 let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
                     do throws(MediaError) {
                         return try VideoSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
-                                               segment: k.segment, frameRate: s.frameRate)
+                                               segment: k.segment, frameRate: s.frameRate, fillsRange: plan.isComposed)
                     } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
                 guard let firstInput = inputs.first, let first = try make(firstInput) as? VideoSource else {
@@ -108,7 +108,7 @@ public final class ExportSession: Sendable {
                                          timeBase: first.outputTimeBase, frameRate: first.outputFrameRate)
                 var stage: any SourceStage = first
                 if plan.isComposed {
-                    let end = s.frameRate.flatMap { rate in MediaTime.count(of: rate.frameDuration, from: .zero, to: plan.duration, rounding: .up) }
+                    let end = s.frameRate.flatMap { rate in TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) }
                     stage = SequenceCombiner(first: first, rest: Array(inputs.dropFirst()), make: make,
                                              constantRate: s.frameRate != nil, end: plan.duration.isNumeric ? end : nil)
                 }

@@ -27,16 +27,11 @@ extension ConversionPlan {
         let sampleRate = lanes.lazy.compactMap { lane -> Int32? in
             if case .audio(let a) = lane.kind { return Int32(a.sampleRate) } else { return nil }
         }.first
-        return timeline.segments.map { s in
-            let range = s.targetRange
-            let frames = frameDuration.flatMap { d -> Int64? in
-                guard let a = MediaTime.count(of: d, from: .zero, to: range.start, rounding: .up),
-                      let b = MediaTime.count(of: d, from: .zero, to: range.end, rounding: .up) else { return nil }
-                return b - a
-            }
-            return PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
-                                  speed: s.scale.inverse.description, file: sources[s.source].path, frames: frames,
-                                  samples: sampleRate.flatMap { TimeMapping.sampleCount(in: range, rate: $0) })
+        return timeline.segments.enumerated().map { i, s in
+            PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
+                           speed: s.scale.inverse.description, file: sources[s.source].path,
+                           frames: frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },
+                           samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) })
         }
     }
 }

@@ -13,6 +13,15 @@ public struct DecodedPicture: Sendable {
     public var stamp: Int? {
         luma.withUnsafeBufferPointer { TestPattern.read(luma: $0, width: width, height: height, lineSize: width) }
     }
+
+    /// The frame number a `TestPattern` picture drawn into the rectangle (x, y, w, h) carries (a
+    /// picture fitted inside a larger frame).
+    public func stamp(x: Int, y: Int, width w: Int, height h: Int) -> Int? {
+        guard x >= 0, y >= 0, w > 0, h > 0, x + w <= width, y + h <= height else { return nil }
+        return luma.withUnsafeBufferPointer { all in
+            TestPattern.read(luma: UnsafeBufferPointer(rebasing: all[(y * width + x)...]), width: w, height: h, lineSize: width)
+        }
+    }
 }
 
 /// Decoded audio, mixed down to mono floats.

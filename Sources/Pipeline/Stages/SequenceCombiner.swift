@@ -136,6 +136,8 @@ final class SequenceCombiner: SourceStage {
     }
 
     private func joinPicture(_ picture: Frame, pts: Int64, duration: Int64, first: Bool) throws(MediaError) {
+        // A slot past the timeline's last (its midpoint after the end) is nobody's.
+        if constantRate, let end, pts >= end { return }
         lastFrame.picture = picture
         if lastPicture == nil, pts > 0 {
             // The timeline starts with a gap (a first segment placed later, or a first source

@@ -41,8 +41,14 @@ final class VideoSource: SourceStage {
     var file: String? { tap.file }
     private(set) var statistics: LaneStatistics
 
+    /// Slots up to the segment's end are all this segment's (a composition), not only those
+    /// whose midpoint the material reaches (a single range: no sliver frame at its end).
+    private let fillsRange: Bool
+
     /// Opens the decoder. `frameRate` nil: source timing.
-    init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, frameRate: FrameRate?) throws(MediaError) {
+    init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, frameRate: FrameRate?,
+         fillsRange: Bool = false) throws(MediaError) {
+        self.fillsRange = fillsRange
         self.env = env
         self.tap = tap
         self.track = track
@@ -194,7 +200,12 @@ final class VideoSource: SourceStage {
         var frameDuration = lastFrameDuration
         if !frameDuration.isNumeric, let avg = track.format.averageFrameDuration { frameDuration = avg }
         if !frameDuration.isNumeric { frameDuration = r.grid.frameDuration }
-        let end = maxPTS.isNumeric ? maxPTS + frameDuration : .negativeInfinity
+        var end = maxPTS.isNumeric ? maxPTS + frameDuration : .negativeInfinity
+        // In a composition every slot whose time lies in the segment's range is the segment's
+        // (the next one starts at the first slot at or after its own start): when the material
+        // reaches the range's end, the last frame fills them all, so no slot between two
+        // segments is left black. A short file still leaves the slots past its end to the gap.
+        if fillsRange, end.isNumeric, end >= segment.sourceRange.end { end = .positiveInfinity }
         let slots = r.finish(sourceEnd: end)
         retimer = r
         for (picture, k) in slots { emit(picture, pts: firstSlot + k, duration: 1) }

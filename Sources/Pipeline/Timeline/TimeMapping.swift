@@ -69,6 +69,24 @@ struct TimeMapping: Sendable, Hashable {
         return b - a
     }
 
+    /// The output slots of a constant-rate timeline ending at `end`: slot n (at n·D) exists when
+    /// its midpoint is before the end, so the last frame is never a sliver — the same rule a
+    /// single range's grid keeps. nil: no numeric end.
+    static func slotCount(to end: MediaTime, frameDuration d: MediaTime) -> Int64? {
+        guard end.isNumeric, d.isNumeric, d > .zero else { return nil }
+        return max(0, MediaTime.count(of: d, from: d.half, to: end, rounding: .up) ?? 0)
+    }
+
+    /// The slots of segment `i` on a constant-rate timeline: those whose time lies in its target
+    /// range, below `slotCount` of the timeline's end.
+    func slots(ofSegment i: Int, frameDuration d: MediaTime) -> Int64? {
+        let range = segments[i].targetRange
+        guard let total = Self.slotCount(to: targetDuration, frameDuration: d),
+              let a = MediaTime.count(of: d, from: .zero, to: range.start, rounding: .up),
+              let b = MediaTime.count(of: d, from: .zero, to: range.end, rounding: .up) else { return nil }
+        return max(0, min(b, total) - min(a, total))
+    }
+
     /// The samples segment `i` contributes at `rate`.
     func sampleCount(ofSegment i: Int, rate: Int32) -> Int64? {
         Self.sampleCount(in: segments[i].targetRange, rate: rate)
