@@ -1,11 +1,12 @@
 import Foundation
+import Pipeline
+import Recipe
 import Testing
 
 private let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// `validate` reads compositions (issue 12); `plan`, `run` and `batch` refuse those of several
-/// source files at the first `sources:` entry that is not the input, with 65, and make nothing.
-@Suite("reencode with compositions: validate accepts, plan/run/batch refuse several sources", .serialized)
+/// `validate` reads compositions; `plan`, `run` and `batch` compose several files.
+@Suite("reencode with compositions of several files: validate, plan, run, batch", .serialized)
 struct CompositionCLITests {
     static let recipe = """
     # two clips end to end
@@ -58,25 +59,84 @@ struct CompositionCLITests {
         #expect(r.stderr == "\(path):11:47: error: 'speed' must be from 1/32 to 32, not '0'\n    - { source: b, start: 1s, end: 2s, speed: 0 }\n                                              ^\n")
     }
 
-    @Test("plan, run and batch: several source files are refused at the first other source's line (65), nothing made")
-    func refused() throws {
+    static let concatRecipe = """
+    recipe: 1
+    output: "{stem}-joined.mp4"
+    sources:
+      intro: intro.mp4
+      clip: "{input}"
+      outro: outro.mp4
+    composition:
+      video:
+        - { source: intro }
+        - { source: clip }
+        - { source: outro, end: 0.5s }
+    reader:
+      outputs:
+        picture: { track: video }
+    writer:
+      inputs:
+        - { source: picture, settings: { base: h264-640x480, frame-rate: 30 } }
+    """
+
+    /// `frames` pictures at 30 fps stamped `base + i`.
+    static func clip(_ path: String, base: Int, frames: Int, width: Int = 320, height: Int = 180) throws {
+        let rate = FrameRate(frames: 30)
+        let s = try FrameSource(path: path, video: GeneratedVideoFormat(width: width, height: height, frameRate: rate), audio: nil)
+        for i in 0..<frames { try s.appendPicture(at: rate.frameDuration * Int64(i)) { TestPattern.draw(index: base + i, into: $0) } }
+        try s.finish()
+    }
+
+    static func stamps(_ path: String) throws -> [Int?] {
+        let r = try SampleReader(path: path, track: .type(.video, 0))
+        var out: [Int?] = []
+        while let p = try r.nextPicture() { out.append(p.stamp) }
+        return out
+    }
+
+    @Test("plan, run and batch: an intro and an outro around each input, frame for frame; the plan lists the files")
+    func severalFiles() throws {
         let dir = Scratch()
-        let path = dir.file("r.yaml")
-        try Self.recipe.write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.concatRecipe.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        try Self.clip(dir.file("intro.mp4"), base: 1000, frames: 30)
+        try Self.clip(dir.file("outro.mp4"), base: 3000, frames: 30)
         try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
-        try Data("not media".utf8).write(to: URL(fileURLWithPath: dir.file("in/b.mp4")))
+        try Self.clip(dir.file("in/b.mp4"), base: 2000, frames: 45)
+        try Self.clip(dir.file("in/c.mp4"), base: 4000, frames: 15)
+
+        let plan = try Binary.run(["plan", "r.yaml", "-i", "in/b.mp4"], timeLimit: 120, cwd: dir.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("""
+            sources  intro.mp4  [1.000s]
+                     in/b.mp4  [1.500s]
+                     outro.mp4  [1.000s]
+            """), "\(plan.stdout)")
+        #expect(plan.stdout.contains("segment  3: source [0.000s, 0.500s) at 2.500s for 0.500s, speed 1  (outro.mp4, 15 frames)"), "\(plan.stdout)")
+
+        let run = try Binary.run(["run", "r.yaml", "-i", "in/b.mp4", "-o", "b.mp4", "--quiet"], timeLimit: 300, cwd: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.stamps(dir.file("b.mp4")) == (Array(1000..<1030) + Array(2000..<2045) + Array(3000..<3015)).map { Optional($0) })
+
         try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
-        let refusal = "\(path):5:3: error: several source files are not yet supported: this build composes segments of the input ('{input}') only\n  a: a.mp4\n  ^\n"
-        for command in [["plan", path, "-i", dir.file("in/b.mp4")],
-                        ["run", path, "-i", dir.file("in/b.mp4"), "-o", dir.file("out/o.mp4")],
-                        ["batch", path, "--input-dir", dir.file("in"), "--output-dir", dir.file("out")]] {
-            let r = try Binary.run(command, timeLimit: 60)
-            #expect(r.status == 65, "\(command[0])")
-            #expect(r.stderr == refusal, "\(command[0])")
-            #expect(r.stdout == "", "\(command[0])")
+        let batch = try Binary.run(["batch", "r.yaml", "--input-dir", "in", "--output-dir", "out", "--settle", "0"], timeLimit: 300, cwd: dir.path)
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(try Self.stamps(dir.file("out/b-joined.mp4")) == (Array(1000..<1030) + Array(2000..<2045) + Array(3000..<3015)).map { Optional($0) })
+        #expect(try Self.stamps(dir.file("out/c-joined.mp4")) == (Array(1000..<1030) + Array(4000..<4015) + Array(3000..<3015)).map { Optional($0) })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("in")).sorted() == ["b.mp4", "c.mp4"])
+    }
+
+    @Test("a source file that is missing is named, with 66, and nothing is made")
+    func missingFile() throws {
+        let dir = Scratch()
+        try Self.concatRecipe.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        try Self.clip(dir.file("intro.mp4"), base: 1000, frames: 30)
+        try Self.clip(dir.file("b.mp4"), base: 2000, frames: 30)
+        for command in ["plan", "run"] {
+            let r = try Binary.run([command, "r.yaml", "-i", "b.mp4"], timeLimit: 120, cwd: dir.path)
+            #expect(r.status == 66, "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("outro.mp4"), "\(command): \(r.stderr)")
+            #expect(r.stdout == "")
         }
-        #expect(dir.contents == ["in", "out", "r.yaml"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("out")) == [])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("in")) == ["b.mp4"])
+        #expect(dir.contents.sorted() == ["b.mp4", "intro.mp4", "r.yaml"])
     }
 }

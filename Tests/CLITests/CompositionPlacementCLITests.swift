@@ -63,7 +63,36 @@ struct CompositionPlacementCLITests {
         #expect(abs((onsets.first ?? 0) - 2.0) <= 1.0 / 30, "\(onsets)")
     }
 
-    @Test("refused at the segment's line (65): an overlap, a start after the file's end, a gap before the first segment")
+    @Test("'at: 1s' on the first segment: 1 s of black and silence first, then the segment, its burst with its frame")
+    func leadingGap() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try CompositionRunCLITests.makeSource(src, fps: 30, frames: 60, bursts: [15])  // 2 s; a burst at 0.5 s
+        let path = dir.file("r.yaml")
+        try Self.recipe("    - { end: 1s, at: 1s }").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", path, "-i", src, "--quiet"], timeLimit: 300, cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = dir.file("clip-out.mp4")
+        let reader = try SampleReader(path: out, track: .type(.video, 0))
+        var k = 0
+        while let picture = try reader.nextPicture() {
+            #expect(picture.pts == FrameRate(frames: 30).frameDuration * Int64(k), "output frame \(k)")
+            if k < 30 {
+                #expect(picture.luma.allSatisfy { $0 <= 20 }, "output frame \(k) is black")
+            } else {
+                #expect(picture.stamp == k - 30, "output frame \(k)")
+            }
+            k += 1
+        }
+        #expect(k == 60)
+        let onsets = try CompositionRunCLITests.burstOnsets(out)
+        #expect(onsets.count == 1, "\(onsets)")
+        #expect(abs((onsets.first ?? 0) - 1.5) <= 1.0 / 30, "\(onsets)")
+        let audio = try #require(try Asset.load(out).track(.audio, ordinal: 0))
+        #expect(abs(audio.duration.seconds - 2.0) < 0.03, "sound lasts \(audio.duration.seconds) s")
+    }
+
+    @Test("refused at the segment's line (65): an overlap, a start after the file's end")
     func refusals() throws {
         let dir = Scratch()
         let src = dir.file("clip.mp4")
@@ -75,8 +104,6 @@ struct CompositionPlacementCLITests {
              "\(path):6:22: error: \(src): segment 2: it starts at 1.000s on the timeline, before segment 1 ends (2.000s): segments cannot overlap\n    - { end: 1s, at: 1s }\n                     ^\n"),
             ("    - { end: 1s }\n    - { start: 5s }",
              "\(path):6:16: error: \(src): segment 2: it starts at 5.000s, at or after the end of \(src) (3.000s)\n    - { start: 5s }\n               ^\n"),
-            ("    - { end: 1s, at: 1s }",
-             "\(path):5:22: error: \(src): segment 1: it starts at 1.000s on the timeline: a gap before the first segment is not supported yet\n    - { end: 1s, at: 1s }\n                     ^\n"),
         ]
         for (segments, want) in cases {
             try Self.recipe(segments).write(toFile: path, atomically: true, encoding: .utf8)
