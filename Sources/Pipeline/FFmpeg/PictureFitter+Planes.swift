@@ -21,7 +21,7 @@ struct PlaneLayout: Equatable {
         // Placements are even (FFmpeg's 4:2:0 and 4:2:2 at most halve a plane); 4:1:1 would need multiples of 4.
         if d.log2_chroma_w > 1 || d.log2_chroma_h > 1 { throw failure("its chroma is subsampled more than 2:1") }
         let count = Int(d.nb_components)
-        let comps: [AVComponentDescriptor] = withUnsafeBytes(of: d.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self).prefix(count)) }
+        let comps = components(of: d)
         let isRGB = d.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
         // Components 1 and 2 are chroma in YUV with three or more components (in ya8, 1 is alpha).
         let isChroma = { (c: Int) in !isRGB && count >= 3 && (c == 1 || c == 2) }
@@ -39,6 +39,36 @@ struct PlaneLayout: Equatable {
                                       shiftY: isChromaPlane ? Int(d.log2_chroma_h) : 0))
         }
         return planes
+    }
+
+    /// The format like `format` but with its chroma subsampling across instead of down (yuv440p
+    /// for yuv422p): what a picture is scaled into before a quarter turn makes it `format`, since
+    /// the turn swaps the chroma planes' axes. `format` itself when its subsampling is the same
+    /// both ways (4:2:0, 4:4:4); nil when FFmpeg has no such format (nv16).
+    static func quarterTurnSource(for format: AVPixelFormat) -> AVPixelFormat? {
+        guard let d = av_pix_fmt_desc_get(format)?.pointee else { return nil }
+        if d.log2_chroma_w == d.log2_chroma_h { return format }
+        let comps = components(of: d)
+        var next = av_pix_fmt_desc_next(nil)
+        while let c = next {
+            let e = c.pointee
+            if e.log2_chroma_w == d.log2_chroma_h && e.log2_chroma_h == d.log2_chroma_w && e.flags == d.flags
+                && e.nb_components == d.nb_components && components(of: e).elementsEqual(comps, by: sameLayout) {
+                let candidate = av_pix_fmt_desc_get_id(c)
+                // yuvj440p has yuv440p's layout but not its range.
+                if candidate.isFullRangeYUV == format.isFullRangeYUV { return candidate }
+            }
+            next = av_pix_fmt_desc_next(c)
+        }
+        return nil
+    }
+
+    private static func components(of d: AVPixFmtDescriptor) -> [AVComponentDescriptor] {
+        withUnsafeBytes(of: d.comp) { Array($0.bindMemory(to: AVComponentDescriptor.self).prefix(Int(d.nb_components))) }
+    }
+
+    private static func sameLayout(_ a: AVComponentDescriptor, _ b: AVComponentDescriptor) -> Bool {
+        a.plane == b.plane && a.step == b.step && a.offset == b.offset && a.shift == b.shift && a.depth == b.depth
     }
 }
 

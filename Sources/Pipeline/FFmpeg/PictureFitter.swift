@@ -15,6 +15,9 @@ import Recipe
 final class PictureFitter {
     let width: Int32, height: Int32, pixelFormat: AVPixelFormat
     private let planes: [PlaneLayout]
+    /// What pictures are scaled into before a quarter turn (see `PlaneLayout.quarterTurnSource`),
+    /// and its planes; nil when the target format has no such twin.
+    private let quarterTurnSource: (format: AVPixelFormat, planes: [PlaneLayout])?
     /// One per source format and fitted size seen lately (a composition alternates a few sources).
     private var scalers: [Scaler] = []
     private static let keptScalers = 4
@@ -24,6 +27,11 @@ final class PictureFitter {
             throw MediaError(.unsupported, "cannot fit pictures into a \(width)x\(height) frame: the render size must be even")
         }
         planes = try PlaneLayout.planes(of: pixelFormat)
+        if let twin = PlaneLayout.quarterTurnSource(for: pixelFormat) {
+            quarterTurnSource = (twin, try PlaneLayout.planes(of: twin))
+        } else {
+            quarterTurnSource = nil
+        }
         (self.width, self.height, self.pixelFormat) = (width, height, pixelFormat)
     }
 
@@ -38,27 +46,33 @@ final class PictureFitter {
         let turns = Self.quarterTurns(rotation)
         let place = Self.placement(source: (frame.width, frame.height), rotation: rotation,
                                    pixelAspect: pixelAspect, render: (width, height))
-        // The picture before its turn: a quarter turn swaps the placed width and height.
+        // The picture before its turn: a quarter turn swaps the placed width and height, and the
+        // axes of its chroma subsampling.
         let (sw, sh) = turns % 2 == 1 ? (place.height, place.width) : (place.width, place.height)
-        let scaled = try scaler(from: frame, to: (sw, sh)).scale(frame)
+        let (scaledFormat, scaledPlanes) = try turns % 2 == 1 ? quarterTurnFormat() : (pixelFormat, planes)
+        // Already the size and format wanted: no scaling (and libswscale's nv12 → nv12 copy
+        // leaves the chroma plane unwritten). Only read from here on.
+        let unscaled = (frame.width, frame.height, frame.pixelFormat) == (sw, sh, scaledFormat)
+        let scaled = unscaled ? frame : try scaler(from: frame, to: (sw, sh, scaledFormat)).scale(frame)
         let range = outputRange(of: frame)
         if turns == 0 && place == (0, 0, width, height) {
-            finish(scaled, range: range)
-            return scaled
+            let out = unscaled ? try copy(of: frame) : scaled
+            finish(out, range: range)
+            return out
         }
         let canvas = try Frame.video(width: width, height: height, format: pixelFormat)
         try FFmpeg.check(av_frame_copy_props(canvas.pointer, frame.pointer), "frame properties")
         finish(canvas, range: range)
         // Whole canvas, then the picture over it: the bars are never left with old memory.
         try canvas.fillBlack()
-        for p in planes {
-            guard let src = scaled.plane(p.index), let dst = canvas.plane(p.index) else { continue }
-            let offset = Int(place.y >> Int32(p.shiftY)) * canvas.lineSize(p.index)
-                + Int(place.x >> Int32(p.shiftX)) * p.elementBytes
-            copyTurned(from: UnsafeRawPointer(src), stride: scaled.lineSize(p.index),
-                       width: Int(sw) >> p.shiftX, height: Int(sh) >> p.shiftY,
-                       to: UnsafeMutableRawPointer(dst + offset), stride: canvas.lineSize(p.index),
-                       quarterTurns: turns, elementBytes: p.elementBytes)
+        for (s, d) in zip(scaledPlanes, planes) {
+            guard let src = scaled.plane(s.index), let dst = canvas.plane(d.index) else { continue }
+            let offset = Int(place.y >> Int32(d.shiftY)) * canvas.lineSize(d.index)
+                + Int(place.x >> Int32(d.shiftX)) * d.elementBytes
+            copyTurned(from: UnsafeRawPointer(src), stride: scaled.lineSize(s.index),
+                       width: Int(sw) >> s.shiftX, height: Int(sh) >> s.shiftY,
+                       to: UnsafeMutableRawPointer(dst + offset), stride: canvas.lineSize(d.index),
+                       quarterTurns: turns, elementBytes: d.elementBytes)
         }
         return canvas
     }
@@ -97,12 +111,27 @@ final class PictureFitter {
         return ((d + 45) / 90) % 4
     }
 
+    private func quarterTurnFormat() throws(MediaError) -> (AVPixelFormat, [PlaneLayout]) {
+        guard let q = quarterTurnSource else {
+            throw MediaError(.unsupported, "cannot turn pictures a quarter turn into \(pixelFormatName(pixelFormat)) frames: FFmpeg has no format with its chroma subsampled the other way")
+        }
+        return q
+    }
+
     /// The range the fitted pixels are in: libswscale converts between a yuvj format's full range
     /// and the others' limited range, and otherwise keeps the source's values (and so its tag).
     private func outputRange(of source: Frame) -> AVColorRange {
         if pixelFormat.isFullRangeYUV { return AVCOL_RANGE_JPEG }
         if source.pixelFormat.isFullRangeYUV { return AVCOL_RANGE_MPEG }
         return source.pointer.pointee.color_range
+    }
+
+    /// A picture of its own with `frame`'s pixels and properties.
+    private func copy(of frame: Frame) throws(MediaError) -> Frame {
+        let f = try Frame.video(width: frame.width, height: frame.height, format: frame.pixelFormat)
+        try FFmpeg.check(av_frame_copy(f.pointer, frame.pointer), "cannot copy a picture")
+        try FFmpeg.check(av_frame_copy_props(f.pointer, frame.pointer), "frame properties")
+        return f
     }
 
     /// What a fitted picture says about itself: upright, square pixels, its range.
@@ -112,15 +141,15 @@ final class PictureFitter {
         av_frame_remove_side_data(f.pointer, AV_FRAME_DATA_DISPLAYMATRIX)
     }
 
-    /// A scaler from `frame`'s size and format to `size` in the target format: a kept one, or a
-    /// new one kept in place of the least recently used.
-    private func scaler(from frame: Frame, to size: (Int32, Int32)) throws(MediaError) -> Scaler {
-        if let i = scalers.firstIndex(where: { $0.matches(frame) && $0.width == size.0 && $0.height == size.1 }) {
+    /// A scaler from `frame`'s size and format to `target`: a kept one, or a new one kept in
+    /// place of the least recently used.
+    private func scaler(from frame: Frame, to target: (Int32, Int32, AVPixelFormat)) throws(MediaError) -> Scaler {
+        if let i = scalers.firstIndex(where: { $0.matches(frame) && ($0.width, $0.height, $0.format) == target }) {
             let s = scalers.remove(at: i)
             scalers.append(s)
             return s
         }
-        let s = try Scaler(from: (frame.width, frame.height, frame.pixelFormat), to: (size.0, size.1, pixelFormat))
+        let s = try Scaler(from: (frame.width, frame.height, frame.pixelFormat), to: target)
         if scalers.count == Self.keptScalers { scalers.removeFirst() }
         scalers.append(s)
         return s
