@@ -315,6 +315,33 @@ struct PictureFitterTests {
         }
     }
 
+    @Test("sources taking turns (each with its kept scaler) give the same pictures each time")
+    func alternatingSources() throws {
+        let fitter = try PictureFitter(width: 640, height: 360, pixelFormat: AV_PIX_FMT_YUV422P)
+        let a = try Self.quadrants(640, 480, AV_PIX_FMT_YUV420P)
+        let b = try Self.quadrants(1920, 1080, AV_PIX_FMT_YUV420P10LE)
+        let c = try Self.quadrants(720, 576, AV_PIX_FMT_YUV444P)
+        let first = try [fitter.fit(a, rotation: 0, pixelAspect: .square), fitter.fit(b, rotation: 90, pixelAspect: .square),
+                         fitter.fit(c, rotation: 270, pixelAspect: Ratio(64, 45))].map(Self.samples)
+        for _ in 0..<2 {
+            let again = try [fitter.fit(a, rotation: 0, pixelAspect: .square), fitter.fit(b, rotation: 90, pixelAspect: .square),
+                             fitter.fit(c, rotation: 270, pixelAspect: Ratio(64, 45))].map(Self.samples)
+            #expect(again == first)
+        }
+        #expect(first[0] != first[1] && first[1] != first[2])
+    }
+
+    @Test("a gap's black in a yuvj format is full range (Y=0) even when the frame's range is not set")
+    func yuvjGapBlack() throws {
+        let f = try Frame.video(width: 16, height: 16, format: AV_PIX_FMT_YUVJ420P)
+        #expect(f.pointer.pointee.color_range == AVCOL_RANGE_UNSPECIFIED)
+        let black = try f.black()
+        let layout = try PlaneLayout.planes(of: AV_PIX_FMT_YUVJ420P)
+        #expect(Self.sample(black, layout[0], black.pixelFormat, 5, 5, 0) == 0)
+        #expect(Self.sample(black, layout[1], black.pixelFormat, 5, 5, 0) == 128)
+        #expect(Self.sample(black, layout[2], black.pixelFormat, 5, 5, 0) == 128)
+    }
+
     @Test("formats it cannot draw into are refused by name")
     func refusedFormats() {
         #expect(throws: MediaError(.unsupported, "cannot fit pictures into yuyv422 frames: it packs luma and subsampled chroma together")) {

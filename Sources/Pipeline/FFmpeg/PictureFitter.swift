@@ -10,6 +10,9 @@ import Recipe
 /// the turn), then turn while copying into the black canvas at the placement. Scaling first
 /// means the turn knows only the target's plane layout whatever the source's format, and turns
 /// the fitted picture, usually smaller than the source (a 4K phone clip in a 1080p render).
+/// A quarter turn swaps the axes of chroma subsampling, so for it a 4:2:2 target is scaled into
+/// its 4:4:0 twin, which the turn makes 4:2:2 (4:2:0 and 4:4:4 are their own twins). The turn
+/// is plain row loops (a memcpy per row at 0°): about 1.5 ms a 1080p luma plane at -O.
 ///
 /// Owned by one video sink (not Sendable); keeps its Scalers between frames of the same source format.
 final class PictureFitter {
