@@ -153,6 +153,49 @@ struct ConcatTests {
         #expect(dir.contents == ["a.mp4"])
     }
 
+    @Test("a portrait phone clip (stored landscape, turned 90°) after a landscape one: drawn upright and pillarboxed, black bars, no display matrix")
+    func rotatedClip() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), d = dir.file("d.mp4")
+        let landscape = Clip(width: 320, height: 180, rate: FrameRate(frames: 30), frames: 30, base: 1000, burstFrame: 10)
+        var portrait = Clip(width: 320, height: 180, rate: FrameRate(frames: 30), frames: 30, base: 2000, burstFrame: 10)
+        portrait.rotation = 90
+        try landscape.make(a)
+        try portrait.make(d)
+        let out = dir.file("out.mp4")
+        let plan = try Self.plan([a, d], out: out)
+        guard case .video(let v) = plan.lanes[0].kind else { Issue.record("no video lane"); return }
+        #expect(v.width == 320 && v.height == 180, "the first of two equally large pictures")
+        try ExportSession(plan: plan).run()
+        #expect(try Asset.load(out).track(.video, ordinal: 0)?.format.rotation == 0)
+
+        let rect = PictureFitter.placement(source: (320, 180), rotation: 90, pixelAspect: .square, render: (320, 180))
+        #expect(rect.width < rect.height && rect.height == 180, "\(rect)")
+        let reader = try SampleReader(path: out, track: .type(.video, 0))
+        var k = 0
+        while let p = try reader.nextPicture() {
+            if k < 30 {
+                #expect(p.stamp == 1000 + k, "output frame \(k)")
+            } else {
+                // Turn the placed rectangle back a quarter turn to read the stamp as stored:
+                // stored (x, y) is displayed at column (w − 1 − y), row x.
+                let (x0, y0, w, h) = (Int(rect.x), Int(rect.y), Int(rect.width), Int(rect.height))
+                var stored = [UInt8](repeating: 0, count: w * h)
+                for y in 0..<w { for x in 0..<h { stored[y * h + x] = p.luma[(y0 + x) * p.width + x0 + (w - 1 - y)] } }
+                let stamp = stored.withUnsafeBufferPointer { TestPattern.read(luma: $0, width: h, height: w, lineSize: h) }
+                #expect(stamp == 2000 + k - 30, "output frame \(k): upright")
+                // The bars left and right of it are black.
+                let bars = (0..<p.height).allSatisfy { row in
+                    (0..<max(0, x0 - 2)).allSatisfy { p.luma[row * p.width + $0] <= 20 }
+                        && ((x0 + w + 2)..<p.width).allSatisfy { p.luma[row * p.width + $0] <= 20 }
+                }
+                #expect(bars, "output frame \(k): black bars")
+            }
+            k += 1
+        }
+        #expect(k == 60)
+    }
+
     /// Start times of tone bursts (a rise after at least 0.2 s of quiet).
     static func burstOnsets(_ path: String) throws -> [Double] {
         let r = try SampleReader(path: path, track: .type(.audio, 0))

@@ -59,12 +59,17 @@ enum Media {
         try source.finish()
     }
 
+    /// The burst sample at sample `n`; `markers` ascending (the latest marker at or before the
+    /// sample is found by bisection: a long source has thousands).
     static func tone(_ n: Int64, markers: [Double], burst: Double) -> Float {
         let t = Double(n) / 48000
-        for m in markers where t >= m && t < m + burst {
-            return Float(0.5 * sin(2 * Double.pi * 1000 * (t - m)))
+        var lo = 0, hi = markers.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if markers[mid] <= t { lo = mid + 1 } else { hi = mid }
         }
-        return 0
+        guard lo > 0, case let m = markers[lo - 1], t < m + burst else { return 0 }
+        return Float(0.5 * sin(2 * Double.pi * 1000 * (t - m)))
     }
 
     /// (pts, stamp) of every decoded picture of the first video track.

@@ -105,7 +105,8 @@ public final class ExportSession: Sendable {
                     throw MediaError(.processing, "the plan reads no source for this track")
                 }
                 let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
-                                         timeBase: first.outputTimeBase, frameRate: first.outputFrameRate)
+                                         timeBase: first.outputTimeBase, frameRate: first.outputFrameRate,
+                                         fitsPictures: !plan.extraSources.isEmpty)
                 var stage: any SourceStage = first
                 if plan.isComposed {
                     let end = s.frameRate.flatMap { rate in TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) }

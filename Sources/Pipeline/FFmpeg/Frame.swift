@@ -4,6 +4,9 @@ import CFFmpeg
 // Not Sendable: a frame never leaves the lane that decoded or made it.
 final class Frame {
     let pointer: UnsafeMutablePointer<AVFrame>
+    /// How its source track is displayed (degrees turned clockwise, pixel aspect), for a sink that
+    /// draws pictures of several files upright into one frame; nil: as stored, square pixels.
+    var display: (rotation: Int, pixelAspect: Ratio)?
 
     init() {
         guard let p = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }

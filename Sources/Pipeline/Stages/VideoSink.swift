@@ -12,6 +12,9 @@ final class VideoSink: SinkStage {
     private var scaler: Scaler?
     /// HDR made SDR (the settings assistant's `hdr: tone-map`).
     private let toneMapper: ToneMapper?
+    /// A composition of several files: every picture turned upright and fitted into the render
+    /// size, aspect kept, on black (the output then carries no display matrix).
+    private let fitter: PictureFitter?
     /// The last picture sent and its scaled copy: repeated slots reuse it.
     private var lastScaled: (source: Frame, scaled: Frame)?
     /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
@@ -23,7 +26,7 @@ final class VideoSink: SinkStage {
     /// Opens the encoder (time base and rate: what the stage before stamps pictures in) and adds
     /// the writer input.
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
-         timeBase: AVRational, frameRate: AVRational) throws(MediaError) {
+         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false) throws(MediaError) {
         self.env = env
         self.output = output
         self.settings = settings
@@ -48,13 +51,14 @@ final class VideoSink: SinkStage {
         } else {
             toneMapper = nil
         }
+        fitter = fitsPictures ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), pixelFormat: targetFormat) : nil
         c.globalHeader = env.writer.needsGlobalHeader
         c.profile = settings.profile
         if let b = settings.bitrate { c.bitRate = Int64(b) }
         if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
         c.options = Self.encoderOptions(settings)
         encoder = try Encoder(c)
-        writerInput = try env.writer.addInput(encoder: encoder, rotation: track.format.rotation,
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: fitsPictures ? 0 : track.format.rotation,
                                               metadata: track.outputMetadata)
     }
 
@@ -99,6 +103,10 @@ final class VideoSink: SinkStage {
 
     private func convert(_ frame: Frame) throws(MediaError) -> Frame {
         if let toneMapper { return try toneMapper.map(frame) }
+        if let fitter {
+            let display = frame.display ?? (0, .square)
+            return try fitter.fit(frame, rotation: display.rotation, pixelAspect: display.pixelAspect)
+        }
         if frame.width == Int32(settings.width) && frame.height == Int32(settings.height) && frame.pixelFormat == targetFormat {
             return frame
         }

@@ -135,6 +135,7 @@ final class VideoSource: SourceStage {
             guard pts.isNumeric else { continue }
             lastTime = pts
             if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
+            frame.display = (track.format.rotation, track.format.pixelAspect)
             if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
             try handle(frame, pts: pts)
         }
