@@ -53,7 +53,7 @@ public struct SlowMotionInfo: Sendable, Equatable {
 
 /// One range the phone meant to be slowed: `start..<end` on the file's timeline (as stored, where
 /// frames are 1/30 s apart), played `speedDivisor` times slower than real time.
-public struct SlowMotionSegment: Sendable, Equatable, CustomStringConvertible {
+public struct SlowMotionSegment: Sendable, Hashable, CustomStringConvertible {
     public var start: MediaTime
     public var end: MediaTime
     /// 2, 4, 8 …: the SEF text stores a speed mode m, the divisor is 2^(m-1).

@@ -8,6 +8,9 @@ public struct PlannedSegment: Sendable, Hashable {
     public let targetDuration: MediaTime
     /// The speed it plays at (`1/8`), as the recipe writes speeds.
     public let speed: String
+    /// A piece of a `slow-motion: from-source` segment: the divisor the phone stored for it (1
+    /// between its slowed segments, where it plays in real time); nil for any other segment.
+    public let slowMotionDivisor: Int?
 }
 
 extension ConversionPlan {
@@ -16,7 +19,7 @@ extension ConversionPlan {
         guard isComposed else { return nil }
         return timeline.segments.map {
             PlannedSegment(sourceRange: $0.sourceRange, targetStart: $0.targetStart, targetDuration: $0.targetDuration,
-                           speed: $0.scale.inverse.description)
+                           speed: $0.scale.inverse.description, slowMotionDivisor: $0.slowMotion?.speedDivisor)
         }
     }
 }
