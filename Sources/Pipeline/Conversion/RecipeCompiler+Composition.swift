@@ -57,7 +57,9 @@ extension RecipeCompiler {
         case "at": return segment.at?.mark ?? segment.mark
         case "speed": return segment.timing?.mark ?? segment.mark
         case "slow-motion": return segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
-        case "audio-stretch": return segment.audioStretch?.mark ?? composition.audioStretch?.mark ?? segment.timing?.mark ?? segment.mark
+        case "audio-stretch":
+            let slowMotion = composition.slowMotion(for: segment) == .fromSource ? segment.slowMotion?.mark ?? composition.slowMotion?.mark : nil
+            return segment.audioStretch?.mark ?? composition.audioStretch?.mark ?? segment.timing?.mark ?? slowMotion ?? segment.mark
         default: return segment.mark
         }
     }

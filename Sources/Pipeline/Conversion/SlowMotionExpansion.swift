@@ -67,7 +67,9 @@ enum SlowMotionExpansion {
                 flattening = try SlowMotionFlattening(info, file: src)
             } catch {
                 guard info.segments.isEmpty else { throw error }
-                return try asStored("\(src) has no slow-motion segments, and \(error.message)")
+                let prefix = "cannot play its slow motion as the phone does: "
+                let why = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
+                return try asStored("\(src) has no slow-motion segments and nothing to pick its frames by (\(why))")
             }
         } catch {
             throw MediaError(error.kind, "segment \(n): \(error.message)", file: src, setting: SegmentRequest.setting(n, "slow-motion"))
