@@ -51,6 +51,14 @@ struct RunCommandTests {
                     #expect(r.status == 65, "\(name): \(r.stderr)")
                     #expect(r.stderr.hasPrefix("\(recipePath):\(at("audio-stretch:", "spectral")): error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: spectral' is not available in this build yet"), "\(name): \(r.stderr)")
                     #expect(dir.contents == ["clip.mp4"])
+                case "phone-slow-motion.yaml":
+                    // The clip holds no slow-motion data: it plays as stored (the plan warns),
+                    // every frame in order, its sound kept.
+                    #expect(r.status == 0, "\(name): \(r.stderr)")
+                    #expect(dir.contents == ["clip-flattened.mp4", "clip.mp4"])
+                    let out = dir.file("clip-flattened.mp4")
+                    #expect(try SampleReaderStamps.read(out) == (0..<360).map { Optional($0) }, "\(name)")
+                    #expect(try Asset.load(out).audioTracks.count == 1)
                 case "concat.yaml":
                     #expect(r.status == 65, "\(name): \(r.stderr)")
                     #expect(r.stderr.hasPrefix("\(recipePath):\(at("intro:")): error: several source files are not yet supported"), "\(name): \(r.stderr)")
