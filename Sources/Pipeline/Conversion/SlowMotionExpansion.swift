@@ -62,14 +62,14 @@ enum SlowMotionExpansion {
         }
         let flattening: SlowMotionFlattening
         do throws(MediaError) {
-            guard let info = try asset.slowMotion() else { return try asStored("\(src) holds no slow-motion data") }
+            guard let info = try asset.slowMotion() else { return try asStored("the file holds no slow-motion data") }
             do throws(MediaError) {
                 flattening = try SlowMotionFlattening(info, file: src)
             } catch {
                 guard info.segments.isEmpty else { throw error }
                 let prefix = "cannot play its slow motion as the phone does: "
                 let why = error.message.hasPrefix(prefix) ? String(error.message.dropFirst(prefix.count)) : error.message
-                return try asStored("\(src) has no slow-motion segments and nothing to pick its frames by (\(why))")
+                return try asStored("the file has no slow-motion segments and nothing to pick its frames by (\(why))")
             }
         } catch {
             throw MediaError(error.kind, "segment \(n): \(error.message)", file: src, setting: SegmentRequest.setting(n, "slow-motion"))
