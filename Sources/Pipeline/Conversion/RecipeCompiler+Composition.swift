@@ -3,8 +3,9 @@ import Recipe
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
     /// it (exit 65) rather than converting something else: several source files (one reader per
-    /// run today), slow motion from the source on an audio track, an audio track with its own segments, a segment
-    /// naming a source track. Needs no file, so `batch` says it once, before any file.
+    /// run today), slow motion from the source on an audio track, an audio track with its own
+    /// segments, a segment naming a source track. Needs no file, so `batch` says it once, before
+    /// any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
