@@ -4,9 +4,10 @@ import Recipe
 /// picture, after media3's SefSlowMotionFlattener: a picture the phone's flattening does not keep
 /// is not shown, and a kept one is placed at its time on the phone's timeline. With selective
 /// decode, a packet the flattening drops is not decoded when no other picture refers to it
-/// (H.264 nal_ref_idc 0; HEVC as `Droppability` says). media3 also skips the dropped layers' reference
-/// pictures, which a phone's decoder bridges; Samsung's streams do not allow gaps in frame_num,
-/// and FFmpeg's decoder loses later pictures after such a gap, so they are decoded here.
+/// (H.264 nal_ref_idc 0; HEVC as `Droppability` says). media3 also skips the dropped layers'
+/// reference pictures, which a phone's decoder bridges; Samsung's streams do not allow gaps in
+/// frame_num, and FFmpeg's decoder loses later pictures after such a gap, so they are decoded
+/// here.
 ///
 /// That time is handed back as a time on the piece's own source line (its segment's mapping,
 /// extended beyond its range), so the grid's nearest-frame choice and source timing see the
