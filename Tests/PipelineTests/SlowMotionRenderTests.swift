@@ -157,6 +157,29 @@ struct SlowMotionRenderTests {
         #expect(on.statistics.packetsDecoded < off.statistics.packetsDecoded)
     }
 
+    @Test("a segment after a slow-motion one starts where the phone's timeline of it ends, and plays as stored")
+    func followed() throws {
+        let dir = Scratch()
+        let second = MediaTime(seconds: 1)
+        let p = try plan(dir, rate: nil, segments: [SegmentRequest(end: second, slowMotion: .fromSource), SegmentRequest(start: second)])
+        let segments = try #require(p.composedSegments)
+        #expect(segments.map(\.slowMotionDivisor) == [1, 2, 1, nil])
+        #expect(segments.map(\.speed) == ["8", "4", "8", "1"])
+        // 1 s of the file on the phone's timeline: (1 + 0.791 s of the ÷2 segment once more) / 8.
+        let end = MediaTime(value: 223875, timescale: 1_000_000)
+        #expect(segments[2].targetStart + segments[2].targetDuration == end)
+        #expect(segments[3].targetStart == end && segments[3].sourceRange.start == second)
+        let (pictures, _) = try shown(p, rate: nil)
+        let phone = try Self.expected().filter { $0.source < 90000 }
+        // Then every stored frame from 1 s, at its own pace — but the last (2.1 s), of which
+        // FFmpeg's decoder gives no picture (`ffmpeg -i … -fps_mode passthrough` shows 63 too).
+        #expect(pictures.map(\.source) == phone.map(\.source) + (30..<63).map { Int64($0) * 3000 })
+        let after = try #require(pictures.firstIndex { $0.source == 90000 })
+        for (k, picture) in pictures[after...].enumerated() {
+            #expect(picture.pts == 20149 + Int64(k) * 3000, "frame \(picture.source)")  // 0.223875 s = 20148.75 ticks, to the nearest
+        }
+    }
+
     @Test("a range of the file: the pieces it crosses, the kept frame before its start shown from there")
     func range() throws {
         let dir = Scratch()
