@@ -279,17 +279,12 @@ struct CompositionRunCLITests {
         return end
     }
 
-    @Test("slow-motion: from-source and a copied track are refused at their line (65)")
+    @Test("a copied track is refused at its line (65)")
     func otherRefusals() throws {
         let dir = Scratch()
         let src = dir.file("clip.mp4")
         try Self.makeSource(src, fps: 30, frames: 90)
-        var r = try refusal(Self.slowRecipe("  slow-motion: from-source\n").replacingOccurrences(of: ", speed: 1/8", with: ""), source: src, in: dir)
-        #expect(r.status == 65)
-        #expect(r.stderr == "\(r.path):4:16: error: 'slow-motion: from-source' is not yet supported: give segment 1 of the video track a 'speed' instead\n  slow-motion: from-source\n               ^\n"
-                + "\(r.path):4:16: error: 'slow-motion: from-source' is not yet supported: give segment 2 of the video track a 'speed' instead\n  slow-motion: from-source\n               ^\n"
-                + "\(r.path):4:16: error: 'slow-motion: from-source' is not yet supported: give segment 3 of the video track a 'speed' instead\n  slow-motion: from-source\n               ^\n", "\(r.stderr)")
-        r = try refusal(Self.slowRecipe().replacingOccurrences(of: "settings: video-30", with: "settings: { codec: copy }"), source: src, in: dir)
+        let r = try refusal(Self.slowRecipe().replacingOccurrences(of: "settings: video-30", with: "settings: { codec: copy }"), source: src, in: dir)
         #expect(r.status == 65)
         #expect(r.stderr == "\(r.path):17:38: error: writer input 1 copies 'picture', but a composition's tracks are decoded and encoded: copied tracks are not supported in a composition yet\n    - { source: picture, settings: { codec: copy } }\n                                     ^\n", "\(r.stderr)")
     }

@@ -19,9 +19,7 @@ struct LongTimelineTests {
         var format = GeneratedVideoFormat(width: 96, height: 64, frameRate: Self.rate)
         format.gop = 30
         format.codecOptions = ["preset": "ultrafast"]
-        let clock = ContinuousClock(), t0 = clock.now
         try Media.make(src, video: format, frames: 9000, audio: true, markers: Media.Markers(firstMarker: 7, markerEvery: 18))
-        print("TIMING make", clock.now - t0)
 
         let piece = MediaTime(value: 1, timescale: 2), step = MediaTime(value: 3, timescale: 5)
         var req = ConversionRequest(source: src, output: dir.file("joined.mp4"), tracks: [
@@ -32,9 +30,7 @@ struct LongTimelineTests {
         let plan = try Planner.plan(req)
         #expect(plan.duration == MediaTime(seconds: 250))
         #expect(plan.composedSegments?.count == 500)
-        print("TIMING plan", clock.now - t0)
         let result = try ExportSession(plan: plan).run()
-        print("TIMING run", clock.now - t0)
 
         // Sound: exactly 250 s of samples, the sum of the segments.
         #expect(result.lanes[1].unitsOut == 250 * 48000)
@@ -50,9 +46,7 @@ struct LongTimelineTests {
         }
         #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(5))")
         // Bursts: one per piece, at 0.5·k + 7/30 s, each within one frame — the last as the first.
-        print("TIMING stamps", clock.now - t0)
         let onsets = try Media.burstOnsets(dir.file("joined.mp4"))
-        print("TIMING onsets", clock.now - t0)
         #expect(onsets.count == 500)
         var late: [String] = []
         for (k, onset) in onsets.enumerated() {

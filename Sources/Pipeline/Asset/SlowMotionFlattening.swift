@@ -52,8 +52,8 @@ public struct SlowMotionSpan: Sendable, Equatable {
 /// times rise with the source times, and a segment shows every frame whose time is in it.
 /// Frames decoded amid a segment's kept frames that are not shown, but could be their
 /// references, are decoded and not shown.
-public struct SlowMotionFlattening: Sendable {
-    public struct Segment: Sendable, Equatable {
+public struct SlowMotionFlattening: Sendable, Hashable {
+    public struct Segment: Sendable, Hashable {
         public let range: SlowMotionSegment
         /// The highest temporal layer kept in it.
         public let maxLayer: Int

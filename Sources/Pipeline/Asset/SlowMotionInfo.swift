@@ -2,7 +2,7 @@ import Recipe
 
 /// What an Android phone stored about a slow-motion recording: which ranges it meant to be played
 /// slowed, the rate it captured at and how many SVC temporal layers the video has. Read from the
-/// file by `SlowMotionReader`; nothing here is rendered yet.
+/// file by `SlowMotionReader`; `SlowMotionFlattening` works out how the phone plays it.
 ///
 /// A Samsung slow-motion file plays its captured frames at 30 fps (so a player that knows nothing
 /// of this shows all of it slowed); the phone's gallery plays it at normal speed except in the
@@ -53,7 +53,7 @@ public struct SlowMotionInfo: Sendable, Equatable {
 
 /// One range the phone meant to be slowed: `start..<end` on the file's timeline (as stored, where
 /// frames are 1/30 s apart), played `speedDivisor` times slower than real time.
-public struct SlowMotionSegment: Sendable, Equatable, CustomStringConvertible {
+public struct SlowMotionSegment: Sendable, Hashable, CustomStringConvertible {
     public var start: MediaTime
     public var end: MediaTime
     /// 2, 4, 8 …: the SEF text stores a speed mode m, the divisor is 2^(m-1).

@@ -31,6 +31,31 @@ public enum SlowMotionLayer {
         return nil
     }
 
+    /// Whether no other picture refers to an H.264 sample: every slice has nal_ref_idc 0. Samsung
+    /// stores the SVC prefix and the slice as one length-prefixed unit with an Annex B start code
+    /// between them (FFmpeg reads on after the start code, and so does this). Anything else than
+    /// slices, SVC prefixes, SEI, delimiters and filler counts as referenced.
+    public static func isNonReferenceH264(_ sample: UnsafeBufferPointer<UInt8>, framing: Framing) -> Bool {
+        var headers: [UInt8] = []
+        for nal in nalUnits(sample, framing: framing).prefix(64) {
+            headers.append(sample[nal.lowerBound])
+            guard sample[nal.lowerBound] & 0x1f == 14, case .lengthPrefixed = framing else { continue }
+            let inner = UnsafeBufferPointer(rebasing: sample[nal])
+            for unit in nalUnits(inner, framing: .annexB).prefix(64) { headers.append(inner[unit.lowerBound]) }
+        }
+        var slices = 0
+        for header in headers {
+            switch header & 0x1f {
+            case 1, 5:
+                guard header & 0x60 == 0 else { return false }
+                slices += 1
+            case 6, 9, 12, 14: break
+            default: return false
+            }
+        }
+        return slices > 0
+    }
+
     /// The byte ranges of the NAL units (headers included), in order; stops at the first one
     /// that does not fit.
     static func nalUnits(_ s: UnsafeBufferPointer<UInt8>, framing: Framing) -> [Range<Int>] {

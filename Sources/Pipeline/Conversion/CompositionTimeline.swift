@@ -3,7 +3,9 @@ import Recipe
 /// Resolves a single-source composition's segments against the file: each range's open end is
 /// the file's end, its ends are snapped to frame starts as a trim's are (TrimSnap: the output's
 /// frames for a segment at speed 1, the source's own frames for a scaled one, whose every source
-/// frame is shown), and the segments are laid end to end unless one says `at`.
+/// frame is shown, or one playing the source's slow motion), and the segments are laid end to
+/// end unless one says `at`. A `slow-motion: from-source` segment becomes the pieces of the
+/// phone's timeline (`SlowMotionExpansion`).
 enum CompositionTimeline {
     struct Result {
         let timeline: TimeMapping
@@ -56,7 +58,7 @@ enum CompositionTimeline {
             case .targetDuration?: isScaled = true  // decided below, from the snapped range
             case nil: isScaled = false
             }
-            let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanesBySource[r.source], onSourceFrames: isScaled,
+            let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanesBySource[r.source], onSourceFrames: isScaled || r.slowMotion == .fromSource,
                                             subject: "segment \(n)'s range", key: "composition.segment.\(n)")
             let range = snapped.range
             if let notice = snapped.notice { notices.append(notice) }
@@ -81,6 +83,15 @@ enum CompositionTimeline {
             let targetStart = r.at ?? previousEnd
             if targetStart < previousEnd {
                 throw refuse("at", "it starts at \(targetStart.secondsDescription) on the timeline, before segment \(n - 1) ends (\(previousEnd.secondsDescription)): segments cannot overlap")
+            }
+            if r.slowMotion == .fromSource {
+                let pieces = try SlowMotionExpansion.expand(range, at: targetStart, segment: n, asset: asset, sourceIndex: r.source, source: src,
+                                                            hasAudio: hasAudio, audioStretch: r.audioStretch)
+                if pieces.muted { muted.formUnion(segments.count..<segments.count + pieces.segments.count) }
+                notices += pieces.notices
+                segments += pieces.segments
+                previousEnd = pieces.end
+                continue
             }
             let segment = TimeSegment(source: r.source, track: nil, sourceRange: range, targetStart: targetStart, scale: scale)
             previousEnd = try segment.targetEnd()

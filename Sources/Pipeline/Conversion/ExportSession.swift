@@ -158,7 +158,7 @@ public final class ExportSession: Sendable {
     }
 
     /// Lane `lane`'s chain inputs, in order.
-    private static func sourceInputs(_ plan: ConversionPlan, lane: Int) throws(MediaError) -> [SourceInput] {
+    static func sourceInputs(_ plan: ConversionPlan, lane: Int) throws(MediaError) -> [SourceInput] {
         let chain = plan.chains[lane]
         let segments = try chain.segments()
         var inputs: [SourceInput] = []

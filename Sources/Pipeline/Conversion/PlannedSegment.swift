@@ -15,6 +15,9 @@ public struct PlannedSegment: Sendable, Hashable {
     /// the output has no such track or no constant frame rate.
     public let frames: Int64?
     public let samples: Int64?
+    /// A piece of a `slow-motion: from-source` segment: the divisor the phone stored for it (1
+    /// between its slowed segments, where it plays in real time); nil for any other segment.
+    public let slowMotionDivisor: Int?
 }
 
 extension ConversionPlan {
@@ -31,7 +34,8 @@ extension ConversionPlan {
             PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
                            speed: s.scale.inverse.description, file: sources[s.source].path,
                            frames: frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },
-                           samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) })
+                           samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) },
+                           slowMotionDivisor: s.slowMotion?.speedDivisor)
         }
     }
 }

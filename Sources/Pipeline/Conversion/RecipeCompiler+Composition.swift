@@ -2,8 +2,9 @@ import Recipe
 
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
-    /// it (exit 65) rather than converting something else: slow motion from the source, an audio track with its own segments, a segment
-    /// naming a source track. Needs no file, so `batch` says it once, before any file.
+    /// it (exit 65) rather than converting something else: slow motion from the source on an
+    /// audio track, an audio track with its own segments, a segment naming a source track. Needs
+    /// no file, so `batch` says it once, before any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
@@ -12,9 +13,11 @@ extension RecipeCompiler {
         }
         for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) {
             for segment in track.segments {
-                if composition.slowMotion(for: segment) == .fromSource {
+                // The phone's slow motion is read from the video's temporal layers; the sound
+                // follows the video's pieces.
+                if track.kind == .audio, composition.slowMotion(for: segment) == .fromSource {
                     let mark = segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
-                    errors.append(recipe.diagnostic(mark, "'slow-motion: from-source' is not yet supported: give segment \(segment.number) of the \(track.title) a 'speed' instead"))
+                    errors.append(recipe.diagnostic(mark, "'slow-motion: from-source' on the audio track is not yet supported: it is read from the video's frames, so give the composition a 'video:' track and the sound follows it"))
                 }
                 if let t = segment.track {
                     errors.append(recipe.diagnostic(t.mark, "a segment's 'track' is not yet supported: segments take the source's first \(track.kind.rawValue) track"))
@@ -33,7 +36,8 @@ extension RecipeCompiler {
             let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
             return SegmentRequest(source: files.firstIndex(of: path) ?? 0, start: segment.start?.value ?? .zero,
                                   end: sourceEnd(of: segment), at: segment.at?.value,
-                                  timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment))
+                                  timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment),
+                                  slowMotion: composition.slowMotion(for: segment))
         }
     }
 
@@ -72,7 +76,10 @@ extension RecipeCompiler {
         case "end": return segment.end?.mark ?? segment.duration?.mark ?? segment.mark
         case "at": return segment.at?.mark ?? segment.mark
         case "speed": return segment.timing?.mark ?? segment.mark
-        case "audio-stretch": return segment.audioStretch?.mark ?? composition.audioStretch?.mark ?? segment.timing?.mark ?? segment.mark
+        case "slow-motion": return segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
+        case "audio-stretch":
+            let slowMotion = composition.slowMotion(for: segment) == .fromSource ? segment.slowMotion?.mark ?? composition.slowMotion?.mark : nil
+            return segment.audioStretch?.mark ?? composition.audioStretch?.mark ?? segment.timing?.mark ?? slowMotion ?? segment.mark
         default: return segment.mark
         }
     }

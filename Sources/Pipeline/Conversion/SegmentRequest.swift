@@ -15,11 +15,15 @@ public struct SegmentRequest: Sendable, Hashable {
     public var timing: SegmentTiming?
     /// What becomes of the sound of the segment when it plays at another speed.
     public var audioStretch: AudioStretch
+    /// `from-source`: the range plays as the phone stored its slow motion (`SlowMotionExpansion`),
+    /// never with a `timing`.
+    public var slowMotion: SlowMotion
 
     public init(source: Int = 0, start: MediaTime = .zero, end: MediaTime? = nil, at: MediaTime? = nil,
-                timing: SegmentTiming? = nil, audioStretch: AudioStretch = .default) {
+                timing: SegmentTiming? = nil, audioStretch: AudioStretch = .default, slowMotion: SlowMotion = .none) {
         self.source = source
         self.start = start; self.end = end; self.at = at; self.timing = timing; self.audioStretch = audioStretch
+        self.slowMotion = slowMotion
     }
 
     /// The `MediaError.setting` of a refusal that concerns field `field` (`start`, `end`, `at`,

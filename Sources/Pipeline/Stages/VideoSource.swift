@@ -6,7 +6,9 @@ import Recipe
 ///
 /// With a frame rate, the output time base is 1/rate and pictures are the slots of the segment's
 /// grid (`TimeSegment.sourceGrid`); without one it is the source stream's and pictures keep the
-/// source's times, moved and scaled by the segment.
+/// source's times, moved and scaled by the segment. A piece of a phone's slow motion
+/// (`TimeSegment.slowMotion`) shows only the pictures the phone keeps, at the phone's times
+/// (`SlowMotionPicker`).
 final class VideoSource: SourceStage {
     private let env: LaneEnvironment
     /// Where its packets come from.
@@ -37,6 +39,10 @@ final class VideoSource: SourceStage {
     /// The decoder is drained and the trailing slots are out.
     private var ended = false
     private var pending = PendingFrames()
+    /// A piece of a phone's slow motion: which packets are decoded, which pictures shown and when.
+    private var picker: SlowMotionPicker?
+    /// Source timing of a slow-motion piece: the picture shown last, from its time, until the next.
+    private var shownHeld: (frame: Frame, at: MediaTime)?
     private(set) var lastTime: MediaTime = .invalid
     var file: String? { tap.file }
     private(set) var statistics: LaneStatistics
@@ -58,6 +64,12 @@ final class VideoSource: SourceStage {
         let parameters = StreamParameters(stream)
         sourceTimeBase = parameters.timeBase
         decoder = try Decoder(stream: stream)
+        var picker: SlowMotionPicker?
+        if let piece = segment.slowMotion {
+            picker = try SlowMotionPicker(piece: piece, segment: segment, codecName: track.format.codec, extradata: parameters.extradata,
+                                          selective: env.selectiveDecode, file: env.file)
+        }
+        self.picker = picker
         if let rate = frameRate {
             let (grid, first) = segment.sourceGrid(frameDuration: rate.frameDuration)
             self.grid = grid
@@ -65,7 +77,9 @@ final class VideoSource: SourceStage {
             outputTimeBase = AVRational(num: rate.seconds, den: rate.frames)
             outputFrameRate = AVRational(num: rate.frames, den: rate.seconds)
             retimer = ConstantRateRetimer(grid: grid)
-            if env.selectiveDecode {
+            // A slow-motion piece decides by layer (the picker): the grid's skipping would judge
+            // by every picture's time, shown or not.
+            if env.selectiveDecode && picker == nil {
                 droppability = Droppability(codecName: track.format.codec, extradata: parameters.extradata)
                 selector = SelectiveDecode(grid: grid)
             } else {
@@ -101,6 +115,11 @@ final class VideoSource: SourceStage {
                 statistics.packetsSkipped = sel.skipped
                 selector = sel
                 for p in ready where !done { try decode(p) }
+            } else if var p = picker {
+                let decodes = try p.decodes(packet.bytes, pts: pts, keyframe: packet.isKeyframe, disposable: packet.isDisposable)
+                statistics.packetsSkipped = p.skipped
+                picker = p
+                if decodes { try decode(packet) }
             } else {
                 try decode(packet)
             }
@@ -137,7 +156,12 @@ final class VideoSource: SourceStage {
             if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
             frame.display = (track.format.rotation, track.format.pixelAspect)
             if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
-            try handle(frame, pts: pts)
+            var shownAt = pts
+            if picker != nil {
+                guard let at = picker?.placement(ofPictureAt: pts) else { continue }
+                shownAt = at
+            }
+            try handle(frame, pts: shownAt)
         }
     }
 
@@ -149,6 +173,7 @@ final class VideoSource: SourceStage {
             if let grid, !grid.inSession(r.nextSlot) { done = true }
             return
         }
+        if let piece = picker?.piece { return try showSlowMotion(frame, at: pts, piece: piece) }
         // Source timing, trimmed to the segment. A trim starts on a frame start (TrimSnap); the
         // frame before it is shown from the start only when no frame starts exactly there (the
         // segment starts before the video, or the snap found no frame), so there is no sliver.
@@ -172,6 +197,31 @@ final class VideoSource: SourceStage {
         previousPTS = pts
     }
 
+    /// Source timing of a slow-motion piece (`at` is on its source line): each picture lasts
+    /// until the next one, so pieces join without a gap; the picture before the recipe segment's
+    /// start is shown from there (its first piece only: for a later piece it is the piece
+    /// before's); the segment's last piece ends its last picture at the segment's end.
+    private func showSlowMotion(_ frame: Frame, at t: MediaTime, piece: SlowMotionPiece) throws(MediaError) {
+        let range = segment.sourceRange
+        if t < range.start {
+            if piece.isFirst { shownHeld = (frame, range.start) }
+            return
+        }
+        try releaseShown(until: t, piece: piece)
+        if t >= range.end { done = true; return }
+        shownHeld = (frame, t)
+    }
+
+    private func releaseShown(until t: MediaTime, piece: SlowMotionPiece) throws(MediaError) {
+        guard let held = shownHeld else { return }
+        shownHeld = nil
+        let end = piece.isLast ? MediaTime.min(t, segment.sourceRange.end) : t
+        let a = try segment.targetTicks(ofSource: held.at, in: sourceTimeBase)
+        let b = try segment.targetTicks(ofSource: end, in: sourceTimeBase)
+        guard b > a, a > lastOutputPTS else { return }
+        emit(held.frame, pts: a, duration: b - a)
+    }
+
     /// How long a frame is shown (output ticks). Only the last frame's duration is kept by the
     /// container, and a last sample of length 0 is dropped by players: where the source gives
     /// none (Matroska), the gap before it stands in (or the segment end, or the average), and a
@@ -187,6 +237,12 @@ final class VideoSource: SourceStage {
 
     /// The end of the last picture, for the slots after the last frame.
     private func finishTiming() throws(MediaError) {
+        if let picker, shownHeld != nil {
+            // The last picture lasts to the end of what was read, on the phone's timeline.
+            var d = lastFrameDuration
+            if !d.isNumeric { d = track.format.averageFrameDuration ?? SlowMotionInfo.storedFrameRate.frameDuration }
+            try releaseShown(until: picker.sourceLine(ofFileTime: maxPTS + d), piece: picker.piece)
+        }
         if let held = leadIn {
             // Nothing came after the frame on screen at the start: it is all the range shows.
             leadIn = nil
@@ -202,6 +258,7 @@ final class VideoSource: SourceStage {
         if !frameDuration.isNumeric, let avg = track.format.averageFrameDuration { frameDuration = avg }
         if !frameDuration.isNumeric { frameDuration = r.grid.frameDuration }
         var end = maxPTS.isNumeric ? maxPTS + frameDuration : .negativeInfinity
+        if let picker, end.isNumeric { end = picker.sourceLine(ofFileTime: end) }
         // In a composition every slot whose time lies in the segment's range is the segment's
         // (the next one starts at the first slot at or after its own start): when the material
         // reaches the range's end, the last frame fills them all, so no slot between two

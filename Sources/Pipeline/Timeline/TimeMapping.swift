@@ -165,9 +165,12 @@ struct TimeSegment: Sendable, Hashable {
     let sourceRange: TimeRange
     let targetStart: MediaTime
     let scale: TimeScale
+    /// A piece of a `slow-motion: from-source` segment: its video shows only the frames the
+    /// phone's flattening keeps, each at the flattening's time (`SlowMotionPicker`).
+    var slowMotion: SlowMotionPiece? = nil
 
     func withTrack(_ t: Int) -> TimeSegment {
-        TimeSegment(source: source, track: t, sourceRange: sourceRange, targetStart: targetStart, scale: scale)
+        TimeSegment(source: source, track: t, sourceRange: sourceRange, targetStart: targetStart, scale: scale, slowMotion: slowMotion)
     }
 
     /// The source range's length on the target timeline (+infinity for a source read to its end).
