@@ -276,10 +276,11 @@ public enum Planner {
         }
 
         var (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
-        if composed != nil, !kept.chapters.isEmpty {
-            // Chapter times are the source's; on a composition's timeline they would be wrong.
-            keptNotices.append(PlanNotice(.dropped, "chapters", "the \(kept.chapters.count) chapters are dropped: they are times of the source, and a composition's timeline is not (mapping them is not supported yet)"))
-            kept.chapters = []
+        if let composed {
+            // Chapters go where the segments play them, from every file the composition shows.
+            let (chapters, notices) = CompositionChapters.map(composed.timeline, sources: assets)
+            kept.chapters = chapters
+            keptNotices = keptNotices.filter { $0.item != "chapters" } + notices
         }
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
                                   overwrite: request.overwrite, timeRange: range, timeline: .trim(range), lanes: lanes,
