@@ -101,7 +101,8 @@ struct PlanCommand: Command {
         lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
                      + "  selective decode \(p.selectiveDecode ? "on" : "off")")
         for (i, s) in (p.composedSegments ?? []).enumerated() {
-            lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)")
+            lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)"
+                         + (s.audioStretch.map { ", audio-stretch \($0.rawValue)" } ?? ""))
         }
         for (i, (lane, o)) in zip(p.lanes, c.origins).enumerated() {
             let f = lane.track.format
@@ -143,7 +144,8 @@ func noticeObject(_ n: PlanNotice) -> [String: Any] {
 /// A composition's segment: its source range (file timeline) and its place on the output's.
 func segmentObject(_ s: PlannedSegment) -> [String: Any] {
     ["source": ["start": s.sourceRange.start.seconds, "end": s.sourceRange.end.isNumeric ? s.sourceRange.end.seconds : NSNull()] as [String: Any],
-     "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed]
+     "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed,
+     "audioStretch": s.audioStretch?.rawValue ?? NSNull()]
 }
 
 /// The planned range on the file's timeline, and what was asked when a trim moved to frame

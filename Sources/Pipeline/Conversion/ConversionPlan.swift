@@ -103,9 +103,9 @@ public struct ConversionPlan: Sendable {
     var chains: [StageChain] = []
     /// The timeline is a composition's (`composed`), not the time range alone.
     var isComposed = false
-    /// Timeline segments (indices) whose sound is silence of their target length: a scaled
-    /// segment with `audio-stretch: mute`.
-    var mutedSegments: Set<Int> = []
+    /// Timeline segments (indices) played at another speed, with the `audio-stretch:` method
+    /// their sound is stretched by (`mute`: silence of their target length).
+    var audioStretches: [Int: AudioStretch] = [:]
 
     /// The files the run reads, one reader each (today the one source).
     var sources: [Asset] { [source] }
@@ -227,7 +227,7 @@ public enum Planner {
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let composed {
             plan = plan.composed(composed.timeline)
-            plan.mutedSegments = composed.muted
+            plan.audioStretches = composed.audioStretches
             plan.notices += composed.notices
         }
         if let timeNotice {

@@ -107,7 +107,7 @@ public final class ExportSession: Sendable {
                 var sources: [AudioSource] = []
                 for (j, segment) in try chain.segments().enumerated() {
                     sources.append(try AudioSource(env: env, output: try readerOutput(plan, lane: i, input: j), track: lp.track,
-                                                   segment: segment, outputRate: Int32(s.sampleRate), mute: plan.mutedSegments.contains(j)))
+                                                   segment: segment, outputRate: Int32(s.sampleRate), stretch: plan.audioStretches[j]))
                 }
                 guard let first = sources.first else { throw MediaError(.processing, "the plan reads no source for this track") }
                 let sink = try AudioSink(env: env, output: i, track: lp.track, settings: s)

@@ -8,15 +8,18 @@ public struct PlannedSegment: Sendable, Hashable {
     public let targetDuration: MediaTime
     /// The speed it plays at (`1/8`), as the recipe writes speeds.
     public let speed: String
+    /// A scaled segment with sound: the `audio-stretch:` method its sound takes (nil: unscaled,
+    /// or no sound).
+    public let audioStretch: AudioStretch?
 }
 
 extension ConversionPlan {
     /// A composition's segments, in order; nil for a plain conversion (its range is `timeRange`).
     public var composedSegments: [PlannedSegment]? {
         guard isComposed else { return nil }
-        return timeline.segments.map {
-            PlannedSegment(sourceRange: $0.sourceRange, targetStart: $0.targetStart, targetDuration: $0.targetDuration,
-                           speed: $0.scale.inverse.description)
+        return timeline.segments.enumerated().map { i, s in
+            PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
+                           speed: s.scale.inverse.description, audioStretch: audioStretches[i])
         }
     }
 }
