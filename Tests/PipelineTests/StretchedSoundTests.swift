@@ -63,3 +63,17 @@ struct StretchedSoundTests {
         #expect(most < 72000, "\(method.rawValue): \(most)")
     }
 }
+
+extension StretchedSoundTests {
+    @Test("a segment with sound before it but none in it (the track ended): led in, then silence of the fixed length",
+          arguments: [TimeStretcher.Method.spectral, .timeDomain])
+    func leadInOnly(method: TimeStretcher.Method) throws {
+        let s = try TimeStretcher(sampleRate: 48000, channelLayout: "mono", method: method,
+                                  scale: try TimeStretchScale(target: 8, source: 1), targetSamples: 9600)
+        try s.prime([try S.frame([S.sine(1000, rate: 48000, count: 4800)], from: 0, count: 4800, rate: 48000, layout: "mono")])
+        try s.finish()
+        var n: Int64 = 0
+        while let f = try s.drain() { n += Int64(f.samples) }
+        #expect(n == 9600)
+    }
+}
