@@ -7,11 +7,11 @@ import Foundation
 /// rubberband and atempo smear an onset over their analysis window and hand it out early: at 1/8
 /// speed and 48 kHz a tone onset comes ~100 ms (spectral) and ~230 ms (time-domain) early, and the
 /// amount depends on the scale and the rate in ways no formula of ours would track (44.1 kHz and
-/// 48 kHz get different window sizes). So the stretcher asks: the kernel is led in with the same
-/// quarter second of silence a range gets, then a 1 kHz tone starts after a further eighth of a
-/// second, and the offset is where the first millisecond whose level reaches half the tone's
-/// lies, minus where the scale puts the onset. Kernels are deterministic, so the number holds for
-/// every range of that method, scale and rate (within WSOLA's choice of splice, about ±12 ms).
+/// 48 kHz get different window sizes). So the stretcher asks: a fresh kernel is led in with the
+/// same lead-in a range gets (silence), then four 1 kHz bursts follow, and the offset is the mean
+/// of where each burst's first millisecond at half the tone's level lies, minus where the scale
+/// puts it. Kernels are deterministic, so the number holds for every range of that method, scale
+/// and rate (WSOLA's choice of splice still moves one onset by up to ~75 ms at 1/8 speed).
 /// `varispeed` is a resampler, exact by construction: 0.
 enum TimeStretchLead {
     private struct Key: Hashable {
@@ -34,8 +34,9 @@ enum TimeStretchLead {
         return offset
     }
 
-    /// The lead-in a range of `scale` gets at `sampleRate`: a quarter second, longer for a
-    /// speed-up (up to 8 times) so that it lasts as long in the kernel's output as at 1/4 speed.
+    /// The lead-in a range of `scale` gets at `sampleRate`: half a second of source (the kernels
+    /// settle within a quarter), longer for a speed-up so that it still lasts about half a second
+    /// of the kernel's output (up to 8 times: 4 s of source).
     static func leadIn(scale: TimeStretchScale, sampleRate: Int32) -> Int64 {
         Int64(sampleRate) / 2 * speedUp(scale)
     }
