@@ -107,6 +107,7 @@ struct PlanCommand: Command {
                 if let f = s.frames { counts.append("\(f) frame\(f == 1 ? "" : "s")") }
                 if let n = s.samples { counts.append("\(n) samples") }
                 lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)"
+                             + (s.audioStretch.map { ", audio-stretch \($0.rawValue)" } ?? "")
                              + (s.slowMotionDivisor.map { $0 == 1 ? " (the source's slow motion: real time)" : " (the source's slow motion: ÷\($0))" } ?? "")
                              + "  (\(([(s.file as NSString).lastPathComponent] + counts).joined(separator: ", ")))")
             }
@@ -159,7 +160,7 @@ func segmentObject(_ s: PlannedSegment) -> [String: Any] {
     ["source": ["start": s.sourceRange.start.seconds, "end": s.sourceRange.end.isNumeric ? s.sourceRange.end.seconds : NSNull()] as [String: Any],
      "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed,
      "file": s.file, "frames": s.frames.map { $0 as Any } ?? NSNull(), "samples": s.samples.map { $0 as Any } ?? NSNull(),
-     "slowMotionDivisor": s.slowMotionDivisor ?? NSNull()]
+     "slowMotionDivisor": s.slowMotionDivisor ?? NSNull(), "audioStretch": s.audioStretch?.rawValue ?? NSNull()]
 }
 
 /// The planned range on the file's timeline, and what was asked when a trim moved to frame

@@ -220,19 +220,40 @@ struct CompositionRunCLITests {
         return (last.0, last.1, recipe)
     }
 
-    @Test("a scaled segment with sound: refused at 'audio-stretch' (65) for every method but mute, and at 'speed' when none is written")
-    func scaledSoundRefused() throws {
+    @Test("a scaled segment with sound, every stretching method: 10 s of sound, the bursts with their pictures; plan names the method of the scaled segment")
+    func scaledSoundStretched() throws {
         let dir = Scratch()
         let src = dir.file("hfr.mp4")
-        try Self.makeSource(src, fps: 240, frames: 720, bursts: [])
+        // Bursts at 0.5 s and 2.5 s (→ 9.5 s, after the slowed second).
+        try Self.makeSource(src, fps: 240, frames: 720, bursts: [120, 600])
+        let recipe = dir.file("slow.yaml")
         for method in AudioStretch.allCases where method != .mute {
-            let r = try refusal(Self.slowRecipe("  audio-stretch: \(method.rawValue)\n", sound: true), source: src, in: dir)
-            #expect(r.status == 65)
-            #expect(r.stderr == "\(r.path):4:18: error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: \(method.rawValue)' is not available in this build yet: say 'audio-stretch: mute', leave the sound out of the output, or play the segment at speed 1\n  audio-stretch: \(method.rawValue)\n                 ^\n")
+            // Unsaid, the method is spectral.
+            try Self.slowRecipe(method == .spectral ? "" : "  audio-stretch: \(method.rawValue)\n", sound: true)
+                .write(toFile: recipe, atomically: true, encoding: .utf8)
+            let plan = try Binary.run(["plan", recipe, "-i", src], cwd: dir.path)
+            #expect(plan.status == 0, "\(plan.stderr)")
+            #expect(plan.stdout.contains("segment  1: source [0.000s, 1.000s) at 0.000s for 1.000s, speed 1  (hfr.mp4, 30 frames, 48000 samples)\nsegment  2: source [1.000s, 2.000s) at 1.000s for 8.000s, speed 1/8, audio-stretch \(method.rawValue)  (hfr.mp4, 240 frames, 384000 samples)\nsegment  3: source [2.000s, 3.000s) at 9.000s for 1.000s, speed 1  (hfr.mp4, 30 frames, 48000 samples)\n"), "\(plan.stdout)")
+            let json = try Binary.run(["plan", recipe, "-i", src, "--json"], cwd: dir.path)
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let methods = (object?["segments"] as? [[String: Any]])?.map { $0["audioStretch"] as? String ?? "-" }
+            #expect(methods == ["-", method.rawValue, "-"])
+
+            let out = dir.file("\(method.rawValue).mp4")
+            let r = try Binary.run(["run", recipe, "-i", src, "--quiet", "-o", out], timeLimit: 300, cwd: dir.path)
+            #expect(r.status == 0, "\(r.stderr)")
+            let stamps = try Self.stamps(out)
+            #expect(stamps.count == 300)
+            let onsets = try Self.burstOnsets(out)
+            #expect(onsets.count == 2, "\(method.rawValue): \(onsets)")
+            for (onset, (want, frame)) in zip(onsets, [(0.5, 120), (9.5, 600)]) {
+                #expect(abs(onset - want) <= 1.0 / 30, "\(method.rawValue): burst at \(onset) s, its frame at \(want) s")
+                let shown = stamps.min { abs($0.pts.seconds - onset) < abs($1.pts.seconds - onset) }?.stamp
+                #expect(shown == frame, "\(method.rawValue): burst at \(onset) s shows frame \(shown ?? -1)")
+            }
+            let end = try Self.soundEnd(out)
+            #expect(end >= 10 && end < 10 + 1024.0 / 48000, "\(method.rawValue): sound ends at \(end) s")
         }
-        let r = try refusal(Self.slowRecipe(sound: true), source: src, in: dir)
-        #expect(r.status == 65)
-        #expect(r.stderr == "\(r.path):6:36: error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: spectral' is not available in this build yet: say 'audio-stretch: mute', leave the sound out of the output, or play the segment at speed 1\n    - { start: 1s, end: 2s, speed: 1/8 }\n                                   ^\n")
     }
 
     @Test("audio-stretch: mute: the slowed second is 8 s of silence, the sound around it plays with its pictures, 10 s of sound in all")

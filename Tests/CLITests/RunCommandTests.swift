@@ -54,10 +54,10 @@ struct RunCommandTests {
                     #expect(stamps == (Array(0..<120) + Array(240..<360)).map { Optional($0) }, "\(name)")
                     #expect(abs(try Asset.load(dir.file("clip-cut.mp4")).duration.seconds - 2) < 0.05)
                 case "slomo-240-to-30.yaml":
-                    // The clip has sound, and stretching it is not wired yet: refused where it is asked.
-                    #expect(r.status == 65, "\(name): \(r.stderr)")
-                    #expect(r.stderr.hasPrefix("\(recipePath):\(at("audio-stretch:", "spectral")): error: \(src): segment 2: it plays at speed 1/8, and 'audio-stretch: spectral' is not available in this build yet"), "\(name): \(r.stderr)")
-                    #expect(dir.contents == ["clip.mp4"])
+                    // 1 s + 1–2 s at 1/8 speed + 1 s: 10 s, its sound stretched with its pitch kept.
+                    #expect(r.status == 0, "\(name): \(r.stderr)")
+                    #expect(dir.contents == ["clip-slomo.mp4", "clip.mp4"])
+                    #expect(abs(try Asset.load(dir.file("clip-slomo.mp4")).duration.seconds - 10) < 0.05)
                 case "phone-slow-motion.yaml":
                     // The clip holds no slow-motion data: it plays as stored (the plan warns),
                     // every frame in order, its sound kept.

@@ -10,9 +10,8 @@ enum CompositionTimeline {
     struct Result {
         let timeline: TimeMapping
         let notices: [PlanNotice]
-        /// The segments (indices) whose sound is silence of their length on the timeline
-        /// (`audio-stretch: mute` on a scaled segment).
-        let muted: Set<Int>
+        /// The scaled segments (indices) and the `audio-stretch:` method their sound takes.
+        let audioStretches: [Int: AudioStretch]
     }
 
     /// `assets[k]` is source k (`SegmentRequest.source`), `lanes[k]` the plan's lanes as they read
@@ -25,7 +24,7 @@ enum CompositionTimeline {
         var segments: [TimeSegment] = []
         var notices: [PlanNotice] = []
         var previousEnd = MediaTime.zero
-        var muted: Set<Int> = []
+        var audioStretches: [Int: AudioStretch] = [:]
         for (i, r) in requests.enumerated() {
             let n = i + 1
             guard assets.indices.contains(r.source), lanesBySource.indices.contains(r.source) else {
@@ -70,13 +69,9 @@ enum CompositionTimeline {
             }
             guard let sc = TimeScale(speed.denominator, speed.numerator) else { throw refuse("speed", "its speed \(speed) is not valid") }
             scale = sc
-            // Never the sound played unscaled under scaled pictures: only muting is wired yet.
-            if !scale.isIdentity && hasAudio {
-                guard r.audioStretch == .mute else {
-                    throw refuse("audio-stretch", "it plays at speed \(speed), and 'audio-stretch: \(r.audioStretch.rawValue)' is not available in this build yet: say 'audio-stretch: mute', leave the sound out of the output, or play the segment at speed 1")
-                }
-                muted.insert(i)
-            }
+            // Never the sound played unscaled under scaled pictures: it is stretched (or muted).
+            // (Recipes keep speeds within 1/32…32, inside the stretcher's 1/100…100.)
+            if !scale.isIdentity && hasAudio { audioStretches[segments.count] = r.audioStretch }
             guard previousEnd.isNumeric else {
                 throw refuse("at", "segment \(n - 1) reads to the end of its file, whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
             }
@@ -87,7 +82,7 @@ enum CompositionTimeline {
             if r.slowMotion == .fromSource {
                 let pieces = try SlowMotionExpansion.expand(range, at: targetStart, segment: n, asset: asset, sourceIndex: r.source, source: src,
                                                             hasAudio: hasAudio, audioStretch: r.audioStretch)
-                if pieces.muted { muted.formUnion(segments.count..<segments.count + pieces.segments.count) }
+                if pieces.muted { for j in segments.count..<segments.count + pieces.segments.count { audioStretches[j] = .mute } }
                 notices += pieces.notices
                 segments += pieces.segments
                 previousEnd = pieces.end
@@ -97,7 +92,7 @@ enum CompositionTimeline {
             previousEnd = try segment.targetEnd()
             segments.append(segment)
         }
-        return Result(timeline: TimeMapping(segments), notices: notices, muted: muted)
+        return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches)
     }
 }
 

@@ -108,9 +108,9 @@ public struct ConversionPlan: Sendable {
     var chains: [StageChain] = []
     /// The timeline is a composition's (`composed`), not the time range alone.
     var isComposed = false
-    /// Timeline segments (indices) whose sound is silence of their target length: a scaled
-    /// segment with `audio-stretch: mute`.
-    var mutedSegments: Set<Int> = []
+    /// Timeline segments (indices) played at another speed, with the `audio-stretch:` method
+    /// their sound is stretched by (`mute`: silence of their target length).
+    var audioStretches: [Int: AudioStretch] = [:]
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -290,7 +290,7 @@ public enum Planner {
             // Per lane, per segment: the track its file gives (none: black or silence there).
             let perSegment = trackMap.map { bySource in composed.timeline.segments.map { bySource[$0.source] } }
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment)
-            plan.mutedSegments = composed.muted
+            plan.audioStretches = composed.audioStretches
             plan.notices += composed.notices
         }
         if let timeNotice {

@@ -116,12 +116,12 @@ public final class ExportSession: Sendable {
                 return StagedLane(env: env, track: lp.track.index, stage: stage, sink: sink)
             case .audio(let s):
                 let rate = Int32(s.sampleRate)
-                let muted = plan.mutedSegments
+                let stretches = plan.audioStretches
                 let inputs = try sourceInputs(plan, lane: i)
                 let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
                     do throws(MediaError) {
                         return try AudioSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
-                                               segment: k.segment, outputRate: rate, mute: muted.contains(k.timelineSegment))
+                                               segment: k.segment, outputRate: rate, stretch: stretches[k.timelineSegment])
                     } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
                 guard let firstInput = inputs.first else { throw MediaError(.processing, "the plan reads no source for this track") }

@@ -18,6 +18,9 @@ public struct PlannedSegment: Sendable, Hashable {
     /// A piece of a `slow-motion: from-source` segment: the divisor the phone stored for it (1
     /// between its slowed segments, where it plays in real time); nil for any other segment.
     public let slowMotionDivisor: Int?
+    /// A scaled segment with sound: the `audio-stretch:` method its sound takes (nil: unscaled,
+    /// or no sound).
+    public let audioStretch: AudioStretch?
 }
 
 extension ConversionPlan {
@@ -35,7 +38,7 @@ extension ConversionPlan {
                            speed: s.scale.inverse.description, file: sources[s.source].path,
                            frames: frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },
                            samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) },
-                           slowMotionDivisor: s.slowMotion?.speedDivisor)
+                           slowMotionDivisor: s.slowMotion?.speedDivisor, audioStretch: audioStretches[i])
         }
     }
 }

@@ -19,6 +19,13 @@ import Recipe
 /// trimmed at the end. So the range ends on stretched source audio, not on a repeat or a gap, and
 /// its start (where the sync is) is never moved. What is still missing after that (a caller's fixed
 /// length beyond what `mute` or an unscaled range make) is silence at the end.
+///
+/// Where a sound lands: before the range's first sample the kernel is fed `primingSamples` of
+/// lead-in (the caller's pre-range audio through `prime`, silence before it) so that it is in
+/// its steady state when the range starts, and its output for them is dropped, less the lead the
+/// pitch-keeping kernels put every onset at (`TimeStretchLead`, measured on the kernel itself):
+/// so source sample y of the range sounds at output sample round(y × scale), not a tenth of a
+/// second or more before it.
 // Not Sendable: a stretcher belongs to the one lane or stage that feeds it.
 final class TimeStretcher {
     /// How the audio of a scaled range is made (the recipe's words are the raw values).
@@ -63,10 +70,11 @@ final class TimeStretcher {
     /// Stretched samples waiting to be drained.
     var queuedSamples: Int64 { Int64(fifo.count) }
     /// The most that may wait when a frame is fed: two of the largest frames fed so far, stretched,
-    /// and at least one second. Draining until nil after each feed leaves only what a kernel
-    /// made ahead of `round(fed × scale)`, far less.
+    /// and at least one second, plus the lead held back (`leadCompensation`). Draining until nil
+    /// after each feed leaves only what a kernel made ahead of `round(fed × scale)`, far less.
     var queueLimit: Int64 {
-        max(Int64(sampleRate), scale.stretched(2 * largestFrame) ?? .max)
+        let (sum, overflow) = max(Int64(sampleRate), scale.stretched(2 * largestFrame) ?? .max).addingReportingOverflow(leadCompensation)
+        return overflow ? .max : sum
     }
     private var largestFrame: Int64 = 0
 
@@ -77,6 +85,17 @@ final class TimeStretcher {
     private var producedSamples: Int64 = 0
     private let fixedTarget: Int64?
     private var finished = false
+    /// Source samples fed ahead of the range so that its start finds the kernel warmed up (0 for
+    /// the kernels without a window: unscaled, `mute`, a caller's own).
+    let primingSamples: Int64
+    private var primed = false
+    /// Kernel output still to drop: the lead-in's stretched length less the kernel's lead.
+    private var skipRemaining: Int64 = 0
+    /// `TimeStretchLead.offset` of this kernel (0 when there is no lead-in).
+    private let leadOffset: Int64
+    /// Output samples by which the kernel's output is held back to put sounds where the scale
+    /// says (its measured lead; 0 before the lead-in): what it made ahead waits that much longer.
+    private(set) var leadCompensation: Int64 = 0
     /// The error that stopped the range: every later call throws it again, so a caller that
     /// carries on after a failed `finish` gets the error, not silence up to the target.
     private var failure: MediaError?
@@ -101,8 +120,14 @@ final class TimeStretcher {
         }
         let channels = l.nb_channels
         let made: StretchKernel
+        var offset: Int64?
         do throws(MediaError) {
             if let kernel { made = kernel } else { made = try Self.kernel(method: method, scale: scale, sampleRate: sampleRate, layout: &l) }
+            // Kernels with a window get a lead-in and their measured lead taken out (a caller's
+            // own kernel is taken as it is).
+            if kernel == nil, !(made is PassKernel), !(made is SilenceKernel) {
+                offset = try TimeStretchLead.offset(method: method, scale: scale, sampleRate: sampleRate)
+            }
         } catch {
             av_channel_layout_uninit(&l)
             throw error
@@ -114,12 +139,19 @@ final class TimeStretcher {
         self.kernel = made
         self.fixedTarget = targetSamples
         self.targetSamples = targetSamples
+        if let offset {
+            primingSamples = TimeStretchLead.leadIn(scale: scale, sampleRate: sampleRate)
+            leadOffset = offset
+        } else {
+            primingSamples = 0
+            leadOffset = 0
+        }
         fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels)
     }
 
     deinit { av_channel_layout_uninit(&layout) }
 
-    private static func kernel(method: Method, scale: TimeStretchScale, sampleRate: Int32,
+    static func kernel(method: Method, scale: TimeStretchScale, sampleRate: Int32,
                                layout: UnsafePointer<AVChannelLayout>) throws(MediaError) -> StretchKernel {
         if method == .mute { return try SilenceKernel(scale: scale, sampleRate: sampleRate, layout: layout) }
         // Unscaled audio is the source itself, whichever method: no filter's colouring or delay.
@@ -150,13 +182,9 @@ final class TimeStretcher {
         guard !finished else {
             throw MediaError(.processing, "time stretch: a frame was fed after the range was finished")
         }
-        guard frame.sampleFormat == AV_SAMPLE_FMT_FLTP, frame.channels == channels,
-              frame.sampleRate == sampleRate || frame.sampleRate == 0 else {
-            let name = av_get_sample_fmt_name(frame.sampleFormat).map { String(cString: $0) } ?? "unknown format"
-            throw MediaError(.processing, "time stretch: expected planar float audio, \(Self.channelCount(channels)) at \(sampleRate) Hz; "
-                             + "got \(name), \(Self.channelCount(frame.channels)) at \(frame.sampleRate) Hz")
-        }
+        try checkFormat(frame)
         guard frame.samples > 0 else { return }
+        if !primed { try prime([]) }
         largestFrame = max(largestFrame, Int64(frame.samples))
         guard queuedSamples <= queueLimit else {
             throw MediaError(.processing, "time stretch: \(queuedSamples) stretched samples wait to be drained (at most \(queueLimit)): "
@@ -166,6 +194,52 @@ final class TimeStretcher {
         do throws(MediaError) {
             try kernel.push(frame)
             try collect()
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Leads the kernel in with the audio just before the range (at most `primingSamples`, the
+    /// latest ones; silence makes up the rest, before them), ahead of the first `feed`, which
+    /// otherwise leads in with silence alone. Same format rules as `feed`.
+    func prime(_ preRange: [Frame]) throws(MediaError) {
+        if let failure { throw failure }
+        guard !primed, sourceSamples == 0, !finished else {
+            throw MediaError(.processing, "time stretch: the lead-in comes before the range's first sample")
+        }
+        primed = true
+        guard primingSamples > 0 else { return }
+        do throws(MediaError) {
+            var given: [Frame] = []
+            var count: Int64 = 0
+            for frame in preRange.reversed() where count < primingSamples && frame.samples > 0 {
+                try checkFormat(frame)
+                let n = Int64(frame.samples), keep = min(n, primingSamples - count)
+                given.insert(try frame.samples((n - keep)..<n), at: 0)
+                count += keep
+            }
+            var silence = primingSamples - count
+            while silence > 0 {
+                let n = Int32(min(silence, 1024))
+                given.insert(try SilenceKernel.frame(samples: n, layout: &layout, sampleRate: sampleRate), at: 0)
+                silence -= Int64(n)
+            }
+            guard let stretched = scale.stretched(primingSamples) else {
+                throw MediaError(.processing, "time stretch: the lead-in of \(primingSamples) samples × \(scale) does not fit in 64 bits")
+            }
+            // offset < 0: the kernel puts sounds early; dropping less of the lead-in delays them.
+            skipRemaining = stretched + leadOffset
+            leadCompensation = max(0, -leadOffset)
+            if skipRemaining < 0 {
+                try fifo.write(try SilenceKernel.frame(samples: Int32(clamping: -skipRemaining), layout: &layout, sampleRate: sampleRate))
+                producedSamples += -skipRemaining
+                skipRemaining = 0
+            }
+            for frame in given {
+                try kernel.push(frame)
+                try collect()
+            }
         } catch {
             failure = error
             throw error
@@ -251,13 +325,28 @@ final class TimeStretcher {
         return out
     }
 
+    private func checkFormat(_ frame: Frame) throws(MediaError) {
+        guard frame.sampleFormat == AV_SAMPLE_FMT_FLTP, frame.channels == channels,
+              frame.sampleRate == sampleRate || frame.sampleRate == 0 else {
+            let name = av_get_sample_fmt_name(frame.sampleFormat).map { String(cString: $0) } ?? "unknown format"
+            throw MediaError(.processing, "time stretch: expected planar float audio, \(Self.channelCount(channels)) at \(sampleRate) Hz; "
+                             + "got \(name), \(Self.channelCount(frame.channels)) at \(frame.sampleRate) Hz")
+        }
+    }
+
     private static func channelCount(_ n: Int32) -> String { n == 1 ? "1 channel" : "\(n) channels" }
 
     private func collect() throws(MediaError) {
-        while let f = try kernel.pull() {
+        while var f = try kernel.pull() {
             guard f.samples > 0 else { continue }
             guard f.channels == channels, f.sampleFormat == AV_SAMPLE_FMT_FLTP else {
                 throw MediaError(.processing, "time stretch: the \(method.rawValue) kernel changed the audio format")
+            }
+            if skipRemaining > 0 {
+                let n = Int64(f.samples), dropped = min(n, skipRemaining)
+                skipRemaining -= dropped
+                guard dropped < n else { continue }
+                f = try f.samples(dropped..<n)
             }
             try fifo.write(f)
             producedSamples += Int64(f.samples)

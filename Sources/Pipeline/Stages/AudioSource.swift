@@ -2,10 +2,14 @@ import CFFmpeg
 import Recipe
 
 /// Reader packets → decoder → the samples that lie in the segment (sample-accurate), each run
-/// placed on the output's sample clock by the segment. Muted (a scaled segment's
-/// `audio-stretch: mute`): silence in the decoded sound's format instead, exactly as many samples
-/// as the segment's target range holds at the output rate (counted at the source rate when the
-/// rates differ, so within a sample of it).
+/// placed on the output's sample clock by the segment. A scaled segment's sound goes through its
+/// `audio-stretch:` method (`StretchedSound`: spectral, time-domain, varispeed, or mute's
+/// silence), led in with the decoded audio just before the segment, and comes out exactly as many
+/// samples long as the segment's target range holds: counted on the output's clock from the
+/// timeline's absolute positions (`TimeMapping.sampleCount`), so segments add up to the
+/// timeline's rational sum. When the sound's rate is not the output's, the count is exact at the
+/// sound's rate and the sink's one resampler for the whole track makes it the output's, within a
+/// sample at the track's end.
 final class AudioSource: SourceStage {
     private let env: LaneEnvironment
     /// Where its packets come from.
@@ -21,16 +25,25 @@ final class AudioSource: SourceStage {
     private var done = false
     private var ended = false
     private var pending = PendingFrames()
-    private let mute: Bool
-    /// Muted: a decoded frame of the segment, whose format the silence takes.
-    private var template: Frame?
+    /// A scaled segment's method; nil: its samples as they are.
+    private let method: TimeStretcher.Method?
+    private var stretch: StretchedSound?
+    /// Decoded audio before the segment, the latest `primingSamples` of it: the lead-in.
+    private var preRange: [Frame] = []
+    /// Where the stretched sound's first sample goes on the output's clock.
+    private var stretchStart: Int64 = 0
     private(set) var lastTime: MediaTime = .invalid
     var file: String? { tap.file }
     private(set) var statistics: LaneStatistics
 
-    init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, outputRate: Int32, mute: Bool = false) throws(MediaError) {
+    /// - Parameter stretch: the segment's `audio-stretch:` method (`mute` at any speed, the others
+    ///   only where the segment is scaled).
+    init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, outputRate: Int32,
+         stretch: AudioStretch? = nil) throws(MediaError) {
         self.env = env
-        self.mute = mute
+        // Muted applies at any speed (a phone's slow motion mutes its real-time pieces too);
+        // a method that stretches only where the segment is scaled.
+        method = stretch == .mute ? .mute : segment.scale.isIdentity ? nil : stretch.flatMap { TimeStretcher.Method(rawValue: $0.rawValue) }
         self.tap = tap
         self.segment = segment
         self.outputRate = outputRate
@@ -62,27 +75,9 @@ final class AudioSource: SourceStage {
         tap.detach()
         _ = try decoder.send(nil)
         try receiveFrames()
-        if mute { try placeSilence() }
+        // No sound decoded at all: nothing to take the format of, nothing to stretch.
+        if let stretch { try placeStretched(try stretch.finish()) }
         ended = true
-    }
-
-    /// Muted: the segment's target length of silence, from its first sample on the output's clock.
-    private func placeSilence() throws(MediaError) {
-        guard let template, template.sampleRate > 0 else { return }  // no sound decoded: nothing to take the format of
-        let range = segment.targetRange
-        guard let first = TimeMapping.samplePosition(atOrAfter: range.start, rate: outputRate),
-              let count = TimeMapping.sampleCount(in: range, rate: outputRate) else {
-            throw MediaError(.unsupported, "the muted segment's length on the timeline is not known")
-        }
-        let rate = Int64(template.sampleRate)
-        var done: Int64 = 0
-        let total = WideArithmetic.mulDiv(count, rate, Int64(outputRate))
-        while done < total {
-            let n = min(total - done, 4096)
-            let position = first + WideArithmetic.mulDiv(done, Int64(outputRate), rate)
-            pending.append(.samples(try template.silence(samples: Int32(n)), position: position))
-            done += n
-        }
     }
 
     private func receiveFrames() throws(MediaError) {
@@ -102,11 +97,8 @@ final class AudioSource: SourceStage {
     private func place(_ frame: Frame, start: MediaTime, rate: Int64) throws(MediaError) {
         if start >= segment.sourceRange.end { done = true; return }
         let window = segment.sourceSampleWindow(runStart: start, count: Int64(frame.samples), rate: rate)
+        if let method { return try stretch(frame, window: window, start: start, method: method) }
         guard !window.isEmpty else { return }
-        if mute {
-            if template == nil { template = frame }
-            return
-        }
         let firstKept = start + MediaTime(value: window.lowerBound, timescale: Int32(rate))
         // The first run's place must be known; a later one's only matters to a combiner (a sink
         // counts on from the first), so one beyond 64 bits is left at its predecessor's end.
@@ -118,5 +110,55 @@ final class AudioSource: SourceStage {
             position = (try? segment.targetSample(ofSource: firstKept, rate: outputRate)) ?? .max
         }
         pending.append(.samples(try frame.samples(window), position: position))
+    }
+
+    /// A scaled segment: samples before it lead the stretcher in, its own are stretched.
+    private func stretch(_ frame: Frame, window: Range<Int64>, start: MediaTime, method: TimeStretcher.Method) throws(MediaError) {
+        let sound: StretchedSound
+        if let stretch { sound = stretch } else { sound = try makeStretch(like: frame, method: method); stretch = sound }
+        if window.isEmpty {
+            if start < segment.sourceRange.start { try keepBefore(frame) }
+            return
+        }
+        if window.lowerBound > 0 { try keepBefore(try frame.samples(0..<window.lowerBound)) }
+        if !preRange.isEmpty {
+            try sound.prime(preRange)
+            preRange = []
+        }
+        try placeStretched(try sound.feed(try frame.samples(window)))
+    }
+
+    /// Keeps the latest `primingSamples` of the audio before the segment.
+    private func keepBefore(_ frame: Frame) throws(MediaError) {
+        guard let limit = stretch?.primingSamples, limit > 0 else { return }
+        preRange.append(frame)
+        var total = preRange.reduce(Int64(0)) { $0 + Int64($1.samples) }
+        while let oldest = preRange.first, total - Int64(oldest.samples) >= limit {
+            total -= Int64(oldest.samples)
+            preRange.removeFirst()
+        }
+    }
+
+    /// The stretcher for this segment, its length fixed by the timeline: the samples its target
+    /// range holds on the output's clock, counted at the sound's own rate when that differs.
+    private func makeStretch(like frame: Frame, method: TimeStretcher.Method) throws(MediaError) -> StretchedSound {
+        let range = segment.targetRange
+        guard let first = TimeMapping.samplePosition(atOrAfter: range.start, rate: outputRate) else {
+            throw MediaError(.unsupported, "the segment's start on the timeline (\(range.start)) is beyond the output's sample clock")
+        }
+        stretchStart = first
+        let count = TimeMapping.sampleCount(in: range, rate: frame.sampleRate == outputRate ? outputRate : frame.sampleRate)
+        let scale = try TimeStretchScale(target: segment.scale.num, source: segment.scale.den)
+        return try StretchedSound(format: frame, method: method, scale: scale, targetSamples: count)
+    }
+
+    /// Stretched frames (stamped by count from the segment's start, at the sound's rate) on the
+    /// output's clock.
+    private func placeStretched(_ frames: [Frame]) throws(MediaError) {
+        for f in frames {
+            let rate = Int64(f.sampleRate)
+            let offset = rate == Int64(outputRate) ? f.pts : WideArithmetic.mulDiv(f.pts, Int64(outputRate), rate)
+            pending.append(.samples(f, position: stretchStart + offset))
+        }
     }
 }

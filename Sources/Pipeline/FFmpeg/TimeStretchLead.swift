@@ -1,0 +1,112 @@
+import CFFmpeg
+import Foundation
+
+/// Where a pitch-keeping kernel puts a sound relative to where the scale says, measured on the
+/// kernel itself, once per method, scale and rate in a process.
+///
+/// rubberband and atempo smear an onset over their analysis window and hand it out early: at 1/8
+/// speed and 48 kHz a tone onset comes ~100 ms (spectral) and ~230 ms (time-domain) early, and the
+/// amount depends on the scale and the rate in ways no formula of ours would track (44.1 kHz and
+/// 48 kHz get different window sizes). So the stretcher asks: a fresh kernel is led in with the
+/// same lead-in a range gets (silence), then four 1 kHz bursts follow, and the offset is the mean
+/// of where each burst's first millisecond at half the tone's level lies, minus where the scale
+/// puts it. Kernels are deterministic, so the number holds for every range of that method, scale
+/// and rate (WSOLA's choice of splice still moves one onset by up to ~75 ms at 1/8 speed).
+/// `varispeed` is a resampler, exact by construction: 0.
+enum TimeStretchLead {
+    private struct Key: Hashable {
+        let method: TimeStretcher.Method
+        let scale: TimeStretchScale
+        let sampleRate: Int32
+    }
+
+    private static let measured = Locked<[Key: Int64?]>([:])
+
+    /// Output samples by which the kernel puts an onset late (positive) or early (negative); nil
+    /// when the test bursts do not come out apart (atempo's seven stages at 1/100 of the length
+    /// smear a burst over the next): such a range is stretched without a lead-in, as it comes.
+    static func offset(method: TimeStretcher.Method, scale: TimeStretchScale, sampleRate: Int32) throws(MediaError) -> Int64? {
+        guard method == .spectral || method == .timeDomain, !scale.isIdentity else { return 0 }
+        let key = Key(method: method, scale: scale, sampleRate: sampleRate)
+        if let known = measured.withLock({ $0[key] }) { return known }
+        let offset = try measure(key)
+        measured.withLock { $0[key] = offset }
+        return offset
+    }
+
+    /// The lead-in a range of `scale` gets at `sampleRate`: half a second of source (the kernels
+    /// settle within a quarter), longer for a speed-up so that it still lasts about half a second
+    /// of the kernel's output (up to 8 times: 4 s of source).
+    static func leadIn(scale: TimeStretchScale, sampleRate: Int32) -> Int64 {
+        Int64(sampleRate) / 2 * speedUp(scale)
+    }
+
+    private static func speedUp(_ scale: TimeStretchScale) -> Int64 {
+        min(8, max(1, (scale.source + scale.target - 1) / scale.target))
+    }
+
+    /// Four tone bursts, each after a quiet stretch (the first after the range's lead-in), at
+    /// different phases of the kernel's hop; the offset is their mean: WSOLA splices where the
+    /// waveform fits, so one onset alone can land ±12 ms off the kernel's middle. nil when the
+    /// kernel made no audible burst (a range too short to hold any).
+    private static func measure(_ key: Key) throws(MediaError) -> Int64? {
+        let rate = Int64(key.sampleRate)
+        var layout = AVChannelLayout()
+        av_channel_layout_default(&layout, 1)
+        defer { av_channel_layout_uninit(&layout) }
+        let kernel = try TimeStretcher.kernel(method: key.method, scale: key.scale, sampleRate: key.sampleRate, layout: &layout)
+        let leadIn = leadIn(scale: key.scale, sampleRate: key.sampleRate)
+        let gap = rate / 4 * speedUp(key.scale), tone = rate / 8 * speedUp(key.scale)
+        let bursts: [Int64] = (0..<4).map { leadIn + $0 * (gap + tone) + gap / 2 + $0 * rate / 97 }
+        let expected = bursts.compactMap { key.scale.stretched($0) }
+        let hz = min(1000, Double(rate) / 8), amplitude: Float = 0.5
+        let block = max(1, rate / 1000)
+        // The level of a steady tone over a block: amplitude/√2; an onset reaches half of it.
+        let threshold = Double(amplitude) / 2.squareRoot() / 2
+        // An onset: loud after a stretch that was not (a burst's decay and the next burst's
+        // smeared lead-up stay below half the level).
+        let minQuiet = (key.scale.stretched(gap / 2) ?? 0)
+        var pending: [Float] = []
+        var scanned: Int64 = 0, loudUntil: Int64 = 0
+        var onsets: [Int64] = []
+        func collect() throws(MediaError) {
+            while let f = try kernel.pull() {
+                guard f.samples > 0, let plane = f.pointer.pointee.extended_data[0] else { continue }
+                let samples = UnsafeRawPointer(plane).assumingMemoryBound(to: Float.self)
+                pending.append(contentsOf: UnsafeBufferPointer(start: samples, count: Int(f.samples)))
+            }
+            var at = 0
+            while at + Int(block) <= pending.count {
+                let energy = pending[at..<(at + Int(block))].reduce(0.0) { $0 + Double($1) * Double($1) }
+                let level = (energy / Double(block)).squareRoot()
+                if level > threshold {
+                    if scanned - loudUntil >= minQuiet { onsets.append(scanned) }
+                    loudUntil = scanned + block
+                }
+                at += Int(block)
+                scanned += block
+            }
+            pending.removeFirst(at)
+        }
+        let chunk: Int64 = 1024
+        var fed: Int64 = 0
+        // Silence after the last burst until its onset shows (bounded: two seconds of source
+        // beyond it, far past any window).
+        let limit = (bursts.last ?? 0) + tone + 2 * rate
+        while fed < limit, onsets.count < bursts.count {
+            let n = Int32(min(chunk, limit - fed))
+            let frame = try SilenceKernel.frame(samples: n, layout: &layout, sampleRate: key.sampleRate)
+            let samples = UnsafeMutableRawPointer(frame.pointer.pointee.extended_data[0]!).assumingMemoryBound(to: Float.self)
+            for i in 0..<Int64(n) {
+                guard let b = bursts.last(where: { $0 <= fed + i }), fed + i - b < tone else { continue }
+                samples[Int(i)] = amplitude * Float(sin(2 * Double.pi * hz * Double(fed + i - b) / Double(rate)))
+            }
+            fed += Int64(n)
+            try kernel.push(frame)
+            try collect()
+        }
+        guard onsets.count == expected.count else { return nil }
+        let total = zip(onsets, expected).reduce(Int64(0)) { $0 + ($1.0 - $1.1) }
+        return total / Int64(onsets.count)
+    }
+}
