@@ -64,8 +64,19 @@ extension ConversionPlan {
                     readers.append(lane)
                 }
             }
-            return ReaderPool.Group(source: sources[segment.source], streams: streams, lanes: readers, start: segment.sourceRange.start)
+            return ReaderPool.Group(source: sources[segment.source], streams: streams, lanes: readers, start: readingStart(k))
         }
+    }
+
+    /// Where segment k's reader is positioned: its source start, or earlier for a stretched
+    /// segment, whose stretcher is led in with the sound before it (`TimeStretchLead.leadIn`:
+    /// half a second of source per step of speed-up, up to 8) — the sources before the start
+    /// are decoded and not shown.
+    private func readingStart(_ k: Int) -> MediaTime {
+        let segment = timeline.segments[k]
+        guard let method = audioStretches[k], method != .mute, !segment.scale.isIdentity else { return segment.sourceRange.start }
+        let speedUp = min(8, max(1, (segment.scale.den + segment.scale.num - 1) / segment.scale.num))
+        return segment.sourceRange.start - MediaTime(value: speedUp, timescale: 2)
     }
 
     /// Where lane `lane`'s input `input` is read: its reader group and the group's output.
