@@ -211,3 +211,37 @@ struct ConcatTests {
         return onsets
     }
 }
+
+/// An audio list of its own: the video list's pictures with another file's sound.
+@Suite("A composition's own audio list")
+struct AudioListTests {
+    @Test("pictures of a, then b; the sound of c from 0.5 s for 2 s: no sound of a or b, c's burst where c's list puts it, the timeline as long as its longer list")
+    func ownAudioList() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), c = dir.file("c.mp4")
+        try ConcatTests.Clip(width: 320, height: 180, rate: FrameRate(frames: 30), frames: 30, base: 1000, burstFrame: 10).make(a)
+        try ConcatTests.Clip(width: 320, height: 180, rate: FrameRate(frames: 30), frames: 30, base: 2000, burstFrame: 10).make(b)
+        // c: 3 s, its burst at 1.5 s (frame 45).
+        try ConcatTests.Clip(width: 320, height: 180, rate: FrameRate(frames: 30), frames: 90, base: 3000, burstFrame: 45).make(c)
+        var req = ConversionRequest(source: a, output: dir.file("o.mp4"), tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "ultrafast"]))),
+            TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
+        ])
+        req.sources = [b, c]
+        var sound = SegmentRequest(source: 2, start: MediaTime(seconds: 1), end: MediaTime(seconds: 3), at: MediaTime(value: 1, timescale: 2))
+        sound.list = .audio
+        req.timeline = [SegmentRequest(source: 0), SegmentRequest(source: 1), sound]
+        let plan = try Planner.plan(req)
+        #expect(plan.duration == MediaTime(value: 5, timescale: 2))
+        #expect(plan.chains[0].inputs.map(\.segment) == [0, 1])
+        #expect(plan.chains[1].inputs.map(\.segment) == [2])
+        let result = try ExportSession(plan: plan).run()
+        #expect(result.lanes[1].unitsOut == 120_000)
+        let stamps = try Media.stamps(dir.file("o.mp4"))
+        #expect(stamps.map(\.stamp) == (Array(1000..<1030) + Array(2000..<2030) + Array(repeating: 0, count: 15)).map { Optional($0) })
+        // c's burst (1.5 s of c) plays 0.5 s into its segment, which starts at 0.5 s: at 1.0 s.
+        let onsets = try ConcatTests.burstOnsets(dir.file("o.mp4"))
+        #expect(onsets.count == 1, "\(onsets)")
+        #expect(abs((onsets.first ?? 0) - 1.0) <= 1.0 / 30, "\(onsets)")
+    }
+}

@@ -12,6 +12,9 @@ enum CompositionTimeline {
         let notices: [PlanNotice]
         /// The scaled segments (indices) and the `audio-stretch:` method their sound takes.
         let audioStretches: [Int: AudioStretch]
+        /// Per timeline segment, the list it came from: a video lane plays the video list's, an
+        /// audio lane the audio list's, or the video list's when there is none.
+        let lists: [SegmentRequest.List]
     }
 
     /// `assets[k]` is source k (`SegmentRequest.source`), `lanes[k]` the plan's lanes as they read
@@ -23,18 +26,26 @@ enum CompositionTimeline {
         let hasAudio = lanes.contains { if case .audio = $0.kind { return true } else { return false } }
         var segments: [TimeSegment] = []
         var notices: [PlanNotice] = []
-        var previousEnd = MediaTime.zero
+        var ends: [SegmentRequest.List: MediaTime] = [:]
         var audioStretches: [Int: AudioStretch] = [:]
-        for (i, r) in requests.enumerated() {
-            let n = i + 1
+        var lists: [SegmentRequest.List] = []
+        var numbers: [SegmentRequest.List: Int] = [:]
+        // With an audio list, the audio lanes play it and the video list is pictures only.
+        let ownAudio = requests.contains { $0.list == .audio }
+        for r in requests {
+            let n = (numbers[r.list] ?? 0) + 1
+            numbers[r.list] = n
+            let previousEnd = ends[r.list] ?? .zero
+            let name = r.list == .audio ? "segment \(n) of the audio track" : "segment \(n)"
+            let soundFollows = r.list == .audio || !ownAudio
             guard assets.indices.contains(r.source), lanesBySource.indices.contains(r.source) else {
-                throw MediaError(.invalidSettings, "segment \(n) names no source of the plan", file: first.path)
+                throw MediaError(.invalidSettings, "\(name) names no source of the plan", file: first.path)
             }
             let asset = assets[r.source]
             let src = asset.path
             let whole = asset.wholeRange
             func refuse(_ field: String, _ message: String) -> MediaError {
-                MediaError(.invalidSettings, "segment \(n): \(message)", file: src, setting: SegmentRequest.setting(n, field))
+                MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list))
             }
             guard r.start.isNumeric, r.start >= .zero, r.end.map({ $0.isNumeric && $0 > r.start }) ?? true else {
                 throw refuse("start", "its range is not valid")
@@ -58,7 +69,7 @@ enum CompositionTimeline {
             case nil: isScaled = false
             }
             let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanesBySource[r.source], onSourceFrames: isScaled || r.slowMotion == .fromSource,
-                                            subject: "segment \(n)'s range", key: "composition.segment.\(n)")
+                                            subject: "\(name)'s range", key: r.list == .audio ? "composition.audio-segment.\(n)" : "composition.segment.\(n)")
             let range = snapped.range
             if let notice = snapped.notice { notices.append(notice) }
             if case .targetDuration(let d)? = r.timing {
@@ -71,7 +82,7 @@ enum CompositionTimeline {
             scale = sc
             // Never the sound played unscaled under scaled pictures: it is stretched (or muted).
             // (Recipes keep speeds within 1/32…32, inside the stretcher's 1/100…100.)
-            if !scale.isIdentity && hasAudio { audioStretches[segments.count] = r.audioStretch }
+            if !scale.isIdentity && hasAudio && soundFollows { audioStretches[segments.count] = r.audioStretch }
             guard previousEnd.isNumeric else {
                 throw refuse("at", "segment \(n - 1) reads to the end of its file, whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
             }
@@ -81,18 +92,20 @@ enum CompositionTimeline {
             }
             if r.slowMotion == .fromSource {
                 let pieces = try SlowMotionExpansion.expand(range, at: targetStart, segment: n, asset: asset, sourceIndex: r.source, source: src,
-                                                            hasAudio: hasAudio, audioStretch: r.audioStretch)
+                                                            hasAudio: hasAudio && soundFollows, audioStretch: r.audioStretch)
                 if pieces.muted { for j in segments.count..<segments.count + pieces.segments.count { audioStretches[j] = .mute } }
                 notices += pieces.notices
                 segments += pieces.segments
-                previousEnd = pieces.end
+                lists += Array(repeating: r.list, count: pieces.segments.count)
+                ends[r.list] = pieces.end
                 continue
             }
             let segment = TimeSegment(source: r.source, track: nil, sourceRange: range, targetStart: targetStart, scale: scale)
-            previousEnd = try segment.targetEnd()
+            ends[r.list] = try segment.targetEnd()
             segments.append(segment)
+            lists.append(r.list)
         }
-        return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches)
+        return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists)
     }
 }
 

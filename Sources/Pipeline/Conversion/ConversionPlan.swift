@@ -288,7 +288,15 @@ public enum Planner {
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let composed {
             // Per lane, per segment: the track its file gives (none: black or silence there).
-            let perSegment = trackMap.map { bySource in composed.timeline.segments.map { bySource[$0.source] } }
+            // A lane takes only the segments of its list: video lanes the video list's, audio
+            // lanes the audio list's, or the video list's when there is no audio list.
+            let ownAudio = composed.lists.contains(.audio)
+            let perSegment = zip(trackMap, lanes).map { bySource, lane in
+                composed.timeline.segments.enumerated().map { k, segment -> Int? in
+                    let list: SegmentRequest.List = lane.track.mediaType == .audio && ownAudio ? .audio : .video
+                    return composed.lists[k] == list ? bySource[segment.source] : nil
+                }
+            }
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment)
             plan.audioStretches = composed.audioStretches
             plan.notices += composed.notices

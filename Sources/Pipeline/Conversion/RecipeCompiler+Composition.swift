@@ -3,14 +3,11 @@ import Recipe
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
     /// it (exit 65) rather than converting something else: slow motion from the source on an
-    /// audio track, an audio track with its own segments, a segment naming a source track. Needs
-    /// no file, so `batch` says it once, before any file.
+    /// audio track, a segment naming a source track. Needs no file, so `batch` says it once,
+    /// before any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
-        if composition.video != nil, let audio = composition.explicitAudio {
-            errors.append(recipe.diagnostic(audio.mark, "an audio track with its own segments beside the video's is not yet supported: leave out 'audio:' and the sound follows the video segments"))
-        }
         for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) {
             for segment in track.segments {
                 // The phone's slow motion is read from the video's temporal layers; the sound
@@ -28,25 +25,34 @@ extension RecipeCompiler {
     }
 
     /// The composition's segments as the engine takes them (nil: no composition): the video
-    /// track's (the sound follows it), else the audio's. `files` are the paths
-    /// `compositionFiles` gives; a segment's `source` is its file's place among them.
+    /// list's, then the audio list's (with only one list, its segments serve both kinds of lane
+    /// when it is the video's). `files` are the paths `compositionFiles` gives; a segment's
+    /// `source` is its file's place among them.
     static func timeline(of recipe: Recipe, files: [String], input: String) -> [SegmentRequest]? {
-        guard let composition = recipe.composition, let track = composition.video ?? composition.explicitAudio else { return nil }
-        return track.segments.map { segment in
-            let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
-            return SegmentRequest(source: files.firstIndex(of: path) ?? 0, start: segment.start?.value ?? .zero,
-                                  end: sourceEnd(of: segment), at: segment.at?.value,
-                                  timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment),
-                                  slowMotion: composition.slowMotion(for: segment))
+        guard let composition = recipe.composition else { return nil }
+        var requests: [SegmentRequest] = []
+        for (track, list) in [(composition.video, SegmentRequest.List.video), (composition.explicitAudio, .audio)] {
+            guard let track else { continue }
+            for segment in track.segments {
+                let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
+                var r = SegmentRequest(source: files.firstIndex(of: path) ?? 0, start: segment.start?.value ?? .zero,
+                                       end: sourceEnd(of: segment), at: segment.at?.value,
+                                       timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment),
+                                       slowMotion: composition.slowMotion(for: segment))
+                // An audio list alone serves the audio lanes as the video list would.
+                r.list = composition.video == nil ? .video : list
+                requests.append(r)
+            }
         }
+        return requests.isEmpty ? nil : requests
     }
 
     /// The files a composition shows, each once, in the order its segments first show them (the
     /// first is the plan's source); without a composition, the input alone.
     static func compositionFiles(_ recipe: Recipe, input: String) -> [String] {
-        guard let composition = recipe.composition, let track = composition.video ?? composition.explicitAudio else { return [input] }
+        guard let composition = recipe.composition else { return [input] }
         var files: [String] = []
-        for segment in track.segments {
+        for segment in [composition.video, composition.explicitAudio].compactMap({ $0 }).flatMap(\.segments) {
             let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
             if !files.contains(path) { files.append(path) }
         }
@@ -67,9 +73,10 @@ extension RecipeCompiler {
         return range.end.isNumeric ? range.end : nil
     }
 
-    /// The recipe line a refusal about segment `number`'s `field` comes from.
-    static func segmentMark(_ number: Int, field: String, in recipe: Recipe) -> Mark? {
-        guard let composition = recipe.composition, let track = composition.video ?? composition.explicitAudio,
+    /// The recipe line a refusal about segment `number` of `list` (field `field`) comes from.
+    static func segmentMark(_ number: Int, field: String, list: SegmentRequest.List, in recipe: Recipe) -> Mark? {
+        guard let composition = recipe.composition,
+              let track = list == .audio ? composition.explicitAudio : composition.video ?? composition.explicitAudio,
               let segment = track.segments.first(where: { $0.number == number }) else { return nil }
         switch field {
         case "start": return segment.start?.mark ?? segment.mark

@@ -245,8 +245,8 @@ public enum RecipeCompiler {
     /// setting no encoder takes (65), or a copy the container cannot hold (the source does not
     /// fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
-        if error.kind == .invalidSettings, let (number, field) = SegmentRequest.field(ofSetting: error.setting),
-           let mark = segmentMark(number, field: field, in: recipe) {
+        if error.kind == .invalidSettings, let (list, number, field) = SegmentRequest.field(ofSetting: error.setting),
+           let mark = segmentMark(number, field: field, list: list, in: recipe) {
             return RecipeErrors([recipe.diagnostic(mark, "\(source): \(error.message)")])
         }
         guard let track = error.track, let writer = writers[track] else { return error }

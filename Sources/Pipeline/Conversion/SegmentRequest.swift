@@ -4,6 +4,12 @@ import Recipe
 /// placed on the output's timeline and played at a speed. Times are on the file's own timeline
 /// with 0 at its start, as a time range's are.
 public struct SegmentRequest: Sendable, Hashable {
+    /// Which list of the composition it is in: the video list (whose sound the audio lanes take
+    /// when there is no audio list), or the audio list.
+    public enum List: String, Sendable, Hashable {
+        case video, audio
+    }
+    public var list: List = .video
     /// Which file: 0 the request's `source`, k its `sources[k - 1]`.
     public var source: Int
     public var start: MediaTime
@@ -27,13 +33,19 @@ public struct SegmentRequest: Sendable, Hashable {
     }
 
     /// The `MediaError.setting` of a refusal that concerns field `field` (`start`, `end`, `at`,
-    /// `speed`, `audio-stretch`) of segment `number` (1-based), so a recipe can point at its line.
-    static func setting(_ number: Int, _ field: String) -> String { "segment.\(number).\(field)" }
+    /// `speed`, `audio-stretch`) of segment `number` (1-based) of a list, so a recipe can point
+    /// at its line: `segment.N.field` (video list), `audio-segment.N.field`.
+    static func setting(_ number: Int, _ field: String, list: List = .video) -> String {
+        "\(list == .video ? "segment" : "audio-segment").\(number).\(field)"
+    }
 
-    /// The segment number and field of a refusal's `setting`, when it concerns a segment.
-    public static func field(ofSetting setting: String?) -> (number: Int, field: String)? {
-        guard let parts = setting?.split(separator: ".", maxSplits: 2), parts.count == 3, parts[0] == "segment",
-              let n = Int(parts[1]) else { return nil }
-        return (n, String(parts[2]))
+    /// The list, segment number and field of a refusal's `setting`, when it concerns a segment.
+    public static func field(ofSetting setting: String?) -> (list: List, number: Int, field: String)? {
+        guard let parts = setting?.split(separator: ".", maxSplits: 2), parts.count == 3, let n = Int(parts[1]) else { return nil }
+        switch parts[0] {
+        case "segment": return (.video, n, String(parts[2]))
+        case "audio-segment": return (.audio, n, String(parts[2]))
+        default: return nil
+        }
     }
 }
