@@ -140,7 +140,8 @@ public enum Planner {
 
         // Output file and format.
         let format = try OutputLocation.format(for: out, requested: request.format)
-        try OutputLocation.check(out, source: src, overwrite: request.overwrite, format: format)
+        // A composition's other files are as precious as its first.
+        try OutputLocation.check(out, source: src, protected: request.sources.map { ($0, "source") }, overwrite: request.overwrite, format: format)
 
         // A composition's other files; the settings are decided from all the files it shows.
         var extras: [Asset] = []

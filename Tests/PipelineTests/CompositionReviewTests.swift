@@ -1,0 +1,162 @@
+import Foundation
+@testable import Pipeline
+import Recipe
+import Synchronization
+import Testing
+
+/// Hostile cases of compositions of several files: outputs that name another of the files,
+/// pictures that need tone mapping beside ones that do not, sound that appears only later or
+/// changes rate in the middle, cancellation in a later segment.
+@Suite("Compositions of several files: hostile cases")
+struct CompositionReviewTests {
+    typealias Clip = ConcatTests.Clip
+
+    static let a = Clip(width: 320, height: 180, rate: FrameRate(frames: 30), frames: 30, base: 1000, burstFrame: 10)
+    static let b = Clip(width: 320, height: 180, rate: FrameRate(frames: 30), frames: 30, base: 2000, burstFrame: 10)
+
+    static func request(_ paths: [String], out: String) -> ConversionRequest {
+        var req = ConversionRequest(source: paths[0], output: out, tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "ultrafast"]))),
+            TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
+        ])
+        req.sources = Array(paths.dropFirst())
+        req.timeline = paths.indices.map { SegmentRequest(source: $0) }
+        return req
+    }
+
+    static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test("an output path naming another of the composition's files is refused when planned (overwrite or not), and that file is untouched")
+    func outputIsAnotherSource() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4")
+        try Self.a.make(a)
+        try Self.b.make(b)
+        let before = Self.bytes(b)
+        var req = Self.request([a, b], out: b)
+        req.overwrite = true
+        #expect(throws: MediaError.self) { try Planner.plan(req) }
+        do { _ = try Planner.plan(req) } catch let e {
+            #expect(e.kind == .cannotCreateOutput)
+            #expect(e.message == "is the source \(b) (the same file): the output may never replace it; name another output")
+        }
+        #expect(Self.bytes(b) == before)
+    }
+
+    @Test("the check when the run starts covers every file of the composition: an output made another file's name (a hard link) after planning is refused, nothing touched")
+    func runRechecksEverySource() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), out = dir.file("out.mp4")
+        try Self.a.make(a)
+        try Self.b.make(b)
+        var req = Self.request([a, b], out: out)
+        req.overwrite = true
+        let plan = try Planner.plan(req)
+        // Between plan and run the output's name comes to name b.
+        #expect(link(b, out) == 0)
+        let before = Self.bytes(b)
+        #expect(throws: MediaError.self) { try ExportSession(plan: plan).run() }
+        do { try ExportSession(plan: plan).run() } catch let e {
+            #expect(e.kind == .cannotCreateOutput)
+            #expect(e.file == out)
+        }
+        #expect(Self.bytes(b) == before)
+        #expect(Set(dir.contents) == ["a.mp4", "b.mp4", "out.mp4"])
+    }
+
+    @Test("48 kHz, then 44.1 kHz, then 48 kHz again: exactly the timeline's samples, each burst with its picture, the plan's counts add up")
+    func sampleRateChangesTwice() throws {
+        let dir = Scratch()
+        var mid = Self.b
+        mid.sampleRate = 44100
+        mid.frames = 37  // 1.2333 s: a boundary off the sample grid of both rates
+        let clips = [Self.a, mid, Self.a]
+        let paths = clips.indices.map { dir.file("c\($0).mp4") }
+        for (c, p) in zip(clips, paths) { try c.make(p) }
+        let out = dir.file("out.mp4")
+        let plan = try Planner.plan(Self.request(paths, out: out))
+        let result = try ExportSession(plan: plan).run()
+        let total = TimeMapping.samplePosition(atOrAfter: plan.duration, rate: 48000)!
+        #expect(result.lanes[1].unitsOut == Int(total))
+        #expect(plan.composedSegments?.compactMap(\.samples).reduce(0, +) == total)
+        let ends = clips.reduce(into: [MediaTime.zero]) { $0.append($0.last! + $1.duration) }
+        let onsets = try Media.burstOnsets(out)
+        #expect(onsets.count == 3, "\(onsets)")
+        for (k, onset) in onsets.enumerated() where k < 3 {
+            let want = (ends[k] + clips[k].burstTime).seconds
+            #expect(abs(onset - want) <= 1.0 / 30, "burst \(k) at \(onset) s, its picture at \(want) s")
+        }
+    }
+
+    @Test("the first file has no sound, the second has: silence for the first, the second's burst at its picture, exact length")
+    func soundOnlyInLaterFile() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), out = dir.file("out.mp4")
+        let s = try FrameSource(path: a, video: GeneratedVideoFormat(width: 320, height: 180, frameRate: FrameRate(frames: 30)), audio: nil)
+        for i in 0..<30 { try s.appendPicture(at: FrameRate(frames: 30).frameDuration * Int64(i)) { TestPattern.draw(index: 5000 + i, into: $0) } }
+        try s.finish()
+        try Self.b.make(b)
+        let plan = try Planner.plan(Self.request([a, b], out: out))
+        #expect(plan.chains[1].inputs.map(\.segment) == [1])
+        let result = try ExportSession(plan: plan).run()
+        #expect(result.lanes[1].unitsOut == 2 * 48000)
+        let onsets = try Media.burstOnsets(out)
+        #expect(onsets.count == 1 && abs((onsets.first ?? 0) - (1 + 10.0 / 30)) <= 1.0 / 30, "\(onsets)")
+        let stamps = try Media.stamps(out).map(\.stamp)
+        #expect(stamps.count == 60 && stamps.first == 5000 && stamps[30] == 2000 && stamps.last == 2029)
+    }
+
+    @Test("one file twice around another, and a gap (at:) before the last: every frame from the right file, black in the gap, plan's frames per segment")
+    func sameFileTwiceWithGap() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), out = dir.file("out.mp4")
+        try Self.a.make(a)
+        try Self.b.make(b)
+        var req = Self.request([a, b], out: out)
+        req.timeline = [SegmentRequest(source: 0), SegmentRequest(source: 1),
+                        SegmentRequest(source: 0, at: MediaTime(seconds: 3))]
+        let plan = try Planner.plan(req)
+        #expect(plan.duration == MediaTime(seconds: 4))
+        #expect(plan.composedSegments?.map(\.frames) == [30, 30, 30])
+        let result = try ExportSession(plan: plan).run()
+        #expect(result.lanes[1].unitsOut == 4 * 48000)
+        let reader = try SampleReader(path: out, track: .type(.video, 0))
+        var stamps: [Int?] = []
+        while let p = try reader.nextPicture() {
+            // The gap's pictures are black (no stamp to read).
+            stamps.append(p.luma.allSatisfy { $0 <= 20 } ? nil : p.stamp)
+        }
+        let want: [Int?] = (0..<30).map { 1000 + $0 } + (0..<30).map { 2000 + $0 } + Array(repeating: nil, count: 30) + (0..<30).map { 1000 + $0 }
+        #expect(stamps == want)
+        let onsets = try Media.burstOnsets(out)
+        #expect(onsets.count == 3, "\(onsets)")
+        for (onset, t) in zip(onsets, [1.0 / 3, 4.0 / 3, 3 + 1.0 / 3]) { #expect(abs(onset - t) <= 1.0 / 30, "burst at \(onset), want \(t)") }
+    }
+
+    @Test("cancelled during a later segment: .cancelled, nothing left behind; a reading asked for after the stop throws")
+    func cancelInLaterSegment() throws {
+        let dir = Scratch()
+        var long = Self.b
+        long.frames = 600
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4")
+        try Self.a.make(a)
+        try long.make(b)
+        var req = Self.request([a, b], out: dir.file("out.mp4"))
+        req.tracks[0] = TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "veryslow"])))
+        let plan = try Planner.plan(req)
+        let session = ExportSession(plan: plan)
+        let once = Mutex(false)
+        #expect(throws: MediaError.cancelled(file: a)) {
+            try session.run { p in
+                // Well into the second file.
+                if p.fraction > 0.2, once.withLock({ let was = $0; $0 = true; return !was }) { session.cancel() }
+            }
+        }
+        #expect(Set(dir.contents) == ["a.mp4", "b.mp4"])
+
+        let pool = plan.makeReaders()
+        _ = try pool.tap(group: 0, output: 0)
+        pool.stop(.cancelled(file: a))
+        #expect(throws: MediaError.cancelled(file: a)) { _ = try pool.tap(group: 1, output: 0) }
+    }
+}
