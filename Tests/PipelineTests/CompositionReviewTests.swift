@@ -159,4 +159,60 @@ struct CompositionReviewTests {
         pool.stop(.cancelled(file: a))
         #expect(throws: MediaError.cancelled(file: a)) { _ = try pool.tap(group: 1, output: 0) }
     }
+
+    @Test("a later file cut short: the error names that file (its track, a time), not the first; nothing is written")
+    func truncatedLaterFileNamed() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("cut.mp4"), out = dir.file("out.mp4")
+        try Self.a.make(a)
+        var v = GeneratedVideoFormat(width: 320, height: 180, frameRate: FrameRate(frames: 30))
+        v.codecOptions = ["preset": "ultrafast"]
+        try Media.make(b, video: v, frames: 300, audio: true)
+        let size = try FileManager.default.attributesOfItem(atPath: b)[.size] as! Int
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: b))
+        try h.truncate(atOffset: UInt64(size * 6 / 10))
+        try h.close()
+        let plan = try Planner.plan(Self.request([a, b], out: out))
+        do {
+            try ExportSession(plan: plan).run()
+            Issue.record("a truncated file converted")
+        } catch let e {
+            #expect(e.file == b, "\(e)")
+            #expect(e.track != nil && e.time != nil, "\(e)")
+            #expect(e.message.hasPrefix("the file is truncated or damaged"), "\(e)")
+        }
+        #expect(Set(dir.contents) == ["a.mp4", "cut.mp4"])
+    }
+
+    @Test("long files, sound only in the second (shown twice): no lane waits forever on another's reader, counts exact")
+    func longFilesSoundMissingFirst() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), c = dir.file("c.mp4"), out = dir.file("out.mp4")
+        var v = GeneratedVideoFormat(width: 160, height: 90, frameRate: FrameRate(frames: 30))
+        v.codecOptions = ["preset": "ultrafast"]
+        // Each well past a reader's 96-packet buffers.
+        try Media.make(a, video: v, frames: 400)
+        try Media.make(b, video: v, frames: 400, audio: true)
+        try Media.make(c, video: v, frames: 400)
+        var req = Self.request([a, b, c], out: out)
+        req.timeline = [SegmentRequest(source: 0), SegmentRequest(source: 1), SegmentRequest(source: 2), SegmentRequest(source: 1)]
+        req.tracks[0] = TrackRequest(.type(.video, 0), .video(.fast()))
+        let plan = try Planner.plan(req)
+        #expect(plan.chains[1].inputs.map(\.segment) == [1, 3])
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<ConversionResult, MediaError>?>(nil)
+        DispatchQueue.global().async {
+            do throws(MediaError) { let r = try ExportSession(plan: plan).run(); outcome.withLock { $0 = .success(r) } } catch { outcome.withLock { $0 = .failure(error) } }
+            finished.signal()
+        }
+        #expect(finished.wait(timeout: .now() + 120) == .success, "the run never finished")
+        guard case .success(let r)? = outcome.withLock({ $0 }) else { Issue.record("\(String(describing: outcome.withLock { $0 }))"); return }
+        #expect(r.lanes[0].unitsOut == 1600)
+        #expect(r.lanes[1].unitsOut == Int(TimeMapping.samplePosition(atOrAfter: plan.duration, rate: 48000)!))
+        let onsets = try Media.burstOnsets(out)
+        // b's markers (frame 30, 90, …) in its two segments, at 400/30 s and 1200/30 s.
+        let want = [400.0, 1200.0].flatMap { start in stride(from: 30, to: 400, by: 60).map { (start + Double($0)) / 30 } }
+        #expect(onsets.count == want.count, "\(onsets)")
+        for (o, w) in zip(onsets, want) { #expect(abs(o - w) <= 1.0 / 30, "burst at \(o), want \(w)") }
+    }
 }
