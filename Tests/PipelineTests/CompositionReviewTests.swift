@@ -215,4 +215,25 @@ struct CompositionReviewTests {
         #expect(onsets.count == want.count, "\(onsets)")
         for (o, w) in zip(onsets, want) { #expect(abs(o - w) <= 1.0 / 30, "burst at \(o), want \(w)") }
     }
+
+    @Test("10-bit HEVC next to 8-bit H.264, in both orders: every frame from the right file")
+    func tenBitBeside8Bit() throws {
+        let dir = Scratch()
+        let ten = dir.file("ten.mp4"), eight = dir.file("eight.mp4")
+        var v10 = GeneratedVideoFormat(width: 320, height: 180, frameRate: FrameRate(frames: 30))
+        v10.codec = .hevc
+        v10.pixelFormat = "yuv420p10le"
+        v10.codecOptions = ["preset": "ultrafast"]
+        let s = try FrameSource(path: ten, video: v10, audio: nil)
+        for i in 0..<30 { try s.appendPicture(at: v10.frameRate.frameDuration * Int64(i)) { TestPattern.draw(index: 7000 + i, into: $0) } }
+        try s.finish()
+        try Self.b.make(eight)
+        for (order, bases) in [([ten, eight], [7000, 2000]), ([eight, ten], [2000, 7000])] {
+            let out = dir.file("out-\(bases[0]).mp4")
+            try ExportSession(plan: try Planner.plan(Self.request(order, out: out))).run()
+            let stamps = try Media.stamps(out).map(\.stamp)
+            let want: [Int?] = (0..<30).map { bases[0] + $0 } + (0..<30).map { bases[1] + $0 }
+            #expect(stamps == want, "\(order.map { FilePaths.name(of: $0) })")
+        }
+    }
 }
