@@ -139,4 +139,21 @@ struct CompositionCLITests {
         }
         #expect(dir.contents.sorted() == ["b.mp4", "intro.mp4", "r.yaml"])
     }
+
+    @Test("run: an output naming another file of the composition is refused (73) even with --overwrite; that file is untouched")
+    func outputIsOtherSource() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4")
+        try CompositionRunCLITests.makeSource(a, fps: 30, frames: 30)
+        try CompositionRunCLITests.makeSource(b, fps: 30, frames: 60)
+        let before = FileManager.default.contents(atPath: a)
+        let path = dir.file("r.yaml")
+        // ./a.mp4: the same file under another spelling.
+        try Self.recipe.replacingOccurrences(of: "output: out.mp4", with: "output: ./a.mp4").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", path, "-i", b, "--overwrite"], timeLimit: 120, cwd: dir.path)
+        #expect(r.status == 73)
+        #expect(r.stderr == "error: ./a.mp4: is the source a.mp4 (the same file): the output may never replace it; name another output\n", "\(r.stderr)")
+        #expect(FileManager.default.contents(atPath: a) == before)
+        #expect(dir.contents.sorted() == ["a.mp4", "b.mp4", "r.yaml"])
+    }
 }
