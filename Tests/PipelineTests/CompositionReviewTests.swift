@@ -236,4 +236,45 @@ struct CompositionReviewTests {
             #expect(stamps == want, "\(order.map { FilePaths.name(of: $0) })")
         }
     }
+
+    @Test("a leading gap off the frame grid (at: 0.51s) before two files: black slots, then each slot the nearest frame of its file; plan's frames and the output's agree")
+    func leadingGapOffGrid() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), out = dir.file("out.mp4")
+        try Self.a.make(a)
+        try Self.b.make(b)
+        var req = Self.request([a, b], out: out)
+        let start = MediaTime(value: 51, timescale: 100)
+        req.timeline = [SegmentRequest(source: 0, at: start), SegmentRequest(source: 1)]
+        let plan = try Planner.plan(req)
+        let d = FrameRate(frames: 30).frameDuration
+        let total = try #require(TimeMapping.slotCount(to: plan.duration, frameDuration: d))
+        #expect(total == 75)
+        #expect(plan.composedSegments?.map(\.frames) == [30, 29])
+        let result = try ExportSession(plan: plan).run()
+        #expect(result.lanes[0].unitsOut == 75)
+        #expect(result.lanes[1].unitsOut == Int(TimeMapping.samplePosition(atOrAfter: plan.duration, rate: 48000)!))
+        let starts = [start, start + Self.a.duration]
+        let reader = try SampleReader(path: out, track: .type(.video, 0))
+        var n: Int64 = 0
+        var wrong: [String] = []
+        while let p = try reader.nextPicture() {
+            let t = d * n
+            let got = p.luma.allSatisfy { $0 <= 20 } ? nil : p.stamp
+            var want: Int?
+            if let k = starts.lastIndex(where: { $0 <= t }) {
+                let clip = [Self.a, Self.b][k]
+                let half = MediaTime(value: clip.rate.frameDuration.value, timescale: clip.rate.frameDuration.timescale * 2)
+                let f = min(Int64(clip.frames - 1), max(0, MediaTime.count(of: clip.rate.frameDuration, from: half, to: t - starts[k], rounding: .up)!))
+                want = clip.base + Int(f)
+            }
+            if got != want { wrong.append("slot \(n): \(String(describing: got)), want \(String(describing: want))") }
+            n += 1
+        }
+        #expect(n == 75)
+        #expect(wrong.isEmpty, "\(wrong.prefix(8))")
+        let onsets = try Media.burstOnsets(out)
+        #expect(onsets.count == 2, "\(onsets)")
+        for (o, w) in zip(onsets, [0.51 + 1.0 / 3, 1.51 + 1.0 / 3]) { #expect(abs(o - w) <= 1.0 / 60, "burst at \(o), want \(w)") }
+    }
 }
