@@ -277,4 +277,23 @@ struct CompositionReviewTests {
         #expect(onsets.count == 2, "\(onsets)")
         for (o, w) in zip(onsets, [0.51 + 1.0 / 3, 1.51 + 1.0 / 3]) { #expect(abs(o - w) <= 1.0 / 60, "burst at \(o), want \(w)") }
     }
+
+    @Test("a later file whose video cannot be decoded is refused when planned, naming that file, as a single file is")
+    func undecodableLaterFile() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4")
+        try Self.a.make(a)
+        try Self.b.make(b)
+        // b's sample entry says a codec nobody knows.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: b)))
+        let avcC = Array("avcC".utf8), avc1 = Array("avc1".utf8)
+        let c = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == avcC })
+        let e = try #require((0..<c).last { Array(bytes[$0..<$0 + 4]) == avc1 })
+        bytes.replaceSubrange(e..<e + 4, with: Array("zzzz".utf8))
+        try Data(bytes).write(to: URL(fileURLWithPath: b))
+        #expect(throws: MediaError(.unsupported, "the video codec 'none' cannot be decoded by this FFmpeg build", file: b, track: 0)) {
+            try Planner.plan(Self.request([a, b], out: dir.file("out.mp4")))
+        }
+        #expect(dir.contents.sorted() == ["a.mp4", "b.mp4"])
+    }
 }
