@@ -296,4 +296,23 @@ struct CompositionReviewTests {
         }
         #expect(dir.contents.sorted() == ["a.mp4", "b.mp4"])
     }
+
+    @Test("a later file gone bad between plan and run: the error names it, with no time of the file before it")
+    func laterFileReplacedAfterPlan() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), out = dir.file("out.mp4")
+        try Self.a.make(a)
+        try Self.b.make(b)
+        let plan = try Planner.plan(Self.request([a, b], out: out))
+        try Data("not media".utf8).write(to: URL(fileURLWithPath: b))
+        do {
+            try ExportSession(plan: plan).run()
+            Issue.record("converted")
+        } catch let e {
+            #expect(e.file == b, "\(e)")
+            // a's last frame time (0.967 s) is no place in b.
+            #expect(e.time == nil, "\(e)")
+        }
+        #expect(dir.contents.sorted() == ["a.mp4", "b.mp4"])
+    }
 }
