@@ -156,4 +156,17 @@ struct CompositionCLITests {
         #expect(FileManager.default.contents(atPath: a) == before)
         #expect(dir.contents.sorted() == ["a.mp4", "b.mp4", "r.yaml"])
     }
+
+    @Test("plan: a segment's range outside its own file is refused at its line naming that file, not the input (65)")
+    func segmentErrorNamesItsFile() throws {
+        let dir = Scratch()
+        try CompositionRunCLITests.makeSource(dir.file("a.mp4"), fps: 30, frames: 30)
+        let b = dir.file("b.mp4")
+        try CompositionRunCLITests.makeSource(b, fps: 30, frames: 60)
+        let path = dir.file("r.yaml")
+        try Self.recipe.replacingOccurrences(of: "{ source: a, end: 1s }", with: "{ source: a, start: 5s }").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["plan", path, "-i", b], timeLimit: 120, cwd: dir.path)
+        #expect(r.status == 65)
+        #expect(r.stderr == "\(path):10:27: error: a.mp4: segment 1: it starts at 5.000s, at or after the end of a.mp4 (1.000s)\n    - { source: a, start: 5s }\n                          ^\n", "\(r.stderr)")
+    }
 }

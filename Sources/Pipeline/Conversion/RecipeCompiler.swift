@@ -247,7 +247,8 @@ public enum RecipeCompiler {
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
         if error.kind == .invalidSettings, let (number, field) = SegmentRequest.field(ofSetting: error.setting),
            let mark = segmentMark(number, field: field, in: recipe) {
-            return RecipeErrors([recipe.diagnostic(mark, "\(source): \(error.message)")])
+            // A composition's segment is refused about its own file, which may not be the input.
+            return RecipeErrors([recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
         }
         guard let track = error.track, let writer = writers[track] else { return error }
         switch error.kind {
