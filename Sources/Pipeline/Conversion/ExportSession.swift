@@ -203,6 +203,7 @@ public final class ExportSession: Sendable {
 
         let failure = Locked<MediaError?>(nil)
         let group = DispatchGroup()
+        reader.lanesStarted()
         for lane in lanes {
             lane.start(in: group) { error in
                 // The first error wins; it stops every other lane through the reader.
