@@ -346,4 +346,34 @@ struct CompositionReviewTests {
         let want: [Int?] = (0..<600).map { n in 3 * (n / 6) + n % 3 }
         #expect(stamps == want)
     }
+
+    @Test("cancelled among 200 short segments (a lane waiting to open a reader ahead): .cancelled at once, nothing left behind")
+    func cancelWhileWaitingAhead() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4")
+        var v = GeneratedVideoFormat(width: 96, height: 64, frameRate: FrameRate(frames: 30))
+        v.gop = 15
+        v.codecOptions = ["preset": "ultrafast"]
+        try Media.make(a, video: v, frames: 300, audio: true)
+        try Media.make(b, video: v, frames: 300, audio: true)
+        var req = Self.request([a, b], out: dir.file("out.mp4"))
+        // A slow video lane: the sound lane runs ahead and waits for it.
+        req.tracks[0] = TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "veryslow"])))
+        let tenth = MediaTime(value: 1, timescale: 10)
+        req.timeline = (0..<200).map { k in SegmentRequest(source: k % 2, start: tenth * Int64(k / 2), end: tenth * Int64(k / 2 + 1)) }
+        let session = ExportSession(plan: try Planner.plan(req))
+        let cancelledAt = Mutex<UInt64>(0)
+        let once = Mutex(false)
+        #expect(throws: MediaError.cancelled(file: a)) {
+            try session.run { p in
+                if p.fraction > 0.1, once.withLock({ let was = $0; $0 = true; return !was }) {
+                    cancelledAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+                    session.cancel()
+                }
+            }
+        }
+        let latency = Double(DispatchTime.now().uptimeNanoseconds - cancelledAt.withLock { $0 }) / 1e9
+        #expect(cancelledAt.withLock { $0 } > 0 && latency < 2, "took \(latency) s to stop")
+        #expect(Set(dir.contents) == ["a.mp4", "b.mp4"])
+    }
 }
