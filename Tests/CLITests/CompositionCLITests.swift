@@ -139,4 +139,71 @@ struct CompositionCLITests {
         }
         #expect(dir.contents.sorted() == ["b.mp4", "intro.mp4", "r.yaml"])
     }
+
+    @Test("run: an output naming another file of the composition is refused (73) even with --overwrite; that file is untouched")
+    func outputIsOtherSource() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4")
+        try CompositionRunCLITests.makeSource(a, fps: 30, frames: 30)
+        try CompositionRunCLITests.makeSource(b, fps: 30, frames: 60)
+        let before = FileManager.default.contents(atPath: a)
+        let path = dir.file("r.yaml")
+        // ./a.mp4: the same file under another spelling.
+        try Self.recipe.replacingOccurrences(of: "output: out.mp4", with: "output: ./a.mp4").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", path, "-i", b, "--overwrite"], timeLimit: 120, cwd: dir.path)
+        #expect(r.status == 73)
+        #expect(r.stderr == "error: ./a.mp4: is the source a.mp4 (the same file): the output may never replace it; name another output\n", "\(r.stderr)")
+        #expect(FileManager.default.contents(atPath: a) == before)
+        #expect(dir.contents.sorted() == ["a.mp4", "b.mp4", "r.yaml"])
+    }
+
+    @Test("plan: a segment's range outside its own file is refused at its line naming that file, not the input (65)")
+    func segmentErrorNamesItsFile() throws {
+        let dir = Scratch()
+        try CompositionRunCLITests.makeSource(dir.file("a.mp4"), fps: 30, frames: 30)
+        let b = dir.file("b.mp4")
+        try CompositionRunCLITests.makeSource(b, fps: 30, frames: 60)
+        let path = dir.file("r.yaml")
+        try Self.recipe.replacingOccurrences(of: "{ source: a, end: 1s }", with: "{ source: a, start: 5s }").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["plan", path, "-i", b], timeLimit: 120, cwd: dir.path)
+        #expect(r.status == 65)
+        #expect(r.stderr == "\(path):10:27: error: a.mp4: segment 1: it starts at 5.000s, at or after the end of a.mp4 (1.000s)\n    - { source: a, start: 5s }\n                          ^\n", "\(r.stderr)")
+    }
+
+    @Test("run: a first file with video only (#0) and sound from a file whose sound is its #0: both written, each from its file")
+    func sameTrackNumberInTwoFiles() throws {
+        let dir = Scratch()
+        let v = dir.file("v.mp4"), s = dir.file("s.m4a")
+        try CompositionRunCLITests.makeSource(v, fps: 30, frames: 30)
+        // Sound only: its one track is #0, as the video's is in v.mp4.
+        let src = try FrameSource(path: s, video: nil, audio: GeneratedAudioFormat())
+        try src.appendAudio(count: 48000) { _, _ in 0 }
+        try src.finish()
+        let path = dir.file("r.yaml")
+        try """
+        recipe: 1
+        output: out.mp4
+        sources:
+          v: v.mp4
+          s: s.m4a
+        composition:
+          video:
+            - { source: v }
+            - { source: s }
+        reader:
+          outputs:
+            picture: { track: video }
+            sound: { track: audio }
+        writer:
+          inputs:
+            - { source: picture, settings: h264-640x480 }
+            - { source: sound, settings: aac-stereo }
+
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", path, "-i", v, "--quiet"], timeLimit: 120, cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = try Asset.load(dir.file("out.mp4"))
+        #expect(out.tracks.map(\.mediaType) == [.video, .audio])
+        #expect(out.duration == MediaTime(seconds: 2))
+    }
 }

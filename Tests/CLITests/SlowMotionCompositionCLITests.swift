@@ -169,4 +169,36 @@ struct SlowMotionCompositionCLITests {
         #expect(r.status == 65)
         #expect(r.stderr == "\(recipe):5:22: error: 'slow-motion: from-source' on the audio track is not yet supported: it is read from the video's frames, so give the composition a 'video:' track and the sound follows it\n    - { slow-motion: from-source }\n                     ^\n", "\(r.stderr)")
     }
+
+    @Test("a phone's file after an intro: its frames without a temporal layer are named with the phone's file, not the intro's")
+    func noLayersInLaterFile() throws {
+        let dir = Scratch()
+        let src = dir.file("phone.mp4"), intro = dir.file("intro.mp4")
+        try SlowMotionInspectTests.make(src, smta: true, trailer: SlowMotionInspectTests.sefd("0:200:2"))
+        try CompositionRunCLITests.makeSource(intro, fps: 30, frames: 30)
+        let recipe = dir.file("r.yaml")
+        try """
+        recipe: 1
+        output: "{dir}/{stem}-out.mp4"
+        sources:
+          intro: "{dir}/intro.mp4"
+          phone: "{input}"
+        composition:
+          audio-stretch: mute
+          video:
+            - { source: intro }
+            - { source: phone, slow-motion: from-source }
+        reader:
+          outputs:
+            picture: { track: video }
+        writer:
+          inputs:
+            - { source: picture, settings: h264-1920x1080 }
+
+        """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", recipe, "-i", src], timeLimit: 120, cwd: dir.path)
+        #expect(r.status == 1)
+        #expect(r.stderr == "error: \(src): track #0 at 0.000s: a frame carries no SVC temporal layer (no prefix NAL unit): its frames cannot be picked by layer\n", "\(r.stderr)")
+        #expect(dir.contents.sorted() == ["intro.mp4", "phone.mp4", "r.yaml"])
+    }
 }

@@ -233,8 +233,9 @@ struct AudioListTests {
         req.timeline = [SegmentRequest(source: 0), SegmentRequest(source: 1), sound]
         let plan = try Planner.plan(req)
         #expect(plan.duration == MediaTime(value: 5, timescale: 2))
-        #expect(plan.chains[0].inputs.map(\.segment) == [0, 1])
-        #expect(plan.chains[1].inputs.map(\.segment) == [2])
+        // In the order they play: a at 0, c's sound at 0.5 s, b at 1 s.
+        #expect(plan.chains[0].inputs.map(\.segment) == [0, 2])
+        #expect(plan.chains[1].inputs.map(\.segment) == [1])
         let result = try ExportSession(plan: plan).run()
         #expect(result.lanes[1].unitsOut == 120_000)
         let stamps = try Media.stamps(dir.file("o.mp4"))
@@ -243,5 +244,30 @@ struct AudioListTests {
         let onsets = try ConcatTests.burstOnsets(dir.file("o.mp4"))
         #expect(onsets.count == 1, "\(onsets)")
         #expect(abs((onsets.first ?? 0) - 1.0) <= 1.0 / 30, "\(onsets)")
+    }
+
+    @Test("many short segments in both lists: the run ends (no lane waits on another's reader for ever), every count exact")
+    func manySegmentsBothLists() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4")
+        try ConcatTests.Clip(width: 160, height: 96, rate: FrameRate(frames: 30), frames: 300, base: 1000, burstFrame: 150).make(a)
+        var req = ConversionRequest(source: a, output: dir.file("o.mp4"), tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "ultrafast"]))),
+            TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
+        ])
+        let tenth = MediaTime(value: 1, timescale: 10)
+        // Pictures: 0.1 s pieces of the first half, end to end (5 s); sound: 0.2 s pieces of the second half (5 s).
+        let pictures = (0..<50).map { SegmentRequest(start: tenth * Int64($0), end: tenth * Int64($0 + 1)) }
+        let sound = (0..<25).map { k -> SegmentRequest in
+            var r = SegmentRequest(start: MediaTime(seconds: 5) + tenth * Int64(2 * k), end: MediaTime(seconds: 5) + tenth * Int64(2 * k + 2))
+            r.list = .audio
+            return r
+        }
+        req.timeline = pictures + sound
+        let plan = try Planner.plan(req)
+        #expect(plan.duration == MediaTime(seconds: 5))
+        let result = try ExportSession(plan: plan).run()
+        #expect(result.lanes[1].unitsOut == 5 * 48000)
+        #expect(try Media.stamps(dir.file("o.mp4")).map(\.stamp) == (1000..<1150).map { Optional($0) })
     }
 }

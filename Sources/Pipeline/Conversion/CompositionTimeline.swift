@@ -105,7 +105,19 @@ enum CompositionTimeline {
             segments.append(segment)
             lists.append(r.list)
         }
-        return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists)
+        guard ownAudio else {
+            return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists)
+        }
+        // Two lists: their segments in the order they play (stably), so that readers are opened,
+        // and let go, in time order across both lanes (`ReaderPool` lets a lane open only a few
+        // segments beyond the oldest one not done).
+        let order = segments.indices.sorted { a, b in
+            segments[a].targetStart != segments[b].targetStart ? segments[a].targetStart < segments[b].targetStart : a < b
+        }
+        var stretches: [Int: AudioStretch] = [:]
+        for (k, old) in order.enumerated() { stretches[k] = audioStretches[old] }
+        return Result(timeline: TimeMapping(order.map { segments[$0] }), notices: notices, audioStretches: stretches,
+                      lists: order.map { lists[$0] })
     }
 }
 

@@ -140,7 +140,8 @@ public enum Planner {
 
         // Output file and format.
         let format = try OutputLocation.format(for: out, requested: request.format)
-        try OutputLocation.check(out, source: src, overwrite: request.overwrite, format: format)
+        // A composition's other files are as precious as its first.
+        try OutputLocation.check(out, source: src, protected: request.sources.map { ($0, "source") }, overwrite: request.overwrite, format: format)
 
         // A composition's other files; the settings are decided from all the files it shows.
         var extras: [Asset] = []
@@ -199,10 +200,7 @@ public enum Planner {
             guard used.insert([home, track.index]).inserted else {
                 throw MediaError(.invalidSettings, "track #\(track.index) (\(t.selector)) is used twice", file: src)
             }
-            if !isCopy(t.mode),
-               avcodec_find_decoder(avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE) == nil {
-                throw MediaError(.unsupported, "the \(track.mediaType.rawValue) codec '\(track.format.codec)' cannot be decoded by this FFmpeg build", file: src, track: track.index)
-            }
+            if !isCopy(t.mode) { try checkDecodable(track, file: trackFile) }
             switch (t.mode, track.mediaType) {
             case _ where isCopy(t.mode):
                 if track.mediaType == .subtitle { try SubtitleConversion.checkCopy(track, format: format, source: src) }
@@ -272,6 +270,9 @@ public enum Planner {
                     trackMap[l][k].flatMap { assets[k].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
                 }
             }
+            // Every file's track a lane reads is decoded: one that cannot be is refused now, as a
+            // single file's is, not when the run reaches its segment.
+            for k in usedSources { for lane in bySource[k] { try checkDecodable(lane.track, file: assets[k].path) } }
             composed = try CompositionTimeline.resolve(segments, assets: assets, lanes: bySource)
         }
 
@@ -330,6 +331,12 @@ public enum Planner {
         id != AV_CODEC_ID_NONE && [avformat_get_riff_video_tags(), avformat_get_riff_audio_tags(), avformat_get_mov_video_tags()].contains { table in
             var tables: [OpaquePointer?] = [table, nil]  // a list of tables, ended by NULL
             return av_codec_get_tag(&tables, id) != 0
+        }
+    }
+
+    private static func checkDecodable(_ track: Track, file: String) throws(MediaError) {
+        if avcodec_find_decoder(avcodec_descriptor_get_by_name(track.format.codec)?.pointee.id ?? AV_CODEC_ID_NONE) == nil {
+            throw MediaError(.unsupported, "the \(track.mediaType.rawValue) codec '\(track.format.codec)' cannot be decoded by this FFmpeg build", file: file, track: track.index)
         }
     }
 

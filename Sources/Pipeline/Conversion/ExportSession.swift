@@ -42,7 +42,8 @@ public final class ExportSession: Sendable {
     @discardableResult
     public func run(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> ConversionResult {
         let started = DispatchTime.now().uptimeNanoseconds
-        try OutputLocation.check(plan.outputPath, source: plan.source.path, overwrite: plan.overwrite, format: plan.format)
+        try OutputLocation.check(plan.outputPath, source: plan.source.path, protected: plan.extraSources.map { ($0.path, "source") },
+                                 overwrite: plan.overwrite, format: plan.format)
         TempFile.removeStale(for: plan.outputPath)
         let madeFolders = try makeFolders(for: plan.outputPath)
         let temp = TempFile.path(for: plan.outputPath)
@@ -202,6 +203,7 @@ public final class ExportSession: Sendable {
 
         let failure = Locked<MediaError?>(nil)
         let group = DispatchGroup()
+        reader.lanesStarted()
         for lane in lanes {
             lane.start(in: group) { error in
                 // The first error wins; it stops every other lane through the reader.

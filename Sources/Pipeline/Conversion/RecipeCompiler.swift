@@ -64,6 +64,9 @@ public enum RecipeCompiler {
         var ignored: [PlanNotice] = []
         /// Per source track: the writer input that writes it, for refusals found while planning.
         var writers: [Int: TrackSource] = [:]
+        /// Every (file, track) some writer input writes: a composition's files number their tracks
+        /// each from 0, so #0 of one file is not #0 of another.
+        var written: [String: [Int: TrackSource]] = [:]
         // The same rule as for -o (and as the planner applies): one place reads an extension.
         var outFormat: ContainerFormat?
         do {
@@ -84,11 +87,15 @@ public enum RecipeCompiler {
         for input in recipe.writerInputs {
             guard let out = recipe.readerOutput(input.source.value) else { continue }  // checked by the parser
             let track: Track?
+            var trackFile = primary
             switch out.track {
             case .kind(let kind, let n):
                 // A composition's track of a kind comes from the first of its files that has one.
                 track = MediaType(rawValue: kind.rawValue).flatMap { t in
-                    asset.track(t, ordinal: n) ?? others.lazy.compactMap { $0.track(t, ordinal: n) }.first
+                    if let own = asset.track(t, ordinal: n) { return own }
+                    guard let other = others.first(where: { $0.track(t, ordinal: n) != nil }) else { return nil }
+                    trackFile = other.path
+                    return other.track(t, ordinal: n)
                 }
             case .index(let i):
                 track = asset.track(index: i)
@@ -99,8 +106,8 @@ public enum RecipeCompiler {
                 missing.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(source) has none (it has \(has.isEmpty ? "no tracks" : has)); add 'optional: true' to convert without it"))
                 continue
             }
-            if let first = writers[track.index] {
-                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads track #\(track.index) of \(source) ('\(out.name)'), which writer input \(first.input.number) already writes ('\(first.output.name)'): a track can be written once"))
+            if let first = written[trackFile]?[track.index] {
+                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads track #\(track.index) of \(trackFile == primary ? source : trackFile) ('\(out.name)'), which writer input \(first.input.number) already writes ('\(first.output.name)'): a track can be written once"))
                 continue
             }
             if outFormat == .m4a, track.mediaType == .video {
@@ -209,7 +216,8 @@ public enum RecipeCompiler {
                 errors.append(recipe.diagnostic(writer.copyMark, "writer input \(input.number) copies '\(out.name)', but a composition's tracks are decoded and encoded: copied tracks are not supported in a composition yet"))
                 continue
             }
-            writers[track.index] = writer
+            if writers[track.index] == nil { writers[track.index] = writer }
+            written[trackFile, default: [:]][track.index] = writer
             origins.append(LaneOrigin(writerInput: input.number, readerOutput: out.name, presets: presets,
                                       explicitKeys: explicit, keyOrigins: keyOrigins))
         }
@@ -235,7 +243,9 @@ public enum RecipeCompiler {
         request.timeline = timeline(of: recipe, files: files, input: source)
         var plan: ConversionPlan
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, sources: others, assistant: assistant) } catch {
-            throw placed(error, in: recipe, writers: writers, source: source)
+            // A track of a composition's later file is that file's (its number may be another's too).
+            let byFile = error.file.flatMap { written[$0] }.map { own in writers.merging(own) { _, mine in mine } } ?? writers
+            throw placed(error, in: recipe, writers: byFile, source: source)
         }
         plan.notices += ignored
         return CompiledRecipe(plan: plan, origins: origins)
@@ -247,7 +257,8 @@ public enum RecipeCompiler {
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
         if error.kind == .invalidSettings, let (list, number, field) = SegmentRequest.field(ofSetting: error.setting),
            let mark = segmentMark(number, field: field, list: list, in: recipe) {
-            return RecipeErrors([recipe.diagnostic(mark, "\(source): \(error.message)")])
+            // A composition's segment is refused about its own file, which may not be the input.
+            return RecipeErrors([recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
         }
         guard let track = error.track, let writer = writers[track] else { return error }
         switch error.kind {

@@ -8,6 +8,15 @@ final class Frame {
     /// draws pictures of several files upright into one frame; nil: as stored, square pixels.
     var display: (rotation: Int, pixelAspect: Ratio)?
 
+    /// The dynamic range its transfer tag says (a decoded picture: its bitstream's, else its stream's).
+    var dynamicRange: DynamicRange {
+        switch pointer.pointee.color_trc {
+        case AVCOL_TRC_SMPTE2084: return .pq
+        case AVCOL_TRC_ARIB_STD_B67: return .hlg
+        default: return .sdr
+        }
+    }
+
     init() {
         guard let p = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
         pointer = p

@@ -7,6 +7,10 @@ import Recipe
 /// when the first lane reaches it, positioned at its start, and let go when every output reading
 /// it is done. So a timeline of hundreds of segments holds a reader or two at a time, a segment
 /// never waits on another segment's reader, and one file's readers never wait on another's.
+/// A lane that runs ahead (sound decodes faster than pictures encode) opens a segment's reader
+/// only once the segment `window` before it is done by every lane: short segments would
+/// otherwise leave a reader open for each one it passed (within one reader, its bounded buffers
+/// hold it back; between readers nothing would).
 // SAFETY: every mutable field is guarded by `lock`. Opening a reader (a file open and a seek)
 // happens under it, so two lanes reaching the same segment share one reader.
 final class ReaderPool: @unchecked Sendable {
@@ -21,7 +25,12 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     private let groups: [Group]
-    private let lock = NSLock()
+    private let lock = NSCondition()
+    /// How many segments' readers may be open from the first one not done by every lane. The
+    /// lanes reading that first one never wait, so the run always moves on.
+    static let window = 2
+    /// Lanes are running (not negotiating): a tap too far ahead waits for the others.
+    private var running = false
     private var readers: [AssetReader?]
     /// Per group, outputs not yet done; the reader goes when none is left.
     private var remaining: [Int]
@@ -51,6 +60,11 @@ final class ReaderPool: @unchecked Sendable {
             throw MediaError(.processing, "the plan reads no source for this input")
         }
         if let reader = readers[group] { return PacketTap(reader: reader, output: output, group: group, pool: self) }
+        while running && failure == nil && group >= (remaining.firstIndex { $0 > 0 } ?? groups.count) + Self.window {
+            lock.wait()
+        }
+        if let failure { throw failure }
+        if let reader = readers[group] { return PacketTap(reader: reader, output: output, group: group, pool: self) }
         guard !opened[group] else { throw MediaError(.processing, "a source's reading was asked for again after it ended") }
         let g = groups[group]
         let reader = try AssetReader(asset: g.source, streams: g.streams, consumers: g.lanes,
@@ -61,9 +75,17 @@ final class ReaderPool: @unchecked Sendable {
         return PacketTap(reader: reader, output: output, group: group, pool: self)
     }
 
+    /// The lanes have started: from now on a tap too far ahead waits (while negotiating, each
+    /// lane's first reading opens at once: nothing else would move).
+    func lanesStarted() {
+        lock.lock(); defer { lock.unlock() }
+        running = true
+    }
+
     /// Output `output` of `group` is done; its reader goes when all of the group's are.
     fileprivate func release(group: Int, output: Int) {
         lock.lock(); defer { lock.unlock() }
+        lock.broadcast()
         remaining[group] -= 1
         if remaining[group] <= 0, let r = readers[group] {
             if r.isDamaged { damaged = true }
@@ -76,6 +98,7 @@ final class ReaderPool: @unchecked Sendable {
         lock.lock()
         if failure == nil { failure = error }
         let open = readers.compactMap { $0 }
+        lock.broadcast()
         lock.unlock()
         for r in open { r.stop(error) }
     }

@@ -83,6 +83,8 @@ final class SequenceCombiner: SourceStage {
     private func currentSource() throws(MediaError) -> (any SourceStage)? {
         if let source { return source }
         guard !rest.isEmpty else { return nil }
+        // The file let go's times are no place in the next one, which an error now names.
+        previousTime = .invalid
         let made = try make(rest.removeFirst())
         source = made
         file = made.file

@@ -15,6 +15,9 @@ final class VideoSink: SinkStage {
     /// A composition of several files: every picture turned upright and fitted into the render
     /// size, aspect kept, on black (the output then carries no display matrix).
     private let fitter: PictureFitter?
+    /// With a fitter: the tone mapper for pictures of the plan's HDR transfer, at their own size
+    /// (they are fitted after; another file's SDR pictures are not mapped).
+    private var fittedToneMapper: (mapper: ToneMapper, width: Int32, height: Int32)?
     /// The last picture sent and its scaled copy: repeated slots reuse it.
     private var lastScaled: (source: Frame, scaled: Frame)?
     /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
@@ -46,7 +49,7 @@ final class VideoSink: SinkStage {
                    matrix: settings.colorMatrix, range: settings.colorRange)
         c.masteringDisplay = settings.masteringDisplay
         c.contentLightLevel = settings.contentLightLevel
-        if let m = settings.toneMapping {
+        if let m = settings.toneMapping, !fitsPictures {
             toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat)
         } else {
             toneMapper = nil
@@ -102,11 +105,18 @@ final class VideoSink: SinkStage {
     }
 
     private func convert(_ frame: Frame) throws(MediaError) -> Frame {
-        if let toneMapper { return try toneMapper.map(frame) }
         if let fitter {
             let display = frame.display ?? (0, .square)
-            return try fitter.fit(frame, rotation: display.rotation, pixelAspect: display.pixelAspect)
+            var picture = frame
+            if let m = settings.toneMapping, frame.dynamicRange == m.transfer {
+                if fittedToneMapper?.width != frame.width || fittedToneMapper?.height != frame.height {
+                    fittedToneMapper = (try ToneMapper(m, width: frame.width, height: frame.height, target: targetFormat), frame.width, frame.height)
+                }
+                if let t = fittedToneMapper { picture = try t.mapper.map(frame) }
+            }
+            return try fitter.fit(picture, rotation: display.rotation, pixelAspect: display.pixelAspect)
         }
+        if let toneMapper { return try toneMapper.map(frame) }
         if frame.width == Int32(settings.width) && frame.height == Int32(settings.height) && frame.pixelFormat == targetFormat {
             return frame
         }

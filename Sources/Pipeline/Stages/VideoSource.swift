@@ -67,7 +67,7 @@ final class VideoSource: SourceStage {
         var picker: SlowMotionPicker?
         if let piece = segment.slowMotion {
             picker = try SlowMotionPicker(piece: piece, segment: segment, codecName: track.format.codec, extradata: parameters.extradata,
-                                          selective: env.selectiveDecode, file: env.file)
+                                          selective: env.selectiveDecode, file: tap.file)
         }
         self.picker = picker
         if let rate = frameRate {
