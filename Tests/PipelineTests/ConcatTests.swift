@@ -107,7 +107,7 @@ struct ConcatTests {
 
         // Sound: exactly the timeline's samples; each burst at its frame's place, within a frame.
         #expect(result.lanes[1].unitsOut == Int(TimeMapping.samplePosition(atOrAfter: ends[3], rate: 48000)!))
-        let onsets = try Self.burstOnsets(out)
+        let onsets = try Media.burstOnsets(out)
         let expected = Self.clips.indices.map { (ends[$0] + Self.clips[$0].burstTime).seconds }
         #expect(onsets.count == 3, "\(onsets)")
         for (onset, want) in zip(onsets, expected) {
@@ -131,7 +131,7 @@ struct ConcatTests {
         #expect(plan.chains[1].inputs.map(\.segment) == [0, 2], "the audio lane reads no sound from b")
         let result = try ExportSession(plan: plan).run()
         #expect(result.lanes[1].unitsOut == 5 * 48000)
-        let onsets = try Self.burstOnsets(out)
+        let onsets = try Media.burstOnsets(out)
         #expect(onsets.count == 2, "\(onsets)")
         for (onset, want) in zip(onsets, [1.0, 4.0]) { #expect(abs(onset - want) <= 1.0 / 60, "burst at \(onset) s") }
         let stamps = try Media.stamps(out)
@@ -195,21 +195,6 @@ struct ConcatTests {
         }
         #expect(k == 60)
     }
-
-    /// Start times of tone bursts (a rise after at least 0.2 s of quiet).
-    static func burstOnsets(_ path: String) throws -> [Double] {
-        let r = try SampleReader(path: path, track: .type(.audio, 0))
-        var onsets: [Double] = []
-        var lastLoud = -10.0
-        while let a = try r.nextAudio() {
-            for (i, s) in a.samples.enumerated() where abs(s) > 0.1 {
-                let t = a.pts.seconds + Double(i) / Double(a.sampleRate)
-                if t - lastLoud > 0.2 { onsets.append(t) }
-                lastLoud = t
-            }
-        }
-        return onsets
-    }
 }
 
 /// An audio list of its own: the video list's pictures with another file's sound.
@@ -241,7 +226,7 @@ struct AudioListTests {
         let stamps = try Media.stamps(dir.file("o.mp4"))
         #expect(stamps.map(\.stamp) == (Array(1000..<1030) + Array(2000..<2030) + Array(repeating: 0, count: 15)).map { Optional($0) })
         // c's burst (1.5 s of c) plays 0.5 s into its segment, which starts at 0.5 s: at 1.0 s.
-        let onsets = try ConcatTests.burstOnsets(dir.file("o.mp4"))
+        let onsets = try Media.burstOnsets(dir.file("o.mp4"))
         #expect(onsets.count == 1, "\(onsets)")
         #expect(abs((onsets.first ?? 0) - 1.0) <= 1.0 / 30, "\(onsets)")
     }
