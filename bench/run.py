@@ -237,19 +237,21 @@ def audio_samples(path):
     return int(Fraction(int(st["duration_ts"])) * Fraction(st["time_base"]) * int(st["sample_rate"]))
 
 
-def silences(path, rate):
-    """Stretches of silence (10 ms windows under -40 dBFS) in the sound, as (start s, length s): the
-    source's sound is a tone throughout, so any silence is sound missing (numpy)."""
+def silences(path, rate, length):
+    """Stretches of silence (10 ms windows under -40 dBFS) in the sound's first `length` samples (its
+    stated length: decoding keeps the last packet whole), as (start s, length s): the source's sound
+    is a tone throughout, so any silence is sound missing (numpy)."""
     try:
         import numpy as np
     except ImportError:
         return None
     raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-vn", "-f", "f32le", "-ac", "1", "-ar", str(rate), "-"],
                          capture_output=True, check=True).stdout
-    a = np.frombuffer(raw, np.float32)
+    a = np.frombuffer(raw, np.float32)[:length]
     win = rate // 100
-    n = len(a) // win
-    quiet = np.sqrt((a[:n * win].reshape(n, win).astype(np.float64) ** 2).mean(axis=1)) < 0.01
+    n = -(-len(a) // win)  # the last window may be short
+    a = np.concatenate([a, np.full(n * win - len(a), np.nan, np.float32)])
+    quiet = np.sqrt(np.nanmean(a.reshape(n, win).astype(np.float64) ** 2, axis=1)) < 0.01
     runs, start = [], None
     for i, q in enumerate(list(quiet) + [False]):
         if q and start is None:
@@ -274,7 +276,7 @@ def slomo_check(src, paths, source_seconds):
     for tool in ("reencode", "ffmpeg"):
         o = probe(paths[tool])
         o["audioSamples"] = audio_samples(paths[tool])
-        o["silences"] = silences(paths[tool], SLOMO_RATE)
+        o["silences"] = silences(paths[tool], SLOMO_RATE, o["audioSamples"])
         outputs[tool] = o
     r["outputs"] = outputs
     q = {tool: quality(src, paths[tool], SLOMO_W, SLOMO_H) for tool in ("reencode", "ffmpeg")}
