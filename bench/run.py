@@ -237,10 +237,11 @@ def audio_samples(path):
     return int(Fraction(int(st["duration_ts"])) * Fraction(st["time_base"]) * int(st["sample_rate"]))
 
 
-def silences(path, rate, length):
-    """Stretches of silence (10 ms windows under -40 dBFS) in the sound's first `length` samples (its
-    stated length: decoding keeps the last packet whole), as (start s, length s): the source's sound
-    is a tone throughout, so any silence is sound missing (numpy)."""
+def sound_marks(path, rate, length):
+    """In the sound's first `length` samples (its stated length: decoding keeps the last packet
+    whole): stretches of silence (10 ms windows under -40 dBFS) as (start s, length s) — the
+    source's sound is a tone throughout, so any silence is sound missing — and where each click
+    starts (the source clicks for 10 ms at every whole second), in s (numpy)."""
     try:
         import numpy as np
     except ImportError:
@@ -248,6 +249,8 @@ def silences(path, rate, length):
     raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-vn", "-f", "f32le", "-ac", "1", "-ar", str(rate), "-"],
                          capture_output=True, check=True).stdout
     a = np.frombuffer(raw, np.float32)[:length]
+    loud = np.flatnonzero(np.abs(a) > 0.5)  # the tone peaks at 0.28 in the mono mix, a click at 0.85
+    clicks = [int(x) for k, x in enumerate(loud) if k == 0 or x - loud[k - 1] > rate // 5]
     win = rate // 100
     n = -(-len(a) // win)  # the last window may be short
     a = np.concatenate([a, np.full(n * win - len(a), np.nan, np.float32)])
@@ -259,7 +262,7 @@ def silences(path, rate, length):
         elif not q and start is not None:
             runs.append((start * win / rate, (i - start) * win / rate))
             start = None
-    return runs
+    return {"silences": runs, "clicks": [x / rate for x in clicks]}
 
 
 def slomo_check(src, paths, source_seconds):
@@ -271,12 +274,15 @@ def slomo_check(src, paths, source_seconds):
     head, slow_frames = SLOMO_OUT_FPS, SLOMO_FPS  # output frames before the slowed part, and in it
     tail = int((Fraction(source_seconds) - 2) * SLOMO_OUT_FPS)
     expected = [fast * k for k in range(head)] + list(range(SLOMO_FPS, 2 * SLOMO_FPS)) + [2 * SLOMO_FPS + fast * k for k in range(tail)]
-    r = {"timeline": {"seconds": float(timeline), "frames": int(timeline * SLOMO_OUT_FPS), "audioSamples": int(timeline * SLOMO_RATE)}}
+    # The source's clicks (at 0, 1, 2 … s) on the timeline: 1 s plays at 1 s, the later ones 7 s later.
+    clicks = [0.0, 1.0] + [float(t + SLOMO_FACTOR - 1) for t in range(2, int(source_seconds))]
+    r = {"timeline": {"seconds": float(timeline), "frames": int(timeline * SLOMO_OUT_FPS), "audioSamples": int(timeline * SLOMO_RATE),
+                      "clicks": clicks}}
     outputs = {}
     for tool in ("reencode", "ffmpeg"):
         o = probe(paths[tool])
         o["audioSamples"] = audio_samples(paths[tool])
-        o["silences"] = silences(paths[tool], SLOMO_RATE, o["audioSamples"])
+        o.update(sound_marks(paths[tool], SLOMO_RATE, o["audioSamples"]) or {})
         outputs[tool] = o
     r["outputs"] = outputs
     q = {tool: quality(src, paths[tool], SLOMO_W, SLOMO_H) for tool in ("reencode", "ffmpeg")}
@@ -468,6 +474,9 @@ def slomo_notes(r):
         if o[x].get("silences") is not None:
             gaps = ", ".join(f"{1000 * d:.0f} ms at {t:.2f} s" for t, d in o[x]["silences"]) or "none"
             notes.append(f"{x}'s sound silent: {gaps}")
+    if o["reencode"].get("clicks") is not None:
+        notes.append("clicks at " + "; ".join(", ".join(f"{c:.3f}" for c in cs) for cs in
+                     (t["clicks"], o["reencode"]["clicks"], o["ffmpeg"]["clicks"])) + " s (timeline; reencode; ffmpeg)")
     sel = r.get("selection")
     if sel:
         for x in ("reencode", "ffmpeg"):
