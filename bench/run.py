@@ -5,9 +5,13 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,j] [--quick]
+
+Scenarios a–g write results/latest.*; the composition scenario j writes results/compositions.* (so
+running one group leaves the other's reference numbers alone).
 """
 import argparse, json, os, platform, re, shlex, shutil, statistics, subprocess, sys, time
+from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,6 +24,10 @@ TIME = "/usr/bin/time"
 
 AAC = ["-c:a", "aac", "-b:a", "128k"]  # the audio settings of every ffmpeg command here, as the recipes'
 AAC_ARGS = " ".join(AAC)  # the same, for the shell loop of (e)
+
+# (j): 240 fps, 1 s–2 s slowed ×8 (bench/recipes/slomo-240-30.yaml), 30 fps output.
+SLOMO_FPS, SLOMO_OUT_FPS, SLOMO_FACTOR, SLOMO_W, SLOMO_H, SLOMO_RATE = 240, 30, 8, 1280, 720, 48000
+COMPOSITION_KEYS = ("j",)
 
 TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25}  # wall ratios (e: loop time / batch time ≥ 1.25)
 
@@ -51,10 +59,18 @@ def make(path, *args):
     return path
 
 
-def inputs(quick):
+def inputs(quick, wanted):
+    """The inputs the wanted scenarios read (made once, kept in bench/work)."""
     WORK.mkdir(parents=True, exist_ok=True)
     s = 4 if quick else 10
-    i = {
+    i = {}
+    if "j" in wanted:
+        js = 3 if quick else 4
+        i["j"] = make(WORK / f"j-720p240-{js}s.mp4", "--seconds", js, "--width", SLOMO_W, "--height", SLOMO_H, "--fps", SLOMO_FPS, "--texture",
+                      "--audio-rate", SLOMO_RATE)
+    if not set(wanted) & set("abcdefg"):
+        return i
+    i |= {
         "a": make(WORK / f"a-1080p120-droppable-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--droppable", "--texture"),
         "b": make(WORK / f"b-1080p120-ippp-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--structure", "ippp", "--texture"),
         "c": make(WORK / f"c-2160p60-{s // 2}s.mp4", "--seconds", s // 2, "--width", 3840, "--height", 2160, "--fps", 60, "--texture"),
@@ -94,7 +110,29 @@ def scenario_cmds(key, src, out):
     if key == "f":
         return ([str(REENCODE), "run", str(RECIPES / "audio-48k.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-i", str(src)] + AAC + ["-ar", "48000", str(out["ff"])])
+    if key == "j":
+        return ([str(REENCODE), "run", str(RECIPES / "slomo-240-30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src), "-filter_complex", slomo_filtergraph(), "-map", "[v]", "-map", "[a]"]
+                + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     raise KeyError(key)
+
+
+def slomo_filtergraph():
+    """(j) as one ffmpeg filtergraph: 0–1 s, 1–2 s at 1/8 speed, 2 s–end; each video part at 30 fps
+    (the slowed one is already: 240 fps × 8 longer), the slowed sound by atempo (0.5–2 per instance:
+    three halvings for 1/8), then concat."""
+    slow = ",".join(["atempo=0.5"] * 3)
+    return ";".join([
+        "[0:v]split=3[v0][v1][v2]",
+        f"[v0]trim=end=1,setpts=PTS-STARTPTS,fps={SLOMO_OUT_FPS}[p0]",
+        f"[v1]trim=start=1:end=2,setpts={SLOMO_FACTOR}*(PTS-STARTPTS),fps={SLOMO_OUT_FPS}[p1]",
+        f"[v2]trim=start=2,setpts=PTS-STARTPTS,fps={SLOMO_OUT_FPS}[p2]",
+        "[0:a]asplit=3[a0][a1][a2]",
+        "[a0]atrim=end=1,asetpts=PTS-STARTPTS[s0]",
+        f"[a1]atrim=start=1:end=2,asetpts=PTS-STARTPTS,{slow}[s1]",
+        "[a2]atrim=start=2,asetpts=PTS-STARTPTS[s2]",
+        "[p0][s0][p1][s1][p2][s2]concat=n=3:v=1:a=1[v][a]",
+    ])
 
 
 def run_pair(key, src, runs, extra_check=None):
@@ -189,6 +227,83 @@ def quality(src, output, w, h):
     return {"shown": shown, "psnr": statistics.mean(psnrs) if psnrs else None}
 
 
+def audio_samples(path):
+    """The first audio stream's length in samples as the container states it (edit list applied:
+    encoder priming and the last packet's padding left out), which decoding with the ffmpeg command
+    line does not give (it keeps the last packet whole)."""
+    p = sh(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=sample_rate,time_base,duration_ts",
+            "-of", "json", str(path)])
+    st = json.loads(p.stdout)["streams"][0]
+    return int(Fraction(int(st["duration_ts"])) * Fraction(st["time_base"]) * int(st["sample_rate"]))
+
+
+def sound_marks(path, rate, length):
+    """In the sound's first `length` samples (its stated length: decoding keeps the last packet
+    whole): stretches of silence (10 ms windows under -40 dBFS) as (start s, length s) — the
+    source's sound is a tone throughout, so any silence is sound missing — and where each click
+    starts (the source clicks for 10 ms at every whole second), in s (numpy)."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-vn", "-f", "f32le", "-ac", "1", "-ar", str(rate), "-"],
+                         capture_output=True, check=True).stdout
+    a = np.frombuffer(raw, np.float32)[:length]
+    loud = np.flatnonzero(np.abs(a) > 0.5)  # the tone peaks at 0.28 in the mono mix, a click at 0.85
+    clicks = [int(x) for k, x in enumerate(loud) if k == 0 or x - loud[k - 1] > rate // 5]
+    win = rate // 100
+    n = -(-len(a) // win)  # the last window may be short
+    a = np.concatenate([a, np.full(n * win - len(a), np.nan, np.float32)])
+    quiet = np.sqrt(np.nanmean(a.reshape(n, win).astype(np.float64) ** 2, axis=1)) < 0.01
+    runs, start = [], None
+    for i, q in enumerate(list(quiet) + [False]):
+        if q and start is None:
+            start = i
+        elif not q and start is not None:
+            runs.append((start * win / rate, (i - start) * win / rate))
+            start = None
+    return {"silences": runs, "clicks": [x / rate for x in clicks]}
+
+
+def slomo_check(src, paths, source_seconds):
+    """(j): frames, durations and sound against the timeline (1 s + 8 × 1 s + the rest), and which
+    source frame each output frame shows. reencode must show every source frame of 1–2 s once, in
+    order, and the nearest source frame elsewhere (0, 8, 16 …); ffmpeg's choice is reported beside it."""
+    fast = SLOMO_FPS // SLOMO_OUT_FPS  # source frames per output frame at normal speed
+    timeline = Fraction(1) + SLOMO_FACTOR * Fraction(1) + Fraction(source_seconds) - 2
+    head, slow_frames = SLOMO_OUT_FPS, SLOMO_FPS  # output frames before the slowed part, and in it
+    tail = int((Fraction(source_seconds) - 2) * SLOMO_OUT_FPS)
+    expected = [fast * k for k in range(head)] + list(range(SLOMO_FPS, 2 * SLOMO_FPS)) + [2 * SLOMO_FPS + fast * k for k in range(tail)]
+    # The source's clicks (at 0, 1, 2 … s) on the timeline: 1 s plays at 1 s, the later ones 7 s later.
+    clicks = [0.0, 1.0] + [float(t + SLOMO_FACTOR - 1) for t in range(2, int(source_seconds))]
+    r = {"timeline": {"seconds": float(timeline), "frames": int(timeline * SLOMO_OUT_FPS), "audioSamples": int(timeline * SLOMO_RATE),
+                      "clicks": clicks}}
+    outputs = {}
+    for tool in ("reencode", "ffmpeg"):
+        o = probe(paths[tool])
+        o["audioSamples"] = audio_samples(paths[tool])
+        o.update(sound_marks(paths[tool], SLOMO_RATE, o["audioSamples"]) or {})
+        outputs[tool] = o
+    r["outputs"] = outputs
+    q = {tool: quality(src, paths[tool], SLOMO_W, SLOMO_H) for tool in ("reencode", "ffmpeg")}
+    if q["reencode"] and q["ffmpeg"]:
+        sel = {}
+        for tool in ("reencode", "ffmpeg"):
+            shown = q[tool]["shown"]
+            slowed = shown[head:head + slow_frames]
+            sel[tool] = {"head": shown[:4], "slowedFirst": slowed[:4], "slowedLast": slowed[-4:], "tail": shown[head + slow_frames:][:4],
+                         "slowedEveryFrameOnce": slowed == list(range(SLOMO_FPS, 2 * SLOMO_FPS)),
+                         "asExpected": shown == expected}
+        re_s, ff_s = q["reencode"]["shown"], q["ffmpeg"]["shown"]
+        diffs = [(i, a, b) for i, (a, b) in enumerate(zip(re_s, ff_s)) if a != b]
+        sel["differ"] = {"count": len(diffs) + abs(len(re_s) - len(ff_s)),
+                         "inSlowed": sum(1 for i, _, _ in diffs if head <= i < head + slow_frames),
+                         "offsets": sorted({b - a for _, a, b in diffs})}
+        r["selection"] = sel
+        r["psnr"] = {"reencode": q["reencode"]["psnr"], "ffmpeg": q["ffmpeg"]["psnr"]}
+    return r
+
+
 def floor_and_bound(source, output, w, h, fps, runs, skip_nonref):
     """The encoder alone: the output's frames as raw pictures in memory (tmpfs), encoded with the same
     settings. And the bound for any decode-then-encode pipeline: that encode run side by side with
@@ -260,7 +375,7 @@ def svg(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g")
+    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,j")
     ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
     ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
     a = ap.parse_args()
@@ -270,11 +385,11 @@ def main():
     sh(["swift", "build", "-c", "release", "--product", "reencode"], cwd=ROOT)
     sh(["swift", "build", "-c", "release", "--product", "reencode-bench"], cwd=ROOT)
     print("preparing inputs …", flush=True)
-    src = inputs(a.quick)
+    src = inputs(a.quick, wanted)
 
     titles = {"a": "1080p120 droppable → 30 fps", "b": "1080p120 IPPP → 30 fps", "c": "4K60 → 1080p30",
               "d": "passthrough remux, trim", "e": "24 × 720p60 clips: batch vs loop", "f": "audio AAC → AAC 48 kHz",
-              "g": "memory: 60 s vs 10 s"}
+              "g": "memory: 60 s vs 10 s", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
@@ -310,6 +425,13 @@ def main():
             r["jobs"] = a.jobs
             r["rssPerConversionRatio"] = r["reencode"]["rss"] / a.jobs / r["ffmpeg"]["rss"]
             results[key] = r
+        elif key == "j":
+            samples, out = run_pair(key, src[key], a.runs)
+            r = summarize(samples)
+            r["title"] = titles[key]
+            seconds = Fraction(round(probe(src[key])["duration"] * SLOMO_FPS), SLOMO_FPS)
+            r.update(slomo_check(src[key], {"reencode": out["re"], "ffmpeg": out["ff"]}, seconds))
+            results[key] = r
         elif key == "g":
             rss = {}
             for n in ("g10", "g60"):
@@ -328,12 +450,51 @@ def main():
             "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
             "runs": a.runs, "quick": a.quick, "versions": versions}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "latest.json").write_text(json.dumps({"machine": meta, "scenarios": results}, indent=2) + "\n")
-    (RESULTS / "latest.svg").write_text(svg(results) + "\n")
+    # Each group has its own files: running one leaves the other's reference numbers as they are.
+    for name, group in (("latest", {k: r for k, r in results.items() if k not in COMPOSITION_KEYS}),
+                        ("compositions", {k: r for k, r in results.items() if k in COMPOSITION_KEYS})):
+        if not group:
+            continue
+        (RESULTS / f"{name}.json").write_text(json.dumps({"machine": meta, "scenarios": group}, indent=2) + "\n")
+        if name == "latest":
+            (RESULTS / "latest.svg").write_text(svg(group) + "\n")
+        lines = report(group, meta, a.runs, a.quick, chart=name == "latest")
+        (RESULTS / f"{name}.md").write_text("\n".join(lines))
+        print("\n".join(lines))
 
+
+def slomo_notes(r):
+    """(j)'s checks, in words: lengths against the timeline, and which source frames are shown."""
+    t, o = r["timeline"], r["outputs"]
+    notes = [f"timeline {t['seconds']:g} s = {t['frames']} frames, {t['audioSamples']} samples",
+             "frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
+             "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
+             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg"))]
+    for x in ("reencode", "ffmpeg"):
+        if o[x].get("silences") is not None:
+            gaps = ", ".join(f"{1000 * d:.0f} ms at {t:.2f} s" for t, d in o[x]["silences"]) or "none"
+            notes.append(f"{x}'s sound silent: {gaps}")
+    if o["reencode"].get("clicks") is not None:
+        notes.append("clicks at " + "; ".join(", ".join(f"{c:.3f}" for c in cs) for cs in
+                     (t["clicks"], o["reencode"]["clicks"], o["ffmpeg"]["clicks"])) + " s (timeline; reencode; ffmpeg)")
+    sel = r.get("selection")
+    if sel:
+        for x in ("reencode", "ffmpeg"):
+            s = sel[x]
+            notes.append(f"{x} shows {', '.join(map(str, s['head']))} … (1–2 s: {', '.join(map(str, s['slowedFirst']))} … "
+                         f"{', '.join(map(str, s['slowedLast']))}{', every frame once' if s['slowedEveryFrameOnce'] else ', NOT every frame once'}) "
+                         f"then {', '.join(map(str, s['tail']))} …{'' if x != 'reencode' or s['asExpected'] else ' (NOT the expected frames)'}")
+        d = sel["differ"]
+        notes.append(f"{d['count']} output frames show another source frame in ffmpeg's output ({d['inSlowed']} of them in 1–2 s; "
+                     f"ffmpeg − reencode: {', '.join(f'{x:+d}' for x in d['offsets']) or 'none'})")
+    return notes
+
+
+def report(results, meta, runs, quick, chart):
+    versions = meta["versions"]
     lines = [f"# Benchmark results — {meta['date']}", "",
              f"{meta['cores']} cores, {meta['cpu']}, {meta['memory_gib']} GiB; {versions['ffmpeg']}; {versions['swift']}; "
-             f"median of {a.runs} alternating runs{' (quick inputs)' if a.quick else ''}.", "",
+             f"median of {runs} alternating runs{' (quick inputs)' if quick else ''}.", "",
              "| scenario | reencode wall | ffmpeg wall | wall ratio | target | CPU ratio | RSS ratio | notes |", "|---|---|---|---|---|---|---|---|"]
     for k, r in results.items():
         if k == "g":
@@ -344,7 +505,9 @@ def main():
             notes.append(f"encoder floor {r['floor']:.2f} s ({100 * r['floorShare']:.0f} % of reencode's wall)")
         if "bound" in r:
             notes.append(f"bound (floor ∥ needed decoding + audio) {r['bound']:.2f} s = {r['boundRatio']:.2f} × ffmpeg")
-        if "outputs" in r:
+        if "timeline" in r:
+            notes += slomo_notes(r)
+        elif "outputs" in r:
             o = r["outputs"]
             notes.append(f"frames {o['reencode']['frames']} vs {o['ffmpeg']['frames']}")
         if "psnr" in r and r["psnr"]["reencode"]:
@@ -356,9 +519,8 @@ def main():
         tgt = f"≤ {r['target']:.2f}" if r.get("target") and k != "e" else ""
         lines.append(f"| ({k}) {r['title']} | {r['reencode']['wall']:.2f} s | {r['ffmpeg']['wall']:.2f} s | {r['ratio']['wall']:.2f} | {tgt} | "
                      f"{r['ratio']['cpu']:.2f} | {r['ratio']['rss']:.2f} | {'; '.join(notes)} |")
-    lines += ["", "![ratios](latest.svg)", ""]
-    (RESULTS / "latest.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    lines += ["", "![ratios](latest.svg)", ""] if chart else [""]
+    return lines
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark: installs what is missing (FFmpeg dev files, the ffmpeg command line, GNU time),
 # builds release, makes the inputs, runs every scenario for reencode and ffmpeg, and writes
-# bench/results/latest.{json,md,svg}. Options: --runs N, --scenarios a,b,…, --quick (see README.md here).
+# bench/results/latest.{json,md,svg} (and compositions.{json,md} for (j)).
+# Options: --runs N, --scenarios a,b,…, --quick (see README.md here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
