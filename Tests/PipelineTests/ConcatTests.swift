@@ -256,3 +256,26 @@ struct AudioListTests {
         #expect(try Media.stamps(dir.file("o.mp4")).map(\.stamp) == (1000..<1150).map { Optional($0) })
     }
 }
+
+/// A segment that asks for more of a file than it holds plays to the file's end, and the plan says so.
+@Suite("A segment past its file's end")
+struct SegmentPastEndTests {
+    @Test("end: 5s of a 1 s file: a changed warning naming the file, and the next segment starts where the file ended")
+    func pastTheEnd() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4")
+        try ConcatTests.Clip(width: 160, height: 96, rate: FrameRate(frames: 30), frames: 30, base: 1000, burstFrame: 10).make(a)
+        try ConcatTests.Clip(width: 160, height: 96, rate: FrameRate(frames: 30), frames: 30, base: 2000, burstFrame: 10).make(b)
+        var req = ConversionRequest(source: a, output: dir.file("o.mp4"), tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "ultrafast"]))),
+        ])
+        req.sources = [b]
+        req.timeline = [SegmentRequest(source: 0, end: MediaTime(seconds: 5)), SegmentRequest(source: 1)]
+        let plan = try Planner.plan(req)
+        #expect(plan.duration == MediaTime(seconds: 2))
+        let notice = plan.notices.first { $0.item == "composition.segment.1" }
+        #expect(notice?.kind == .changed)
+        #expect(notice?.message == "segment 1 asks for \(a) up to 5.000s, but the file ends at 1.000s: it plays to the file's end")
+        #expect(plan.composedSegments?.map(\.targetStart) == [.zero, MediaTime(seconds: 1)])
+    }
+}

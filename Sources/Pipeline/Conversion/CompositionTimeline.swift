@@ -58,6 +58,11 @@ enum CompositionTimeline {
             if whole.end.isNumeric, start >= whole.end {
                 throw refuse("start", "it starts at \(r.start.secondsDescription), at or after the end of \(src) (\(asset.duration.secondsDescription))")
             }
+            if let e = askedEnd, e.isNumeric, whole.end.isNumeric, e > whole.end, let asked = r.end {
+                // Said, not silently shortened: the timeline after it moves up.
+                notices.append(PlanNotice(.changed, r.list == .audio ? "composition.audio-segment.\(n)" : "composition.segment.\(n)",
+                                          "\(name) asks for \(src) up to \(asked.secondsDescription), but the file ends at \(asset.duration.secondsDescription): it plays to the file's end"))
+            }
             let scale: TimeScale
             var speed = SegmentSpeed.normal
             if case .speed(let s)? = r.timing { speed = s }
