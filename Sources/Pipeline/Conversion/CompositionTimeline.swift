@@ -1,11 +1,12 @@
 import Recipe
 
-/// Resolves a single-source composition's segments against the file: each range's open end is
-/// the file's end, its ends are snapped to frame starts as a trim's are (TrimSnap: the output's
-/// frames for a segment at speed 1, the source's own frames for a scaled one, whose every source
-/// frame is shown, or one playing the source's slow motion), and the segments are laid end to
-/// end unless one says `at`. A `slow-motion: from-source` segment becomes the pieces of the
-/// phone's timeline (`SlowMotionExpansion`).
+/// Resolves a composition's segments, each against its own file: a range's open end (or an end
+/// past the file's, with a warning) is the file's end; its ends are snapped to frame starts as a
+/// trim's are (TrimSnap: the output's frames for a segment at speed 1, the source's own frames
+/// for a scaled one, whose every source frame is shown, or one playing the source's slow motion);
+/// segments are laid end to end unless one says `at`, the video list and an audio list each on
+/// their own. A `slow-motion: from-source` segment becomes the pieces of the phone's timeline
+/// (`SlowMotionExpansion`).
 enum CompositionTimeline {
     struct Result {
         let timeline: TimeMapping
