@@ -24,6 +24,9 @@ public final class ExportSession: Sendable {
     public let plan: ConversionPlan
     private let cancellation = Cancellation()
     private let activeReader = Locked<ReaderPool?>(nil)
+    /// The most readers the last run had open at once (tests: flat in the number of segments).
+    private let readersHighWater = Locked(0)
+    var mostOpenReaders: Int { readersHighWater.withLock { $0 } }
 
     public init(plan: ConversionPlan) {
         self.plan = plan
@@ -198,7 +201,10 @@ public final class ExportSession: Sendable {
         } catch { throw error.at(file: plan.outputPath) }
 
         activeReader.withLock { $0 = reader }
-        defer { activeReader.withLock { $0 = nil } }
+        defer {
+            activeReader.withLock { $0 = nil }
+            readersHighWater.withLock { $0 = reader.mostOpenReaders }
+        }
         if cancellation.isCancelled { reader.stop(.cancelled(file: plan.source.path)) }
 
         let failure = Locked<MediaError?>(nil)

@@ -60,6 +60,14 @@ public struct LaneStatistics: Sendable, Hashable {
     /// Frames (video) or samples (audio) handed to the encoder, or packets passed through.
     public var unitsOut = 0
     public var packetsWritten = 0
+
+    /// Adds another source's reading and decoding counters (a sequence counts all its segments).
+    mutating func addReading(of other: LaneStatistics) {
+        packetsRead += other.packetsRead
+        packetsDecoded += other.packetsDecoded
+        packetsSkipped += other.packetsSkipped
+        framesDecoded += other.framesDecoded
+    }
 }
 
 /// The work of one output track: pull source packets, turn them into output packets, drain.

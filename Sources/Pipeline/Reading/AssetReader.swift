@@ -3,17 +3,14 @@ import Foundation
 import Recipe
 
 /// Reads one file once and hands each selected stream's packets to the outputs that asked for it
-/// (AVAssetReader with its track outputs; one stream may feed several outputs, e.g. two segments
-/// of one track). There is no demux thread: whichever lane pulls when its buffer is empty reads
+/// (AVAssetReader with its track outputs; one stream may feed several outputs). There is no demux thread: whichever lane pulls when its buffer is empty reads
 /// the file for everyone, under the lock. Buffers are bounded, so a lane that runs ahead waits
 /// for the others and memory does not grow with the file's length.
 ///
 /// Outputs belong to consumers (a lane; a lane that combines several inputs owns all of them).
 /// A consumer waits only for other consumers' full buffers, never for its own: it is the one
-/// that would empty them, so waiting would deadlock it on itself. Its own outputs are bounded
-/// another way: an output given a start time keeps, until the file reaches that time, only the
-/// packets from its latest sync sample at or before it (one GOP), so a later segment's buffer
-/// does not fill with what comes before it while an earlier one is being read.
+/// that would empty them, so waiting would deadlock it on itself. (A composition reads each
+/// segment with a reader of its own, `ReaderPool`, so no lane owns two outputs of one reader.)
 // SAFETY: every mutable field is guarded by `condition`; the container is only read by the one
 // puller that set `demuxing` (lanes look up their streams' parameters while they are made,
 // before any of them pulls; `seek`, which may replace the container, also runs before that).
@@ -31,8 +28,6 @@ final class AssetReader: @unchecked Sendable {
     private let streams: [Int]
     /// Output → the consumer that owns it.
     private let consumers: [Int]
-    /// Output → the time its packets start to matter (nil: from wherever the file is read).
-    private var gates: [MediaTime?]
     /// The most packets each output's buffer held at once (for memory checks).
     private var highWater: [Int]
     private var detached: [Bool]
@@ -62,16 +57,13 @@ final class AssetReader: @unchecked Sendable {
     /// opens the file again otherwise, or when `takingProbe` is false (a rehearsal leaves it to
     /// the run).
     ///
-    /// `consumers[i]` owns output i (nil: each output its own consumer); `starts[i]`, on the
-    /// file's timeline, is where output i's material starts when it is not where the reader is
-    /// positioned (nil: every output from the reader's position).
-    init(asset: Asset, streams: [Int], consumers: [Int]? = nil, starts: [MediaTime?]? = nil,
+    /// `consumers[i]` owns output i (nil: each output its own consumer).
+    init(asset: Asset, streams: [Int], consumers: [Int]? = nil,
          capacity: Int = 96, takingProbe: Bool = true) throws(MediaError) {
         if takingProbe, let probed = asset.probed.take() { input = probed } else { input = try InputContainer(path: asset.path) }
         self.capacity = capacity
         self.streams = streams
         self.consumers = consumers.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(streams.indices)
-        gates = starts.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(repeating: nil, count: streams.count)
         buffers = Array(repeating: [], count: streams.count)
         highWater = Array(repeating: 0, count: streams.count)
         detached = Array(repeating: false, count: streams.count)
@@ -212,9 +204,7 @@ final class AssetReader: @unchecked Sendable {
         defer { condition.unlock() }
         while true {
             if stopped { throw failure ?? .cancelled(file: input.path) }
-            // An output with a start still ahead gets nothing until the file reaches it: its
-            // packets then begin at the last sync sample before the start.
-            if !buffers[i].isEmpty && (gates[i] == nil || atEnd || failure != nil) {
+            if !buffers[i].isEmpty {
                 let p = buffers[i].removeFirst()
                 condition.broadcast()
                 return p
@@ -274,15 +264,6 @@ final class AssetReader: @unchecked Sendable {
         guard let outs = routing[packet.streamIndex] else { return }
         for (k, o) in outs.enumerated() where !detached[o] {
             let p = k == 0 ? packet : try packet.reference()
-            if let gate = gates[o] {
-                let tb = input.stream(Int(packet.streamIndex)).pointee.time_base
-                let pts = MediaTime(ts: p.pts, timeBase: tb), dts = MediaTime(ts: p.dts, timeBase: tb)
-                let at = pts.isNumeric ? pts : dts
-                // Before the start only the latest sync sample at or before it and what follows
-                // matter; once a packet decodes after the start, every later one is needed.
-                if p.isKeyframe && at.isNumeric && at <= gate { buffers[o].removeAll() }
-                if (dts.isNumeric ? dts : at) > gate { gates[o] = nil }
-            }
             buffers[o].append(p)
             if buffers[o].count > highWater[o] { highWater[o] = buffers[o].count }
         }

@@ -37,6 +37,8 @@ final class ReaderPool: @unchecked Sendable {
     private var opened: [Bool]
     private var failure: MediaError?
     private var damaged = false
+    /// The most readers open at once (for tests: flat however many segments).
+    private var mostOpen = 0
     private let takingProbe: Bool
     private let positions: Bool
 
@@ -72,6 +74,7 @@ final class ReaderPool: @unchecked Sendable {
         if positions, let start = g.start, start > g.source.startTime { try reader.seek(to: start, fileStart: g.source.startTime) }
         readers[group] = reader
         opened[group] = true
+        mostOpen = max(mostOpen, readers.lazy.filter { $0 != nil }.count)
         return PacketTap(reader: reader, output: output, group: group, pool: self)
     }
 
@@ -101,6 +104,12 @@ final class ReaderPool: @unchecked Sendable {
         lock.broadcast()
         lock.unlock()
         for r in open { r.stop(error) }
+    }
+
+    /// The most readers that were open at once.
+    var mostOpenReaders: Int {
+        lock.lock(); defer { lock.unlock() }
+        return mostOpen
     }
 
     /// Whether any reader met a sample it could not read whole.

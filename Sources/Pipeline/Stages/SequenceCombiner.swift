@@ -19,7 +19,9 @@ final class SequenceCombiner: SourceStage {
     /// Makes a source stage when it is reached.
     typealias Maker = (ExportSession.SourceInput) throws(MediaError) -> any SourceStage
     private var source: (any SourceStage)?
-    private var rest: [ExportSession.SourceInput]
+    private let rest: [ExportSession.SourceInput]
+    /// The next of `rest` to make.
+    private var nextInput = 0
     private let make: Maker
     /// Where the timeline ends, in the output's units (a slot on a constant-rate grid, a sample
     /// at the output rate); nil: where the last segment's material ends.
@@ -70,22 +72,19 @@ final class SequenceCombiner: SourceStage {
 
     var statistics: LaneStatistics {
         var s = finished
-        if let t = source?.statistics {
-            s.packetsRead += t.packetsRead
-            s.packetsDecoded += t.packetsDecoded
-            s.packetsSkipped += t.packetsSkipped
-            s.framesDecoded += t.framesDecoded
-        }
+        if let t = source?.statistics { s.addReading(of: t) }
         return s
     }
 
     /// The source being read; nil once every segment is done.
     private func currentSource() throws(MediaError) -> (any SourceStage)? {
         if let source { return source }
-        guard !rest.isEmpty else { return nil }
+        guard nextInput < rest.count else { return nil }
         // The file let go's times are no place in the next one, which an error now names.
         previousTime = .invalid
-        let made = try make(rest.removeFirst())
+        let input = rest[nextInput]
+        nextInput += 1
+        let made = try make(input)
         source = made
         file = made.file
         return made
@@ -94,11 +93,7 @@ final class SequenceCombiner: SourceStage {
     /// The current source is done: its counters are kept, it goes (and its reader with it).
     private func letGo() {
         guard let s = source else { return }
-        let t = s.statistics
-        finished.packetsRead += t.packetsRead
-        finished.packetsDecoded += t.packetsDecoded
-        finished.packetsSkipped += t.packetsSkipped
-        finished.framesDecoded += t.framesDecoded
+        finished.addReading(of: s.statistics)
         if s.lastTime.isNumeric { previousTime = s.lastTime }
         source = nil
     }
