@@ -16,30 +16,33 @@ enum CompositionTimeline {
         /// Per timeline segment, the list it came from: a video lane plays the video list's, an
         /// audio lane the audio list's, or the video list's when there is none.
         let lists: [SegmentRequest.List]
+        /// Per timeline segment, the request it came from (a phone's slow motion makes several of one).
+        let requests: [Int]
     }
 
-    /// `assets[k]` is source k (`SegmentRequest.source`), `lanes[k]` the plan's lanes as they read
-    /// that file (the tracks its frame starts are found in).
-    static func resolve(_ requests: [SegmentRequest], assets: [Asset], lanes lanesBySource: [[LanePlan]]) throws(MediaError) -> Result {
+    /// `assets[k]` is source k (`SegmentRequest.source`), `lanes[i]` the plan's lanes as request i
+    /// reads its file (the tracks its frame starts are found in).
+    static func resolve(_ requests: [SegmentRequest], assets: [Asset], lanes lanesByRequest: [[LanePlan]]) throws(MediaError) -> Result {
         guard let first = assets.first else { throw MediaError(.invalidSettings, "the composition has no sources") }
         guard !requests.isEmpty else { throw MediaError(.invalidSettings, "the composition has no segments", file: first.path) }
-        let lanes = lanesBySource.flatMap { $0 }
+        let lanes = lanesByRequest.flatMap { $0 }
         let hasAudio = lanes.contains { if case .audio = $0.kind { return true } else { return false } }
         var segments: [TimeSegment] = []
         var notices: [PlanNotice] = []
         var ends: [SegmentRequest.List: MediaTime] = [:]
         var audioStretches: [Int: AudioStretch] = [:]
         var lists: [SegmentRequest.List] = []
+        var from: [Int] = []
         var numbers: [SegmentRequest.List: Int] = [:]
         // With an audio list, the audio lanes play it and the video list is pictures only.
         let ownAudio = requests.contains { $0.list == .audio }
-        for r in requests {
+        for (i, r) in requests.enumerated() {
             let n = (numbers[r.list] ?? 0) + 1
             numbers[r.list] = n
             let previousEnd = ends[r.list] ?? .zero
             let name = r.list == .audio ? "segment \(n) of the audio track" : "segment \(n)"
             let soundFollows = r.list == .audio || !ownAudio
-            guard assets.indices.contains(r.source), lanesBySource.indices.contains(r.source) else {
+            guard assets.indices.contains(r.source), lanesByRequest.indices.contains(i) else {
                 throw MediaError(.invalidSettings, "\(name) names no source of the plan", file: first.path)
             }
             let asset = assets[r.source]
@@ -74,7 +77,7 @@ enum CompositionTimeline {
             case .targetDuration?: isScaled = true  // decided below, from the snapped range
             case nil: isScaled = false
             }
-            let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanesBySource[r.source], onSourceFrames: isScaled || r.slowMotion == .fromSource,
+            let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanesByRequest[i], onSourceFrames: isScaled || r.slowMotion == .fromSource,
                                             subject: "\(name)'s range", key: r.list == .audio ? "composition.audio-segment.\(n)" : "composition.segment.\(n)")
             let range = snapped.range
             if let notice = snapped.notice { notices.append(notice) }
@@ -103,6 +106,7 @@ enum CompositionTimeline {
                 notices += pieces.notices
                 segments += pieces.segments
                 lists += Array(repeating: r.list, count: pieces.segments.count)
+                from += Array(repeating: i, count: pieces.segments.count)
                 ends[r.list] = pieces.end
                 continue
             }
@@ -110,9 +114,10 @@ enum CompositionTimeline {
             ends[r.list] = try segment.targetEnd()
             segments.append(segment)
             lists.append(r.list)
+            from.append(i)
         }
         guard ownAudio else {
-            return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists)
+            return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists, requests: from)
         }
         // Two lists: their segments in the order they play (stably), so that readers are opened,
         // and let go, in time order across both lanes (`ReaderPool` lets a lane open only a few
@@ -123,7 +128,7 @@ enum CompositionTimeline {
         var stretches: [Int: AudioStretch] = [:]
         for (k, old) in order.enumerated() { stretches[k] = audioStretches[old] }
         return Result(timeline: TimeMapping(order.map { segments[$0] }), notices: notices, audioStretches: stretches,
-                      lists: order.map { lists[$0] })
+                      lists: order.map { lists[$0] }, requests: order.map { from[$0] })
     }
 }
 

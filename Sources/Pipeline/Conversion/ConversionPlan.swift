@@ -153,6 +153,19 @@ public enum Planner {
         let assets = [asset] + extras
         let reconciles = !extras.isEmpty
         let usedSources = Set(request.timeline?.map(\.source) ?? [0]).filter { assets.indices.contains($0) }.sorted()
+        // The tracks segments name (`track:`), each found in its own file before anything else.
+        let ownTracks = try request.timeline.map { t throws(MediaError) in try SegmentTracks.resolve(t, assets: assets) } ?? []
+        /// The tracks of `type` a lane whose own is `track` of file `home` shows: its own, the other
+        /// files' first, and those segments name; each once.
+        func shownTracks(_ type: MediaType, home: Int, track: Track) -> [(file: String, track: Track)] {
+            var pairs: [(source: Int, track: Track)] = [(home, track)]
+            for k in usedSources where k != home { if let t = assets[k].track(type, ordinal: 0) { pairs.append((k, t)) } }
+            for (r, own) in zip(request.timeline ?? [], ownTracks) {
+                if let own, own.kind == type, let t = assets[r.source].track(index: own.index) { pairs.append((r.source, t)) }
+            }
+            var seen: Set<[Int]> = []
+            return pairs.filter { seen.insert([$0.source, $0.track.index]).inserted }.map { (assets[$0.source].path, $0.track) }
+        }
 
         // Time range.
         let stated = asset.duration.isNumeric && asset.duration > .zero
@@ -211,13 +224,10 @@ public enum Planner {
                 do throws(MediaError) {
                     var source = VariableRate.measured(track, path: trackFile, settings: s)
                     var settings = s, reconciled: [Decision] = []
-                    if reconciles {
+                    let shown = shownTracks(.video, home: home, track: track)
+                    if reconciles || shown.count > 1 {
                         var formats = [(file: trackFile, format: source)]
-                        for k in usedSources where k != home {
-                            if let t = assets[k].track(.video, ordinal: 0) {
-                                formats.append((assets[k].path, VariableRate.measured(t, path: assets[k].path, settings: s)))
-                            }
-                        }
+                        for (file, t) in shown.dropFirst() { formats.append((file, VariableRate.measured(t, path: file, settings: s))) }
                         (source, settings, reconciled) = CompositionSources.video(formats, settings: s)
                     }
                     var resolved = try assistant.video(source: source, settings: settings)
@@ -230,11 +240,9 @@ public enum Planner {
             case (.audio(let s), .audio):
                 do throws(MediaError) {
                     var source = track.format, reconciled: [Decision] = []
-                    if reconciles {
-                        var formats = [(file: trackFile, format: source)]
-                        for k in usedSources where k != home {
-                            if let t = assets[k].track(.audio, ordinal: 0) { formats.append((assets[k].path, t.format)) }
-                        }
+                    let shown = shownTracks(.audio, home: home, track: track)
+                    if reconciles || shown.count > 1 {
+                        let formats = shown.map { (file: $0.file, format: $0.track.format) }
                         (source, reconciled) = CompositionSources.audio(formats)
                     }
                     var resolved = try assistant.audio(source: source, settings: s)
@@ -265,15 +273,18 @@ public enum Planner {
                 throw MediaError(.invalidSettings, "track #\(copied.track.index) is copied (or is subtitles), but a composition's tracks are decoded: copied tracks are not supported in a composition yet", file: src, track: copied.track.index)
             }
             trackMap = CompositionSources.tracks(of: lanes, in: assets)
-            let bySource = assets.indices.map { k in
+            // Per segment, the lanes as they read its file: a segment's own track, where it names
+            // one, for the lanes of its kind.
+            let byRequest = zip(segments, ownTracks).map { r, own in
                 lanes.enumerated().compactMap { l, lane in
-                    trackMap[l][k].flatMap { assets[k].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
+                    let index = own.flatMap { $0.kind == lane.track.mediaType ? $0.index : nil } ?? trackMap[l][r.source]
+                    return index.flatMap { assets[r.source].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
                 }
             }
             // Every file's track a lane reads is decoded: one that cannot be is refused now, as a
             // single file's is, not when the run reaches its segment.
-            for k in usedSources { for lane in bySource[k] { try checkDecodable(lane.track, file: assets[k].path) } }
-            composed = try CompositionTimeline.resolve(segments, assets: assets, lanes: bySource)
+            for (r, lanes) in zip(segments, byRequest) { for lane in lanes { try checkDecodable(lane.track, file: assets[r.source].path) } }
+            composed = try CompositionTimeline.resolve(segments, assets: assets, lanes: byRequest)
         }
 
         var (kept, keptNotices) = Keeping.plan(asset, format: format, range: range, lanes: lanes, extra: request.metadata)
@@ -295,7 +306,9 @@ public enum Planner {
             let perSegment = zip(trackMap, lanes).map { bySource, lane in
                 composed.timeline.segments.enumerated().map { k, segment -> Int? in
                     let list: SegmentRequest.List = lane.track.mediaType == .audio && ownAudio ? .audio : .video
-                    return composed.lists[k] == list ? bySource[segment.source] : nil
+                    guard composed.lists[k] == list else { return nil }
+                    if let own = ownTracks[composed.requests[k]], own.kind == lane.track.mediaType { return own.index }
+                    return bySource[segment.source]
                 }
             }
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment)

@@ -3,8 +3,7 @@ import Recipe
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
     /// it (exit 65) rather than converting something else: slow motion from the source on an
-    /// audio track, a segment naming a source track. Needs no file, so `batch` says it once,
-    /// before any file.
+    /// audio track. Needs no file, so `batch` says it once, before any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
@@ -15,9 +14,6 @@ extension RecipeCompiler {
                 if track.kind == .audio, composition.slowMotion(for: segment) == .fromSource {
                     let mark = segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
                     errors.append(recipe.diagnostic(mark, "'slow-motion: from-source' on the audio track is not yet supported: it is read from the video's frames, so give the composition a 'video:' track and the sound follows it"))
-                }
-                if let t = segment.track {
-                    errors.append(recipe.diagnostic(t.mark, "a segment's 'track' is not yet supported: segments take the source's first \(track.kind.rawValue) track"))
                 }
             }
         }
@@ -41,6 +37,13 @@ extension RecipeCompiler {
                                        slowMotion: composition.slowMotion(for: segment))
                 // An audio list alone serves the audio lanes as the video list would.
                 r.list = composition.video == nil ? .video : list
+                // Found in the segment's own file at plan time (`SegmentTracks`).
+                if let own = segment.track, let kind = MediaType(rawValue: track.kind.rawValue) {
+                    switch own.value {
+                    case .kind(let k, let n): r.track = MediaType(rawValue: k.rawValue).map { .init(kind, .type($0, n)) }
+                    case .index(let i): r.track = .init(kind, .index(i))
+                    }
+                }
                 requests.append(r)
             }
         }
@@ -79,6 +82,7 @@ extension RecipeCompiler {
               let track = list == .audio ? composition.explicitAudio : composition.video ?? composition.explicitAudio,
               let segment = track.segments.first(where: { $0.number == number }) else { return nil }
         switch field {
+        case "track": return segment.track?.mark ?? segment.mark
         case "start": return segment.start?.mark ?? segment.mark
         case "end": return segment.end?.mark ?? segment.duration?.mark ?? segment.mark
         case "at": return segment.at?.mark ?? segment.mark

@@ -252,13 +252,19 @@ public enum RecipeCompiler {
     }
 
     /// A refusal the plan found that the recipe caused, at the recipe line that caused it: a
-    /// setting no encoder takes (65), or a copy the container cannot hold (the source does not
-    /// fit the recipe, 66). Anything else is the source's or the file system's, as it is.
+    /// setting no encoder takes (65), or a copy the container cannot hold or a track a segment
+    /// names that its file lacks (the source does not fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
         if error.kind == .invalidSettings, let (list, number, field) = SegmentRequest.field(ofSetting: error.setting),
            let mark = segmentMark(number, field: field, list: list, in: recipe) {
             // A composition's segment is refused about its own file, which may not be the input.
             return RecipeErrors([recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
+        }
+        if error.kind == .notMedia, let (list, number, field) = SegmentRequest.field(ofSetting: error.setting),
+           let mark = segmentMark(number, field: field, list: list, in: recipe) {
+            // A segment's file lacks the track it names: the recipe is fine, that file does not
+            // fit it (66), as a reader output's missing track.
+            return SourceMismatch(diagnostics: [recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
         }
         guard let track = error.track, let writer = writers[track] else { return error }
         switch error.kind {

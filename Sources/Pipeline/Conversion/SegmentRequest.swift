@@ -24,6 +24,17 @@ public struct SegmentRequest: Sendable, Hashable {
     /// `from-source`: the range plays as the phone stored its slow motion (`SlowMotionExpansion`),
     /// never with a `timing`.
     public var slowMotion: SlowMotion
+    /// The segment's own track of its file (the recipe's `track:`); nil: the lanes of each kind
+    /// read their usual track of the file (see `SegmentTracks`).
+    public var track: OwnTrack?
+
+    /// A track a segment names: `selector` in its file, read by the lanes of `kind` (its list's
+    /// kind: a `#N` must be a track of that kind). Lanes of the other kind read as if it named none.
+    public struct OwnTrack: Sendable, Hashable {
+        public var kind: MediaType
+        public var selector: TrackSelector
+        public init(_ kind: MediaType, _ selector: TrackSelector) { self.kind = kind; self.selector = selector }
+    }
 
     public init(source: Int = 0, start: MediaTime = .zero, end: MediaTime? = nil, at: MediaTime? = nil,
                 timing: SegmentTiming? = nil, audioStretch: AudioStretch = .default, slowMotion: SlowMotion = .none) {

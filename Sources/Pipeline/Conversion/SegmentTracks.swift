@@ -1,0 +1,48 @@
+import Recipe
+
+/// Which track of its file a composition segment reads when it names one (`track:`), resolved
+/// against that file at plan time: two segments of one file may read different tracks of a kind,
+/// each by its own reader. A segment that names none reads, in each lane, the lane's own track in
+/// the lane's file and the first track of the lane's kind elsewhere (`CompositionSources.tracks`).
+enum SegmentTracks {
+    /// A segment's own track: the lanes of `kind` read stream `index` of its file.
+    struct Own: Hashable {
+        let kind: MediaType
+        let index: Int
+    }
+
+    /// Per request, its own track (nil: it names none). A file without the named track, or whose
+    /// `#N` is not of the list's kind, is refused naming the file, the segment and the track.
+    static func resolve(_ requests: [SegmentRequest], assets: [Asset]) throws(MediaError) -> [Own?] {
+        var numbers: [SegmentRequest.List: Int] = [:]
+        return try requests.map { r throws(MediaError) -> Own? in
+            let n = (numbers[r.list] ?? 0) + 1
+            numbers[r.list] = n
+            guard let own = r.track, assets.indices.contains(r.source) else { return nil }
+            let asset = assets[r.source]
+            let name = r.list == .audio ? "segment \(n) of the audio track" : "segment \(n)"
+            func refuse(_ message: String) -> MediaError {
+                MediaError(.notMedia, "\(name): \(message)", file: asset.path, setting: SegmentRequest.setting(n, "track", list: r.list))
+            }
+            let found: Track?
+            switch own.selector {
+            case .type(let type, let ordinal): found = asset.track(type, ordinal: ordinal)
+            case .index(let i): found = asset.track(index: i)
+            }
+            guard let track = found else {
+                throw refuse("it reads the \(own.selector) track, but the file has none (it has \(contents(of: asset)))")
+            }
+            guard track.mediaType == own.kind, !track.isAttachedPicture else {
+                let what = track.isAttachedPicture ? "cover art" : track.mediaType.rawValue
+                throw refuse("it reads track #\(track.index), which is \(what), not a \(own.kind.rawValue) track")
+            }
+            return Own(kind: own.kind, index: track.index)
+        }
+    }
+
+    /// `#0 video, #1 audio, #2 audio`: what a file holds, for messages.
+    static func contents(of asset: Asset) -> String {
+        let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }
+        return has.isEmpty ? "no tracks" : has.joined(separator: ", ")
+    }
+}
