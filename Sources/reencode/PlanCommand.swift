@@ -109,7 +109,7 @@ struct PlanCommand: Command {
                 lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)"
                              + (s.audioStretch.map { ", audio-stretch \($0.rawValue)" } ?? "")
                              + (s.slowMotionDivisor.map { $0 == 1 ? " (the source's slow motion: real time)" : " (the source's slow motion: ÷\($0))" } ?? "")
-                             + "  (\(([(s.file as NSString).lastPathComponent] + counts).joined(separator: ", ")))")
+                             + "  (\(([(s.file as NSString).lastPathComponent + (s.track.map { " #\($0)" } ?? "")] + counts).joined(separator: ", ")))")
             }
             lines += TimelinePicture.lines(segments, total: p.duration)
         } else {
@@ -159,7 +159,7 @@ func noticeObject(_ n: PlanNotice) -> [String: Any] {
 func segmentObject(_ s: PlannedSegment) -> [String: Any] {
     ["source": ["start": s.sourceRange.start.seconds, "end": s.sourceRange.end.isNumeric ? s.sourceRange.end.seconds : NSNull()] as [String: Any],
      "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed,
-     "file": s.file, "frames": s.frames.map { $0 as Any } ?? NSNull(), "samples": s.samples.map { $0 as Any } ?? NSNull(),
+     "file": s.file, "track": s.track ?? NSNull(), "frames": s.frames.map { $0 as Any } ?? NSNull(), "samples": s.samples.map { $0 as Any } ?? NSNull(),
      "slowMotionDivisor": s.slowMotionDivisor ?? NSNull(), "audioStretch": s.audioStretch?.rawValue ?? NSNull()]
 }
 

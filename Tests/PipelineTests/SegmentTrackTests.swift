@@ -187,3 +187,82 @@ struct SegmentTrackTests {
         }
     }
 }
+
+/// A recipe's segment `track:` as `plan` and its refusals see it.
+@Suite("A recipe segment's own track")
+struct SegmentTrackRecipeTests {
+    static func recipe(video: String, audio: String, sources: String = "") -> String {
+        """
+        recipe: 1
+        \(sources)composition:
+          video:
+        \(video)
+          audio:
+        \(audio)
+        reader:
+          outputs:
+            picture: { track: video }
+            sound: { track: audio }
+        writer:
+          inputs:
+            - { source: picture, settings: h264-640x480 }
+            - { source: sound, settings: aac-stereo }
+        """
+    }
+
+    @Test("audio, audio:1, \"#2\" in the audio list: the plan reads #2, #3, #2 of the file, and says the track of the segment that is not the first")
+    func planShowsTheTrack() throws {
+        let dir = Scratch()
+        let src = dir.file("two.mp4")
+        try SegmentTrackTests.twoOfEach(src)
+        let text = Self.recipe(video: "    - { end: 3s }", audio: """
+            - { end: 1s, track: audio }
+            - { start: 1s, end: 2s, track: "audio:1" }
+            - { start: 2s, end: 3s, track: "#2" }
+        """)
+        let compiled = try RecipeCompiler.compile(try RecipePlanErrorTests.recipe(text), input: src, output: dir.file("o.mp4"))
+        let plan = compiled.plan
+        #expect(plan.chains[1].inputs.map(\.track) == [2, 3, 2])
+        #expect(plan.chains[0].inputs.map(\.track) == [0])
+        // In play order: the video segment, then the three sound segments.
+        #expect(plan.composedSegments?.map(\.track) == [nil, nil, 3, nil])
+    }
+
+    @Test("a segment's track its file lacks: the file, the segment, the track and what the file has, at the 'track:' line; the input does not fit (66)")
+    func missingTrack() throws {
+        let dir = Scratch()
+        let src = dir.file("two.mp4")
+        try SegmentTrackTests.twoOfEach(src)
+        let text = Self.recipe(video: "    - { end: 1s }", audio: """
+            - { end: 1s }
+            - { start: 1s, end: 2s, track: "audio:2" }
+        """)
+        let got = try RecipePlanErrorTests.diagnostics(text, input: src, output: dir.file("o.mp4"))
+        #expect(got?.mismatch == true)
+        #expect(got?.0 == """
+        r.yaml:7:36: error: \(src): segment 2 of the audio track: it reads the audio:2 track, but the file has none (it has #0 video, #1 video, #2 audio, #3 audio)
+            - { start: 1s, end: 2s, track: "audio:2" }
+                                           ^
+        """)
+    }
+
+    @Test("a '#N' of the other kind in the audio list: refused at its 'track:' naming the file and what the track is (66)")
+    func indexOfTheOtherKind() throws {
+        let dir = Scratch()
+        let src = dir.file("two.mp4"), other = dir.file("b.mp4")
+        try SegmentTrackTests.twoOfEach(src)
+        try MultiTrackMedia.make(other, frames: 30, bases: [3000], tones: [.init(frequency: 700, sampleRate: 48000, channels: 2)])
+        // The second file's #0 is its video.
+        let text = Self.recipe(video: "    - { source: a, end: 1s }", audio: """
+            - { source: a, end: 1s, track: "#3" }
+            - { source: b, track: "#0" }
+        """, sources: "sources:\n  a: \"{input}\"\n  b: \(other)\n")
+        let got = try RecipePlanErrorTests.diagnostics(text, input: src, output: dir.file("o.mp4"))
+        #expect(got?.mismatch == true)
+        #expect(got?.0 == """
+        r.yaml:10:27: error: \(other): segment 2 of the audio track: it reads track #0, which is video, not audio
+            - { source: b, track: "#0" }
+                                  ^
+        """)
+    }
+}

@@ -111,6 +111,9 @@ public struct ConversionPlan: Sendable {
     /// Timeline segments (indices) played at another speed, with the `audio-stretch:` method
     /// their sound is stretched by (`mute`: silence of their target length).
     var audioStretches: [Int: AudioStretch] = [:]
+    /// Timeline segments (indices) that read a track other than their file's first of its kind
+    /// (a segment's `track:`), with its stream index: `plan` shows it.
+    var namedTracks: [Int: Int] = [:]
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -313,6 +316,10 @@ public enum Planner {
             }
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment)
             plan.audioStretches = composed.audioStretches
+            for (k, segment) in composed.timeline.segments.enumerated() {
+                guard let own = ownTracks[composed.requests[k]], assets[segment.source].track(own.kind, ordinal: 0)?.index != own.index else { continue }
+                plan.namedTracks[k] = own.index
+            }
             plan.notices += composed.notices
         }
         if let timeNotice {

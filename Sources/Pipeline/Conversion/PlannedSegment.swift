@@ -10,6 +10,9 @@ public struct PlannedSegment: Sendable, Hashable {
     public let speed: String
     /// The file it reads.
     public let file: String
+    /// The stream index of the file's track it reads when that is not the file's first of its
+    /// kind (a segment's `track:`); nil: the first.
+    public let track: Int?
     /// The output frames (on the output's frame grid) and samples (at its sample rate) it
     /// contributes: counted from absolute positions, so they add up to the output's; nil where
     /// the output has no such track or no constant frame rate.
@@ -35,7 +38,7 @@ extension ConversionPlan {
         }.first
         return timeline.segments.enumerated().map { i, s in
             PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
-                           speed: s.scale.inverse.description, file: sources[s.source].path,
+                           speed: s.scale.inverse.description, file: sources[s.source].path, track: namedTracks[i],
                            frames: frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },
                            samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) },
                            slowMotionDivisor: s.slowMotion?.speedDivisor, audioStretch: audioStretches[i])

@@ -34,7 +34,7 @@ enum SegmentTracks {
             }
             guard track.mediaType == own.kind, !track.isAttachedPicture else {
                 let what = track.isAttachedPicture ? "cover art" : track.mediaType.rawValue
-                throw refuse("it reads track #\(track.index), which is \(what), not a \(own.kind.rawValue) track")
+                throw refuse("it reads track #\(track.index), which is \(what), not \(own.kind.rawValue)")
             }
             return Own(kind: own.kind, index: track.index)
         }
