@@ -265,4 +265,27 @@ struct SegmentTrackRecipeTests {
                                   ^
         """)
     }
+
+    @Test("'slow-motion: from-source' with a track other than the first video: refused from the recipe alone (65) at 'track:'; 'track: video' is fine")
+    func slowMotionOnlyFromTheFirstVideo() throws {
+        func refusal(_ segment: String) throws -> String? {
+            let text = "recipe: 1\ncomposition:\n  slow-motion: from-source\n  audio-stretch: mute\n  video:\n    - \(segment)\n"
+                + "reader:\n  outputs:\n    picture: { track: video }\nwriter:\n  inputs:\n    - { source: picture, settings: h264-640x480 }\n"
+            let recipe = try RecipePlanErrorTests.recipe(text)
+            do throws(RecipeErrors) {
+                try RecipeCompiler.refuseUnsupportedComposition(recipe)
+                return nil
+            } catch { return error.description }
+        }
+        let got = try refusal("{ track: \"video:1\" }")
+        #expect(got == """
+        r.yaml:6:16: error: 'slow-motion: from-source' plays the phone's slow motion of the file's first video track, not 'video:1': leave out 'track' or say 'track: video'
+            - { track: "video:1" }
+                       ^
+        """, "\(got ?? "nil")")
+        #expect(try refusal("{ track: \"#0\" }")?.hasPrefix("r.yaml:6:16: error: 'slow-motion: from-source' plays the phone's slow motion of the file's first video track, not '#0'") == true)
+        #expect(try refusal("{ track: video }") == nil)
+        // Its own 'slow-motion: none' is not the phone's: any track.
+        #expect(try refusal("{ track: \"video:1\", slow-motion: none }") == nil)
+    }
 }

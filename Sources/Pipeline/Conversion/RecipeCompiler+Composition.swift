@@ -3,7 +3,8 @@ import Recipe
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
     /// it (exit 65) rather than converting something else: slow motion from the source on an
-    /// audio track. Needs no file, so `batch` says it once, before any file.
+    /// audio track, or on a video track other than the file's first. Needs no file, so `batch`
+    /// says it once, before any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
@@ -14,6 +15,11 @@ extension RecipeCompiler {
                 if track.kind == .audio, composition.slowMotion(for: segment) == .fromSource {
                     let mark = segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
                     errors.append(recipe.diagnostic(mark, "'slow-motion: from-source' on the audio track is not yet supported: it is read from the video's frames, so give the composition a 'video:' track and the sound follows it"))
+                }
+                // The phone's slow-motion data describes the file's first video track.
+                if track.kind == .video, composition.slowMotion(for: segment) == .fromSource, let own = segment.track,
+                   own.value != .kind(.video, 0) {
+                    errors.append(recipe.diagnostic(own.mark, "'slow-motion: from-source' plays the phone's slow motion of the file's first video track, not '\(own.value)': leave out 'track' or say 'track: video'"))
                 }
             }
         }
