@@ -280,7 +280,7 @@ struct BatchCommand: Command {
         } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
             writeOut(Self.summary(report))
             for f in report.failed { writeOut("  failed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
-            for w in report.warnings { writeOut("  warning: \(w.source): \(w.notice)") }
+            for w in report.warnings { writeOut("  warning: \(w.notice.file ?? w.source): \(w.notice)") }
         }
         return code
     }
@@ -312,7 +312,7 @@ struct BatchCommand: Command {
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,
             "warnings": r.warnings.map { w -> [String: Any] in
-                var o = noticeObject(w.notice)
+                var o = noticeObject(w.notice, source: w.source)
                 o["source"] = w.source
                 return o
             },

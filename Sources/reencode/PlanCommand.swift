@@ -89,7 +89,7 @@ struct PlanCommand: Command {
             "timeRange": timeRangeObject(p),
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
             "tracks": tracks,
-            "warnings": p.notices.map(noticeObject),
+            "warnings": p.notices.map { noticeObject($0, source: p.source.path) },
         ]
     }
 
@@ -109,9 +109,9 @@ struct PlanCommand: Command {
                 lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)"
                              + (s.audioStretch.map { ", audio-stretch \($0.rawValue)" } ?? "")
                              + (s.slowMotionDivisor.map { $0 == 1 ? " (the source's slow motion: real time)" : " (the source's slow motion: ÷\($0))" } ?? "")
-                             + "  (\(([(s.file as NSString).lastPathComponent + (s.track.map { " #\($0)" } ?? "")] + counts).joined(separator: ", ")))")
+                             + "  (\(([FilePaths.label(of: s.file, among: p.sources.map(\.path)) + (s.track.map { " #\($0)" } ?? "")] + counts).joined(separator: ", ")))")
             }
-            lines += TimelinePicture.lines(segments, total: p.duration)
+            lines += TimelinePicture.lines(segments, total: p.duration, files: p.sources.map(\.path))
         } else {
             lines.append("source   \(p.source.path)  [\(p.source.duration.secondsDescription)]")
             lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
@@ -139,7 +139,7 @@ struct PlanCommand: Command {
             }
         }
         if !p.notices.isEmpty { lines.append("") }
-        for n in p.notices { lines.append("warning: \(n)") }
+        for n in p.notices { lines.append("warning: " + (n.file.map { "\($0): " } ?? "") + "\(n)") }
         return lines.joined(separator: "\n")
     }
 }
@@ -151,8 +151,9 @@ func padded(_ s: String, _ width: Int) -> String {
 }
 
 /// A notice as `plan --json` and `run --progress json` give it.
-func noticeObject(_ n: PlanNotice) -> [String: Any] {
-    ["kind": n.kind.rawValue, "item": n.item, "track": n.sourceTrack ?? NSNull(), "message": n.message]
+/// A warning for JSON; `file` is the file it concerns (the source, or another file of a composition).
+func noticeObject(_ n: PlanNotice, source: String) -> [String: Any] {
+    ["kind": n.kind.rawValue, "item": n.item, "track": n.sourceTrack ?? NSNull(), "file": n.file ?? source, "message": n.message]
 }
 
 /// A composition's segment: its source range (file timeline) and its place on the output's.

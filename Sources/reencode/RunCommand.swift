@@ -132,11 +132,11 @@ struct RunCommand: Command {
         // Said before the work starts, so a user can stop a run that would lose what they want.
         for n in compiled.plan.notices {
             if progress == .json {
-                var o = noticeObject(n)
+                var o = noticeObject(n, source: compiled.plan.source.path)
                 o["type"] = "warning"
                 writeOut(jsonLine(o))
             } else {
-                printError("warning: \(compiled.plan.source.path): \(n)")
+                printError("warning: \(n.file ?? compiled.plan.source.path): \(n)")
             }
         }
         let session = ExportSession(plan: compiled.plan)

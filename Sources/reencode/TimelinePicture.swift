@@ -10,7 +10,7 @@ import Recipe
 enum TimelinePicture {
     static let width = 64
 
-    static func lines(_ segments: [PlannedSegment], total: MediaTime) -> [String] {
+    static func lines(_ segments: [PlannedSegment], total: MediaTime, files: [String]) -> [String] {
         guard total.isNumeric, total > .zero, !segments.isEmpty else { return [] }
         let seconds = total.seconds
         func column(_ t: MediaTime) -> Int { t.isNumeric ? min(width, max(0, Int((t.seconds / seconds * Double(width)).rounded()))) : width }
@@ -19,7 +19,7 @@ enum TimelinePicture {
         for s in segments {
             let a = column(s.targetStart), b = column(s.targetStart + s.targetDuration)
             bar[a] = "|"
-            var label = (s.file as NSString).lastPathComponent + (s.speed == "1" ? "" : " ×\(s.speed)") + " "
+            var label = FilePaths.label(of: s.file, among: files) + (s.speed == "1" ? "" : " ×\(s.speed)") + " "
             let room = max(0, b - a - 1)
             if label.count > room { label = String(label.prefix(room)) }
             for (k, ch) in label.enumerated() { bar[a + 1 + k] = ch }

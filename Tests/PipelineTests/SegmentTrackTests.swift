@@ -226,6 +226,8 @@ struct SegmentTrackRecipeTests {
         #expect(plan.chains[0].inputs.map(\.track) == [0])
         // In play order: the video segment, then the three sound segments.
         #expect(plan.composedSegments?.map(\.track) == [nil, nil, 3, nil])
+        // The second video track is not written; the second audio track is (its segment reads it).
+        #expect(plan.notices.filter { $0.item == "track" }.map(\.sourceTrack) == [1])
     }
 
     @Test("a segment's track its file lacks: the file, the segment, the track and what the file has, at the 'track:' line; the input does not fit (66)")

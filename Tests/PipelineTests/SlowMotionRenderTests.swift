@@ -86,7 +86,8 @@ struct SlowMotionRenderTests {
         let segments = try #require(try plan(dir, rate: nil).composedSegments)
         func ms(_ v: Int64) -> MediaTime { MediaTime(value: v, timescale: 1000) }
         func us(_ v: Int64) -> MediaTime { MediaTime(value: v, timescale: 1_000_000) }
-        let end = MediaTime(value: 2152, timescale: 1000)  // the file's length (its audio is longest)
+        // The file's end: its audio's (the longest track), exact; the container states 2.152 s, rounded up.
+        let end = MediaTime(value: 25821, timescale: 12000)
         let bounds: [MediaTime] = [.zero, ms(88), ms(879), ms(1255), ms(1970), end]
         let ranges = zip(bounds, bounds.dropFirst()).map { TimeRange(start: $0, end: $1) }
         #expect(segments.map(\.sourceRange) == ranges)
@@ -94,8 +95,8 @@ struct SlowMotionRenderTests {
         #expect(segments.map(\.targetStart) == starts)
         #expect(segments.map(\.speed) == ["8", "4", "8", "1", "8"])
         #expect(segments.map(\.slowMotionDivisor) == [1, 2, 1, 8, 1])
-        // The last 182 ms play 8 times faster than stored.
-        #expect(segments.last.map { $0.targetStart + $0.targetDuration } == us(970750) + MediaTime(value: 182, timescale: 8000))
+        // The last 181.75 ms play 8 times faster than stored.
+        #expect(segments.last.map { $0.targetStart + $0.targetDuration } == us(970750) + MediaTime(value: 18175, timescale: 800000))
     }
 
     @Test("source timing: media3's frames at media3's times (to the output's 1/90000 tick), each shown until the next")

@@ -436,7 +436,7 @@ public final class BatchRunner: Sendable {
                     }
                 }
                 media = result.duration.seconds
-                if !notices.isEmpty { entry.warnings = notices.map(\.description) }
+                if !notices.isEmpty { entry.warnings = notices.map { ($0.file.map { "\($0): " } ?? "") + $0.description } }
                 guard claim.isHeld else {
                     // We stalled past the timeout and another machine took over: its result stands.
                     return .claimed

@@ -22,7 +22,7 @@ enum CompositionSources {
     /// The video format the assistant decides from, the settings it decides with (a frame rate
     /// forced where the recipe gives none: sources of different timing share one grid), and what
     /// was reconciled, for the plan. `formats`: every used source's picture format with its file.
-    static func video(_ formats: [(file: String, format: FormatDescription)], settings: VideoSettings)
+    static func video(_ formats: [(file: String, format: FormatDescription)], settings: VideoSettings) throws(MediaError)
         -> (format: FormatDescription, settings: VideoSettings, decisions: [Decision]) {
         guard var merged = formats.first?.format else { return (FormatDescription(mediaType: .video, codec: "none"), settings, []) }
         var s = settings
@@ -37,9 +37,27 @@ enum CompositionSources {
         merged.height = h
         merged.pixelAspect = .square
         merged.rotation = 0
-        let sizes = formats.map { "\(FilePaths.name(of: $0.file)) \($0.format.displaySize.width)x\($0.format.displaySize.height)" }
+        let sizes = formats.map { "\(FilePaths.label(of: $0.file, among: formats.map(\.file))) \($0.format.displaySize.width)x\($0.format.displaySize.height)" }
         decisions.append(Decision(setting: "render-size", value: "\(w)x\(h)", rule: "composition.render-size",
                                   reason: "the largest picture of the composition's sources as displayed (\(sizes.joined(separator: ", "))); each source is turned upright and fitted inside it, aspect kept, on black"))
+        // Dynamic range: one output holds one kind. Files that differ (SDR beside HDR, PQ beside
+        // HLG) make an SDR output with every HDR picture tone-mapped, whichever file comes first.
+        if let firstHDR = formats.first(where: { $0.format.dynamicRange != .sdr }),
+           formats.contains(where: { $0.format.dynamicRange != firstHDR.format.dynamicRange }) {
+            let list = formats.map { "\(FilePaths.label(of: $0.file, among: formats.map(\.file))) \($0.format.dynamicRange.name)" }.joined(separator: ", ")
+            if s.hdr == .keep {
+                throw MediaError(.invalidSettings, "'hdr: keep' needs every picture of the composition HDR of one kind, but its files differ (\(list)): say 'hdr: tone-map' (or leave 'hdr' out) for an SDR output", setting: "hdr")
+            }
+            let h = firstHDR.format
+            merged.colorPrimaries = h.colorPrimaries
+            merged.colorTransfer = h.colorTransfer
+            merged.colorMatrix = h.colorMatrix
+            merged.colorRange = h.colorRange
+            merged.hdr = h.hdr
+            s.hdr = .toneMap
+            decisions.append(Decision(setting: "hdr", value: "tone-map", rule: "composition.dynamic-range",
+                                      reason: "the composition's files differ in dynamic range (\(list)): one output holds one kind, so it is SDR and every HDR picture is tone-mapped to BT.709"))
+        }
         // Frame rate: the highest nominal rate.
         let rates = formats.compactMap { f in (f.format.nominalFrameRate ?? f.format.averageFrameRate).map { (f.file, $0) } }
         if let fastest = rates.max(by: { $0.1 < $1.1 }) {
@@ -50,7 +68,7 @@ enum CompositionSources {
             if s.frameRate == nil || s.frameRate == .source {
                 s.frameRate = .rate(rate)
                 s.frameRatePolicy = .exact
-                let list = rates.map { "\(FilePaths.name(of: $0.0)) \($0.1.decimalDescription)" }.joined(separator: ", ")
+                let list = rates.map { "\(FilePaths.label(of: $0.0, among: formats.map(\.file))) \($0.1.decimalDescription)" }.joined(separator: ", ")
                 decisions.append(Decision(setting: "frame-rate", value: rate.description, rule: "composition.frame-rate",
                                           reason: "the composition's sources run at different times (\(list)): they share the highest standard rate, so none loses a frame"))
             }
@@ -66,7 +84,7 @@ enum CompositionSources {
         if let richest = formats.first(where: { $0.format.channels == channels }) { merged.channelLayout = richest.format.channelLayout }
         merged.sampleRate = rate
         merged.channels = channels
-        let list = formats.map { "\(FilePaths.name(of: $0.file)) \($0.format.sampleRate) Hz \($0.format.channels) ch" }.joined(separator: ", ")
+        let list = formats.map { "\(FilePaths.label(of: $0.file, among: formats.map(\.file))) \($0.format.sampleRate) Hz \($0.format.channels) ch" }.joined(separator: ", ")
         return (merged, [Decision(setting: "sound", value: "\(rate) Hz, \(channels) ch", rule: "composition.sound",
                                   reason: "the composition's sources (\(list)) are resampled and mixed to the highest rate and the most channels among them")])
     }

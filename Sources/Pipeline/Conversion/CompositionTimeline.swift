@@ -47,7 +47,7 @@ enum CompositionTimeline {
             }
             let asset = assets[r.source]
             let src = asset.path
-            let whole = asset.wholeRange
+            let whole = asset.mediaRange
             func refuse(_ field: String, _ message: String) -> MediaError {
                 MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list))
             }
@@ -138,5 +138,19 @@ extension Asset {
     var wholeRange: TimeRange {
         let stated = duration.isNumeric && duration > .zero
         return TimeRange(start: startTime, duration: stated ? duration : .positiveInfinity)
+    }
+
+    /// The file's range as a composition plays it: to the latest end of its pictures and sound,
+    /// each exact in its track's own time base. The container's stated length is rounded (MP4's
+    /// up, to the millisecond): ten 30 fps frames state 0.334 s, and a slot at 0.3333 s would
+    /// show the last frame twice at the cut. Without track lengths, the stated one.
+    var mediaRange: TimeRange {
+        let ends = tracks.filter { ($0.mediaType == .video && !$0.isAttachedPicture) || $0.mediaType == .audio }
+            .compactMap { t -> MediaTime? in
+                guard t.startTime.isNumeric, t.duration.isNumeric, t.duration > .zero else { return nil }
+                return t.startTime + t.duration
+            }
+        guard let end = ends.max(), end > startTime else { return wholeRange }
+        return TimeRange(start: startTime, end: end)
     }
 }

@@ -231,7 +231,7 @@ public enum Planner {
                     if reconciles || shown.count > 1 {
                         var formats = [(file: trackFile, format: source)]
                         for (file, t) in shown.dropFirst() { formats.append((file, VariableRate.measured(t, path: file, settings: s))) }
-                        (source, settings, reconciled) = CompositionSources.video(formats, settings: s)
+                        (source, settings, reconciled) = try CompositionSources.video(formats, settings: s)
                     }
                     var resolved = try assistant.video(source: source, settings: settings)
                     if !reconciled.isEmpty {
@@ -295,7 +295,17 @@ public enum Planner {
             // Chapters go where the segments play them, from every file the composition shows.
             let (chapters, notices) = CompositionChapters.map(composed.timeline, sources: assets)
             kept.chapters = chapters
-            keptNotices = keptNotices.filter { $0.item != "chapters" } + notices
+            keptNotices = keptNotices.filter { $0.item != "chapters" && $0.item != "track" } + notices
+            // Tracks no lane reads, file by file: the lanes' track numbers are each file's own
+            // (and the tracks its segments name are read too).
+            for k in usedSources {
+                let named = zip(request.timeline ?? [], ownTracks).compactMap { r, own in r.source == k ? own?.index : nil }
+                let read = Set(trackMap.compactMap { $0[k] } + named)
+                for t in Keeping.unwritten(assets[k], reading: read) {
+                    let what = "\(Keeping.describe(t)) is not written: no writer input takes it"
+                    keptNotices.append(PlanNotice(.dropped, "track", track: t.index, file: k == 0 ? nil : assets[k].path, what))
+                }
+            }
         }
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
                                   overwrite: request.overwrite, timeRange: range, timeline: .trim(range), lanes: lanes,

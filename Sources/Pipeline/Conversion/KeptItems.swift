@@ -149,11 +149,16 @@ enum Keeping {
         }
 
         // Tracks no writer input takes.
-        let written = Set(lanes.map(\.track.index))
-        for t in asset.tracks where !written.contains(t.index) && !t.isAttachedPicture && !t.isChapterText && t.mediaType != .attachment {
+        for t in unwritten(asset, reading: Set(lanes.map(\.track.index))) {
             notices.append(PlanNotice(.dropped, "track", track: t.index, "\(describe(t)) is not written: no writer input takes it"))
         }
         return (kept, notices)
+    }
+
+    /// The tracks of `asset` a note should name as not written: those not `read`, but for cover
+    /// art, chapter text and attachments (kept or dropped by their own rules).
+    static func unwritten(_ asset: Asset, reading read: Set<Int>) -> [Track] {
+        asset.tracks.filter { !read.contains($0.index) && !$0.isAttachedPicture && !$0.isChapterText && $0.mediaType != .attachment }
     }
 
     /// The languages a QuickTime file can state, spelt as FFmpeg's QuickTime writer looks them

@@ -19,12 +19,15 @@ public struct PlanNotice: Sendable, Hashable, CustomStringConvertible {
     /// The source track (stream index) it concerns; nil for the file as a whole.
     public let sourceTrack: Int?
     public let message: String
+    /// The file it concerns when that is not the plan's source (another file of a composition).
+    public let file: String?
 
     /// `message` often quotes the source (titles, tag names, file names): its control characters
     /// are written as `\u{1B}`, so that a warning stays one line and a hostile file cannot drive
     /// the terminal it is printed on.
-    public init(_ kind: Kind, _ item: String, track sourceTrack: Int? = nil, _ message: String) {
+    public init(_ kind: Kind, _ item: String, track sourceTrack: Int? = nil, file: String? = nil, _ message: String) {
         self.kind = kind; self.item = item; self.sourceTrack = sourceTrack; self.message = Self.printable(message)
+        self.file = file.map(Self.printable)
     }
 
     static func printable(_ s: String) -> String {

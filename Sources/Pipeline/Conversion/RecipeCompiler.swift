@@ -36,10 +36,7 @@ public enum RecipeCompiler {
     public static func compile(_ recipe: Recipe, input: String? = nil, output: String? = nil,
                                overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> CompiledRecipe {
         try refuseUnsupportedComposition(recipe)
-        guard let source = input ?? recipe.source?.value else {
-            throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
-        }
-        if source.isEmpty { throw MediaError(.inputMissing, "the input path is empty", file: "''") }
+        let source = try inputPath(of: recipe, given: input)
         // A composition reads its files in the order they are shown; the first is the plan's source.
         let files = compositionFiles(recipe, input: source)
         let primary = files.first ?? source
@@ -102,8 +99,9 @@ public enum RecipeCompiler {
             }
             guard let track else {
                 if out.optional { continue }
-                let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }.joined(separator: ", ")
-                missing.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(source) has none (it has \(has.isEmpty ? "no tracks" : has)); add 'optional: true' to convert without it"))
+                let which = others.isEmpty ? "\(primary) has none (it has \(trackList(asset)))"
+                    : "none of the composition's files has one (" + ([asset] + others).map { "\($0.path) has \(trackList($0))" }.joined(separator: "; ") + ")"
+                missing.append(recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(which); add 'optional: true' to convert without it"))
                 continue
             }
             if let first = written[trackFile]?[track.index] {
@@ -166,13 +164,13 @@ public enum RecipeCompiler {
                     continue
                 }
                 if let refusal = SubtitleConversion.refusal(track, format: outFormat) {
-                    missing.append(recipe.diagnostic(out.mark, "\(source): \(refusal)"))
+                    missing.append(recipe.diagnostic(out.mark, "\(trackFile): \(refusal)"))
                     continue
                 }
                 mode = .subtitle
             default:
                 guard !out.decode || video.codec == .copy else {
-                    errors.append(recipe.diagnostic(out.mark, "track #\(track.index) of \(source) is \(track.mediaType.rawValue): it can only be copied ('decode: false')"))
+                    errors.append(recipe.diagnostic(out.mark, "track #\(track.index) of \(trackFile) is \(track.mediaType.rawValue): it can only be copied ('decode: false')"))
                     continue
                 }
                 mode = .passthrough
@@ -229,8 +227,7 @@ public enum RecipeCompiler {
         if !missing.isEmpty { throw SourceMismatch(diagnostics: missing) }
         if tracks.isEmpty {
             // Every track is optional and none is here: the source does not fit the recipe (66).
-            let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }.joined(separator: ", ")
-            throw MediaError(.notMedia, "none of the recipe's tracks are in this file (it has \(has.isEmpty ? "no tracks" : has))", file: source)
+            throw MediaError(.notMedia, "none of the recipe's tracks are in this file (it has \(trackList(asset)))", file: primary)
         }
 
         var request = ConversionRequest(source: primary, output: outPath, tracks: tracks)
@@ -245,7 +242,7 @@ public enum RecipeCompiler {
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, sources: others, assistant: assistant) } catch {
             // A track of a composition's later file is that file's (its number may be another's too).
             let byFile = error.file.flatMap { written[$0] }.map { own in writers.merging(own) { _, mine in mine } } ?? writers
-            throw placed(error, in: recipe, writers: byFile, source: source)
+            throw placed(error, in: recipe, writers: byFile, source: primary)
         }
         plan.notices += ignored
         return CompiledRecipe(plan: plan, origins: origins)
@@ -316,6 +313,35 @@ public enum RecipeCompiler {
         case .inline(let def): return def.mark ?? input.mark
         case .none: return input.mark
         }
+    }
+
+    /// The input the recipe is compiled for: `-i`, else the recipe's `source:`. A composition
+    /// that reads no input needs one only to fill a path's `{stem}`-like tokens.
+    static func inputPath(of recipe: Recipe, given input: String?) throws(MediaError) -> String {
+        if let source = input ?? recipe.source?.value {
+            if source.isEmpty { throw MediaError(.inputMissing, "the input path is empty", file: "''") }
+            return source
+        }
+        guard !recipe.readsInput else {
+            throw MediaError(.inputMissing, "no source file: name one with -i INPUT or 'source:' in the recipe", file: recipe.file)
+        }
+        let templates = recipe.sources.compactMap { spec -> String? in
+            if case .file(let t) = spec.path { return t }
+            return nil
+        } + [recipe.output.path?.value].compactMap { $0 }
+        if let t = templates.first(where: { t in inputTokens.contains { t.contains($0) } }) {
+            throw MediaError(.inputMissing, "'\(t)' is made from the input's name, but the composition reads no input and none is named: name one with -i INPUT or 'source:' in the recipe, or write the path out", file: recipe.file)
+        }
+        // Nothing is made from it: a name no path uses.
+        return ""
+    }
+
+    static let inputTokens = ["{stem}", "{ext}", "{dir}", "{name}"]
+
+    /// `#0 video, #1 audio` for a message.
+    static func trackList(_ asset: Asset) -> String {
+        let has = asset.tracks.map { "#\($0.index) \($0.isAttachedPicture ? "cover art" : $0.mediaType.rawValue)" }.joined(separator: ", ")
+        return has.isEmpty ? "no tracks" : has
     }
 
     /// `out/{stem}-30fps.mp4` with the source's stem, extension, folder and name.

@@ -17,7 +17,7 @@ final class VideoSink: SinkStage {
     private let fitter: PictureFitter?
     /// With a fitter: the tone mapper for pictures of the plan's HDR transfer, at their own size
     /// (they are fitted after; another file's SDR pictures are not mapped).
-    private var fittedToneMapper: (mapper: ToneMapper, width: Int32, height: Int32)?
+    private var fittedToneMapper: (mapper: ToneMapper, width: Int32, height: Int32, mapping: ToneMapping)?
     /// The last picture sent and its scaled copy: repeated slots reuse it.
     private var lastScaled: (source: Frame, scaled: Frame)?
     /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
@@ -108,9 +108,15 @@ final class VideoSink: SinkStage {
         if let fitter {
             let display = frame.display ?? (0, .square)
             var picture = frame
-            if let m = settings.toneMapping, frame.dynamicRange == m.transfer {
-                if fittedToneMapper?.width != frame.width || fittedToneMapper?.height != frame.height {
-                    fittedToneMapper = (try ToneMapper(m, width: frame.width, height: frame.height, target: targetFormat), frame.width, frame.height)
+            // Each HDR picture by its own transfer: a composition of PQ and HLG files maps both
+            // (the one the plan names with its file's peak; another with the reference 1000 cd/m²).
+            if let m = settings.toneMapping, frame.dynamicRange != .sdr {
+                let mapping = frame.dynamicRange == m.transfer ? m
+                    : ToneMapping(transfer: frame.dynamicRange, sourcePrimaries: nil, sourceMatrix: nil, sourceRange: nil,
+                                  peakLuminance: SettingsAssistant.defaultPeak)
+                if fittedToneMapper?.width != frame.width || fittedToneMapper?.height != frame.height || fittedToneMapper?.mapping != mapping {
+                    fittedToneMapper = (try ToneMapper(mapping, width: frame.width, height: frame.height, target: targetFormat),
+                                        frame.width, frame.height, mapping)
                 }
                 if let t = fittedToneMapper { picture = try t.mapper.map(frame) }
             }

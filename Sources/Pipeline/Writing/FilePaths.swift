@@ -20,6 +20,14 @@ public enum FilePaths {
         return String(trimmed[trimmed.index(after: slash)...])
     }
 
+    /// How a message names `path` among `paths` (a composition's files): its name, short, unless
+    /// another of them has the same name in another folder — then the whole path, so that
+    /// `a/clip.mp4` and `b/clip.mp4` do not look alike.
+    public static func label(of path: String, among paths: [String]) -> String {
+        let own = name(of: path)
+        return paths.contains { $0 != path && name(of: $0) == own } ? path : own
+    }
+
     /// The extension of the last component without the dot, or `""`: `"x.mp4"` → `"mp4"`,
     /// `".hidden"` → `""`, `"x."` → `""`.
     public static func pathExtension(of path: String) -> String {
