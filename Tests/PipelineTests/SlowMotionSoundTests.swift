@@ -26,7 +26,8 @@ struct SlowMotionSoundTests {
     static let tone = (from: 2.55, to: 2.95)
 
     /// 4 s stored at 30 fps (120 frames) with that sound, `smta` and the SEF trailer.
-    static func makeSource(_ path: String) throws {
+    static func makeSource(_ path: String, smta: [UInt8] = SlowMotionSEFTests.smta(SlowMotionSEFTests.saut([0, 12, 1, 4])),
+                           sef: String = sefText) throws {
         let rate = FrameRate(frames: 30)
         var v = GeneratedVideoFormat(width: 64, height: 48, frameRate: rate)
         v.codecOptions = ["preset": "ultrafast"]
@@ -45,9 +46,8 @@ struct SlowMotionSoundTests {
         }
         try s.finish()
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let smta = SlowMotionSEFTests.smta(SlowMotionSEFTests.saut([0, 12, 1, 4]))
         try #require(Self.appendToMoov(&bytes, smta))
-        bytes += SlowMotionSEFTests.box("sefd", SlowMotionSEFTests.sef(prefix: [], [SlowMotionSEFTests.slowMotion(sefText)]).bytes)
+        bytes += SlowMotionSEFTests.box("sefd", SlowMotionSEFTests.sef(prefix: [], [SlowMotionSEFTests.slowMotion(sef)]).bytes)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
@@ -190,5 +190,22 @@ struct SlowMotionSoundTests {
             #expect(abs(heard - due) <= tolerance, "\(method.rawValue): the burst stored at \(burst.at) s is heard at \(heard) s, its picture at \(due) s")
         }
         print("slow-motion sound \(method.rawValue): \(hz) Hz; bursts at \(heardAt.joined(separator: ", "))")
+    }
+
+    @Test("a piece slower than the stretcher goes (÷128 of a 30 fps capture: 128 times the stored length) is refused at plan time, unless muted")
+    func beyondStretch() throws {
+        let dir = Scratch()
+        let src = dir.file("phone.mp4")
+        // HEVC's mode 21 with a 30 fps srfr, one layer: every frame is kept, ÷128 stretches 128 times.
+        let smta = SlowMotionSEFTests.smta(SlowMotionSEFTests.saut([0, 21, 1, 1]) + SlowMotionSEFTests.box("srfr", [0x00, 0x1e, 0, 0]))
+        try Self.makeSource(src, smta: smta, sef: "500:1000:8")
+        #expect {
+            _ = try Self.plan(src, dir.file("out.m4a"), method: .spectral)
+        } throws: { error in
+            guard let e = error as? MediaError else { return false }
+            return e.kind == .invalidSettings && e.file == src && e.message == "segment 1: its slow motion plays 0.500s–1.000s of the file at speed 1/128, beyond what its sound can be stretched to (1/100…100): say 'audio-stretch: mute', or leave the sound out of the output"
+        }
+        let muted = try Self.plan(src, dir.file("out.m4a"), method: .mute)
+        #expect(try #require(muted.composedSegments).map(\.speed) == ["1", "1/128", "1"])
     }
 }

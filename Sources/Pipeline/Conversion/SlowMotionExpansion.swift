@@ -93,6 +93,11 @@ enum SlowMotionExpansion {
             guard let scale = TimeScale(c.span.scale.numerator, c.span.scale.denominator) else {
                 throw refuse("slow-motion", "its slow motion has a speed that is not valid (\(c.span.scale))")
             }
+            // Recipes keep their own speeds within 1/32…32; the file's can go beyond what the
+            // stretcher takes (a ÷128 segment of a 30 fps capture): said here, not mid-run.
+            if hasAudio && audioStretch != .mute && (scale.num > TimeStretchScale.limit * scale.den || scale.den > TimeStretchScale.limit * scale.num) {
+                throw refuse("audio-stretch", "its slow motion plays \(c.range.start.secondsDescription)–\(c.range.end.secondsDescription) of the file at speed \(scale.inverse), beyond what its sound can be stretched to (1/\(TimeStretchScale.limit)…\(TimeStretchScale.limit)): say 'audio-stretch: mute', or leave the sound out of the output")
+            }
             let piece = SlowMotionPiece(flattening: flattening, origin: origin, targetZero: targetZero, speedDivisor: c.span.speedDivisor,
                                         isFirst: i == 0, isLast: i == cut.count - 1)
             let segment = TimeSegment(source: sourceIndex, track: nil, sourceRange: c.range, targetStart: at, scale: scale, slowMotion: piece)
