@@ -126,7 +126,7 @@ struct SlowMotionSoundTests {
         return plan.timeline.targetTime(ofSource: time, segment: k).seconds
     }
 
-    @Test("the plan: five pieces, each not at the stored speed with the recipe's method; ÷8 at 240 fps plays as stored")
+    @Test("the plan: seven pieces, each not at the stored speed with the recipe's method; ÷8 at 240 fps plays as stored")
     func planned() throws {
         let dir = Scratch()
         let src = dir.file("phone.mp4")

@@ -51,7 +51,7 @@ enum SlowMotionExpansion {
 
     /// The pieces of segment `n`'s range (snapped, on the file's timeline), from `targetStart`.
     /// `hasAudio`: the plan has a sound track, which follows the pieces, each stretched by
-    /// `audioStretch` to its speed (`mute`: every piece silent, the real-speed ones too).
+    /// `audioStretch` to its speed (`mute`: every piece silent, those at the stored speed too).
     /// `sourceIndex`: which of the plan's files `asset` is (the pieces' `TimeSegment.source`).
     static func expand(_ range: TimeRange, at targetStart: MediaTime, segment n: Int, asset: Asset, sourceIndex: Int = 0, source src: String,
                        hasAudio: Bool, audioStretch: AudioStretch) throws(MediaError) -> Result {
