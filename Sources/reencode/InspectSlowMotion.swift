@@ -39,7 +39,8 @@ enum InspectSlowMotion {
                 lines.append("    slowed \(s.start.secondsDescription)–\(s.end.secondsDescription) ÷\(s.speedDivisor)")
             }
             if !info.otherSEFEntries.isEmpty {
-                lines.append("    other SEF entries (not read): " + info.otherSEFEntries.joined(separator: ", "))
+                let more = info.otherSEFEntriesLeftOut > 0 ? " (and \(info.otherSEFEntriesLeftOut) more)" : ""
+                lines.append("    other SEF entries (not read): " + info.otherSEFEntries.joined(separator: ", ") + more)
             }
             return lines
         }
@@ -62,6 +63,7 @@ enum InspectSlowMotion {
             if let n = info.temporalLayerCount { o["temporalLayers"] = n }
             if let m = info.recordingMode { o["recordingMode"] = m }
             if !info.otherSEFEntries.isEmpty { o["otherSEFEntries"] = info.otherSEFEntries }
+            if info.otherSEFEntriesLeftOut > 0 { o["otherSEFEntriesLeftOut"] = info.otherSEFEntriesLeftOut }
             return o
         }
     }

@@ -100,6 +100,34 @@ struct SlowMotionInspectTests {
         #expect(lines.contains("  com.android.capture.fps: 240.000000"))
     }
 
+    @Test("a trailer flooding names (4000 entries of 200 bytes): inspect lists 16, each cut to 64 characters, and counts the rest; --json alike")
+    func floodedNames() throws {
+        let dir = Scratch()
+        let file = dir.file("samsung.mp4")
+        let name = Array(String(repeating: "N", count: 200).utf8)
+        var body: [UInt8] = []
+        var references: [(start: Int, size: Int)] = []
+        for _ in 0..<4000 {
+            references.append((body.count, 8 + name.count))
+            body += [0, 0, 0x01, 0x0a] + Self.le32(name.count) + name
+        }
+        let tailStart = body.count
+        body += Array("SEFH".utf8) + Self.le32(106) + Self.le32(references.count)
+        for r in references { body += [0, 0, 0x01, 0x0a] + Self.le32(tailStart - r.start) + Self.le32(r.size) }
+        body += Self.le32(body.count - tailStart) + Array("SEFT".utf8)
+        try Self.make(file, smta: true, trailer: Self.box("sefd", body))
+        let r = try Binary.run(["inspect", file])
+        #expect(r.status == 0)
+        let listed = Array(repeating: String(repeating: "N", count: 63) + "…", count: 16).joined(separator: ", ")
+        #expect(r.stdout.contains("\n    other SEF entries (not read): \(listed) (and 3984 more)\n"))
+        #expect(r.stdout.utf8.count < 4000, "\(r.stdout.utf8.count) bytes")
+        let json = try Binary.run(["inspect", "--json", file])
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let s = try #require(o["slowMotion"] as? [String: Any])
+        #expect((s["otherSEFEntries"] as? [String])?.count == 16)
+        #expect(s["otherSEFEntriesLeftOut"] as? Int == 3984)
+    }
+
     @Test("--json: the slowMotion object")
     func json() throws {
         let dir = Scratch()

@@ -186,7 +186,30 @@ struct SlowMotionFlatteningTests {
         #expect(Self.layer([0, 0, 0, 9] + prefix, .h264, .lengthPrefixed(4)) == nil)  // cut short
         #expect(Self.layer([0, 0, 0, 2, 0x6e, 0xc0], .h264, .lengthPrefixed(4)) == nil)  // too short for the extension
         #expect(Self.layer([], .h264, .annexB) == nil)
-        #expect(Self.layer(prefix, .h264, .lengthPrefixed(3)) == nil)
+    }
+
+    @Test("NAL lengths of 3 bytes (lengthSizeMinusOne 2, which FFmpeg's decoders read too): layers and non-reference pictures read as with 4")
+    func threeByteLengths() {
+        // avcC and hvcC saying 3-byte lengths.
+        let avcC: [UInt8] = [1, 0x64, 0, 0x1f, 0xfc | 2, 0xe1, 0]
+        #expect(SlowMotionLayer.framing(codec: .h264, extradata: avcC) == .lengthPrefixed(3))
+        var hvcC = [UInt8](repeating: 0, count: 23)
+        hvcC[0] = 1
+        hvcC[21] = 0xfc | 2
+        #expect(SlowMotionLayer.framing(codec: .hevc, extradata: hvcC) == .lengthPrefixed(3))
+        let prefix: [UInt8] = [0x6e, 0xc0, 0x80, 0x5f]  // type 14, svc_extension_flag, temporal_id 2
+        let slice: [UInt8] = [0x01, 0x9a, 0x00]  // non-IDR slice, nal_ref_idc 0
+        #expect(Self.layer([0, 0, 4] + prefix + [0, 0, 3] + slice, .h264, .lengthPrefixed(3)) == 2)
+        let hevcSlice: [UInt8] = [0x02, 0x03, 0xaf]  // type 1, tid+1 = 3
+        #expect(Self.layer([0, 0, 3] + hevcSlice, .hevc, .lengthPrefixed(3)) == 2)
+        // Samsung's prefix and slice in one unit, an Annex B start code between them.
+        let samsung: [UInt8] = [0, 0, 11] + prefix + [0, 0, 0, 1] + slice
+        #expect(samsung.withUnsafeBufferPointer { SlowMotionLayer.isNonReferenceH264($0, framing: .lengthPrefixed(3)) })
+        let referenced: [UInt8] = [0, 0, 11] + prefix + [0, 0, 0, 1, 0x21, 0x9a, 0x00]  // nal_ref_idc 1
+        #expect(!referenced.withUnsafeBufferPointer { SlowMotionLayer.isNonReferenceH264($0, framing: .lengthPrefixed(3)) })
+        // Lengths of 0 or 5 bytes are no MP4 framing: nothing is read.
+        #expect(Self.layer([0, 0, 0, 0, 4] + prefix, .h264, .lengthPrefixed(5)) == nil)
+        #expect(Self.layer(prefix, .h264, .lengthPrefixed(0)) == nil)
     }
 
     @Test("HEVC: nuh_temporal_id_plus1 − 1 of the first slice, not of a parameter set")

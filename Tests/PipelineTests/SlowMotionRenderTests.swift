@@ -154,6 +154,24 @@ struct SlowMotionRenderTests {
         #expect(on.statistics.packetsDecoded < off.statistics.packetsDecoded)
     }
 
+    @Test("pieces read from earlier for their sound's lead-in (4 s before a real-time piece, 2 s before a ÷2 one) show the same pictures, selective decode on or off, whole file or a range",
+          arguments: [nil, FrameRate(frames: 30)], [false, true])
+    func ledIn(rate: FrameRate?, range: Bool) throws {
+        let dir = Scratch()
+        let segments = [range ? SegmentRequest(start: MediaTime(value: 1, timescale: 2), end: MediaTime(value: 3, timescale: 2), slowMotion: .fromSource)
+                              : SegmentRequest(slowMotion: .fromSource)]
+        let plain = try shown(try plan(dir, rate: rate, selective: false, segments: segments), rate: rate)
+        for selective in [false, true] {
+            // As a plan with sound has them (CompositionTimeline): the pieces not at the stored speed.
+            var p = try plan(dir, rate: rate, selective: selective, segments: segments)
+            for (k, s) in p.timeline.segments.enumerated() where !s.scale.isIdentity { p.audioStretches[k] = .spectral }
+            #expect(p.readerGroups.map(\.start) != p.timeline.segments.map { $0.sourceRange.start as MediaTime? })
+            let led = try shown(p, rate: rate)
+            #expect(led.pictures == plain.pictures, "selective \(selective)")
+        }
+        if !range && rate == nil { #expect(plain.pictures.map(\.source) == (try Self.expected()).map(\.source)) }
+    }
+
     @Test("a segment after a slow-motion one starts where the phone's timeline of it ends, and plays as stored")
     func followed() throws {
         let dir = Scratch()

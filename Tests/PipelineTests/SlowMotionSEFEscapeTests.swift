@@ -21,4 +21,24 @@ struct SlowMotionSEFEscapeTests {
         let (bytes, _) = T.sef([T.slowMotion("88:8\u{7}9:2\n")])
         #expect(T.damage(bytes) == "clip.mp4: its Samsung slow-motion trailer (SEF) is damaged: its SlowMotion_Data segment 1 '88:8\\u{7}9:2\\u{A}' holds something that is not a whole number of milliseconds")
     }
+
+    @Test("a trailer of 4096 entries with 256-byte names: the first 16 names listed, each cut to 64 characters, the rest counted")
+    func flood() throws {
+        let long = String(repeating: "Flood_", count: 42) + "abcd"  // 256 bytes
+        var entries = (0..<4095).map { _ in T.Entry(type: 0x0a01, name: long, payload: []) }
+        entries.insert(T.slowMotion("0:1000:2"), at: 2000)
+        let (bytes, _) = T.sef(entries)
+        let c = try #require(try T.read(bytes))
+        #expect(c.segments == [T.ms(0, 1000, 2)])
+        #expect(c.otherEntries == Array(repeating: String(long.prefix(63)) + "…", count: 16))
+        #expect(c.otherEntriesLeftOut == 4095 - 16)
+        // A name of control characters is cut between escapes, never inside one.
+        let escapes = String(repeating: "\u{1B}", count: 40)
+        let (one, _) = T.sef([T.Entry(type: 0x0a01, name: escapes, payload: [])])
+        let listed = try #require(try T.read(one)?.otherEntries.first)
+        #expect(listed == String(repeating: "\\u{1B}", count: 10) + "…")  // 10 × 6 = 60 characters: one more would pass 63
+        // Names up to the cap are listed whole.
+        let exact = String(repeating: "x", count: 64)
+        #expect(try T.read(T.sef([T.Entry(type: 1, name: exact, payload: [])]).bytes)?.otherEntries == [exact])
+    }
 }

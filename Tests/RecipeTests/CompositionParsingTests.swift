@@ -58,18 +58,18 @@ struct CompositionParsingTests {
         #expect(r.warnings.isEmpty)
     }
 
-    @Test("recipes/phone-slow-motion.yaml: the whole input playing its own slow motion, the sound muted")
+    @Test("recipes/phone-slow-motion.yaml: the whole input playing its own slow motion, the sound at its pieces' speeds (varispeed)")
     func phoneSlowMotion() throws {
         let r = try Self.bundled("phone-slow-motion.yaml")
         #expect(r.source == nil)
         let c = try #require(r.composition)
         #expect(c.slowMotion?.value == .fromSource && c.slowMotion?.mark == Mark(line: 13, column: 16))
-        #expect(c.audioStretch?.value == .mute && c.audioStretch?.mark == Mark(line: 14, column: 18))
+        #expect(c.audioStretch?.value == .varispeed && c.audioStretch?.mark == Mark(line: 14, column: 18))
         let video = try #require(c.video)
         #expect(video.segments.count == 1)
         let whole = try #require(video.segments.first)
         #expect(whole.sourceRange == TimeRange(start: .zero, duration: .positiveInfinity) && whole.timing == nil)
-        #expect(c.slowMotion(for: whole) == .fromSource && c.audioStretch(for: whole) == .mute)
+        #expect(c.slowMotion(for: whole) == .fromSource && c.audioStretch(for: whole) == .varispeed)
         #expect(r.warnings.isEmpty)
     }
 

@@ -24,16 +24,21 @@ public struct SlowMotionInfo: Sendable, Equatable {
     public var segments: [SlowMotionSegment]
     /// Names of the SEF trailer's other entries (`Super_SlowMotion_Data`, `Invalid_Data`, …), in
     /// trailer order: kept for `inspect`, not interpreted.
+    /// At most 16, each escaped and cut to 64 characters (`SlowMotionSEF.listed`).
     public var otherSEFEntries: [String]
+    /// How many other entries the trailer has beyond those listed.
+    public var otherSEFEntriesLeftOut: Int
 
     public init(smtaCaptureRate: FrameRate? = nil, androidCaptureRate: FrameRate? = nil, temporalLayerCount: Int? = nil,
-                recordingMode: Int? = nil, segments: [SlowMotionSegment] = [], otherSEFEntries: [String] = []) {
+                recordingMode: Int? = nil, segments: [SlowMotionSegment] = [], otherSEFEntries: [String] = [],
+                otherSEFEntriesLeftOut: Int = 0) {
         self.smtaCaptureRate = smtaCaptureRate
         self.androidCaptureRate = androidCaptureRate
         self.temporalLayerCount = temporalLayerCount
         self.recordingMode = recordingMode
         self.segments = segments
         self.otherSEFEntries = otherSEFEntries
+        self.otherSEFEntriesLeftOut = otherSEFEntriesLeftOut
     }
 
     /// The rate the video was captured at: the `smta` box's when it has one (Samsung's own

@@ -7,8 +7,9 @@
 public enum SlowMotionLayer {
     public enum Codec: Sendable { case h264, hevc }
 
-    /// How the sample's NAL units are delimited: by big-endian lengths of 1, 2 or 4 bytes (MP4;
-    /// the size is in avcC/hvcC) or by start codes (Annex B).
+    /// How the sample's NAL units are delimited: by big-endian lengths of 1 to 4 bytes (MP4; the
+    /// size is in avcC/hvcC — ISO 14496-15 leaves out 3, but FFmpeg's decoders read it, so the
+    /// layers are read as the decoder reads the frames) or by start codes (Annex B).
     public enum Framing: Sendable, Equatable { case lengthPrefixed(Int), annexB }
 
     /// nil when the sample has no NAL unit that says (no SVC prefix in H.264, no slice in HEVC)
@@ -62,7 +63,7 @@ public enum SlowMotionLayer {
         var units: [Range<Int>] = []
         switch framing {
         case .lengthPrefixed(let width):
-            guard [1, 2, 4].contains(width) else { return [] }
+            guard (1...4).contains(width) else { return [] }
             var at = 0
             while at + width <= s.count, units.count < 64 {
                 var length = 0

@@ -26,7 +26,8 @@ public enum SlowMotionReader {
                                   temporalLayerCount: smta?.temporalLayerCount,
                                   recordingMode: smta?.recordingMode,
                                   segments: sef?.segments ?? [],
-                                  otherSEFEntries: sef?.otherEntries ?? [])
+                                  otherSEFEntries: sef?.otherEntries ?? [],
+                                  otherSEFEntriesLeftOut: sef?.otherEntriesLeftOut ?? 0)
         return info.isEmpty ? nil : info
     }
 

@@ -25,10 +25,17 @@ enum SlowMotionSEF {
     static let maxSegmentText = 64 * 1024
     /// Highest speed mode accepted: ÷128, beyond any phone's 960 fps / 30.
     static let maxSpeedMode = 8
+    /// Other entries' names kept for `inspect` (phones write up to 4), and how long each is shown
+    /// (escaped): a crafted trailer's 4096 names of 256 bytes would otherwise print megabytes.
+    static let maxListedNames = 16
+    static let maxListedNameLength = 64
 
     struct Contents: Equatable {
         var segments: [SlowMotionSegment]
+        /// The first `maxListedNames` other entries' names, escaped and cut to `maxListedNameLength`.
         var otherEntries: [String]
+        /// How many other entries there are beyond those.
+        var otherEntriesLeftOut = 0
     }
 
     /// The trailer's contents; nil when the file has none (it does not end with "SEFT"). Throws
@@ -53,6 +60,7 @@ enum SlowMotionSEF {
         var segments: [SlowMotionSegment] = []
         var sawSlowMotion = false
         var others: [String] = []
+        var leftOut = 0
         for n in 0..<Int(entryCount) {
             let at = headerLength + n * referenceLength
             guard let distance = tail.uint32LE(at: at + 4), let length = tail.uint32LE(at: at + 8) else { break }
@@ -68,8 +76,10 @@ enum SlowMotionSEF {
             }
             guard let nameBytes = try file.read(at: start + 8, count: Int(nameLength)) else { throw damaged("\(place) cannot be read") }
             let name = String(decoding: nameBytes, as: UTF8.self)
-            // The file's bytes: escaped so that `inspect` prints them on one line, inert.
-            guard name == "SlowMotion_Data" else { others.append(PlanNotice.printable(name)); continue }
+            guard name == "SlowMotion_Data" else {
+                if others.count < maxListedNames { others.append(listed(name)) } else { leftOut += 1 }
+                continue
+            }
             guard !sawSlowMotion else { throw damaged("it has two SlowMotion_Data entries") }
             sawSlowMotion = true
             let textLength = Int64(length) - 8 - nameLength
@@ -83,7 +93,22 @@ enum SlowMotionSEF {
                 throw damaged("its SlowMotion_Data \(error.message)")
             }
         }
-        return Contents(segments: segments, otherEntries: others)
+        return Contents(segments: segments, otherEntries: others, otherEntriesLeftOut: leftOut)
+    }
+
+    /// The file's bytes as `inspect` lists them: escaped, so that they print on one line, inert;
+    /// at most `maxListedNameLength` characters, a longer one cut (never inside an escape) and
+    /// ended with "…".
+    static func listed(_ name: String) -> String {
+        let escaped = PlanNotice.printable(name)
+        guard escaped.count > maxListedNameLength else { return escaped }
+        var cut = ""
+        for scalar in name.unicodeScalars {
+            let piece = PlanNotice.printable(String(scalar))
+            guard cut.count + piece.count < maxListedNameLength else { break }
+            cut += piece
+        }
+        return cut + "…"
     }
 
     struct SegmentTextError: Error { let message: String }

@@ -102,7 +102,7 @@ enum CompositionTimeline {
             if r.slowMotion == .fromSource {
                 let pieces = try SlowMotionExpansion.expand(range, at: targetStart, segment: n, asset: asset, sourceIndex: r.source, source: src,
                                                             hasAudio: hasAudio && soundFollows, audioStretch: r.audioStretch)
-                if pieces.muted { for j in segments.count..<segments.count + pieces.segments.count { audioStretches[j] = .mute } }
+                for (j, method) in pieces.audioStretches { audioStretches[segments.count + j] = method }
                 notices += pieces.notices
                 segments += pieces.segments
                 lists += Array(repeating: r.list, count: pieces.segments.count)

@@ -42,13 +42,16 @@ enum SlowMotionExpansion {
         let notices: [PlanNotice]
         /// The target end of the last piece.
         let end: MediaTime
-        /// The pieces' sound is silence of their length (`audio-stretch: mute`).
-        let muted: Bool
+        /// Per piece (index into `segments`), the `audio-stretch:` method its sound takes: every
+        /// piece when muted, else the pieces not at the stored speed. The file's sound lies on the
+        /// stored timeline with its pictures (docs/slow-motion.md), so each piece's is stretched
+        /// to the piece's speed like any scaled segment's.
+        let audioStretches: [Int: AudioStretch]
     }
 
     /// The pieces of segment `n`'s range (snapped, on the file's timeline), from `targetStart`.
-    /// `hasAudio`: the plan has a sound track, which follows the pieces — only as silence in this
-    /// build (`audioStretch` must be `mute`).
+    /// `hasAudio`: the plan has a sound track, which follows the pieces, each stretched by
+    /// `audioStretch` to its speed (`mute`: every piece silent, those at the stored speed too).
     /// `sourceIndex`: which of the plan's files `asset` is (the pieces' `TimeSegment.source`).
     static func expand(_ range: TimeRange, at targetStart: MediaTime, segment n: Int, asset: Asset, sourceIndex: Int = 0, source src: String,
                        hasAudio: Bool, audioStretch: AudioStretch) throws(MediaError) -> Result {
@@ -59,7 +62,7 @@ enum SlowMotionExpansion {
             let segment = TimeSegment(source: sourceIndex, track: nil, sourceRange: range, targetStart: targetStart, scale: .identity)
             let notice = PlanNotice(.ignored, "composition.segment.\(n).slow-motion",
                                     "segment \(n) asks for 'slow-motion: from-source', but \(why): it plays as stored")
-            return Result(segments: [segment], notices: [notice], end: try segment.targetEnd(), muted: false)
+            return Result(segments: [segment], notices: [notice], end: try segment.targetEnd(), audioStretches: [:])
         }
         let flattening: SlowMotionFlattening
         do throws(MediaError) {
@@ -75,9 +78,6 @@ enum SlowMotionExpansion {
         } catch {
             throw MediaError(error.kind, "segment \(n): \(error.message)", file: src, setting: SegmentRequest.setting(n, "slow-motion"))
         }
-        if hasAudio && audioStretch != .mute {
-            throw refuse("audio-stretch", "it plays the source's slow motion, and 'audio-stretch: \(audioStretch.rawValue)' is not available in this build yet: say 'audio-stretch: mute', or leave the sound out of the output")
-        }
         let origin = asset.startTime
         let targetZero = targetStart - flattening.outputTime(range.start - origin)
         var cut: [(range: TimeRange, span: SlowMotionSpan)] = []
@@ -87,18 +87,25 @@ enum SlowMotionExpansion {
             if start < end { cut.append((TimeRange(start: start, end: end), span)) }
         }
         var segments: [TimeSegment] = []
+        var stretches: [Int: AudioStretch] = [:]
         var at = targetStart
         for (i, c) in cut.enumerated() {
             guard let scale = TimeScale(c.span.scale.numerator, c.span.scale.denominator) else {
                 throw refuse("slow-motion", "its slow motion has a speed that is not valid (\(c.span.scale))")
+            }
+            // Recipes keep their own speeds within 1/32…32; the file's can go beyond what the
+            // stretcher takes (a ÷128 segment of a 30 fps capture): said here, not mid-run.
+            if hasAudio && audioStretch != .mute && (scale.num > TimeStretchScale.limit * scale.den || scale.den > TimeStretchScale.limit * scale.num) {
+                throw refuse("audio-stretch", "its slow motion plays \(c.range.start.secondsDescription)–\(c.range.end.secondsDescription) of the file at speed \(scale.inverse), beyond what its sound can be stretched to (1/\(TimeStretchScale.limit)…\(TimeStretchScale.limit)): say 'audio-stretch: mute', or leave the sound out of the output")
             }
             let piece = SlowMotionPiece(flattening: flattening, origin: origin, targetZero: targetZero, speedDivisor: c.span.speedDivisor,
                                         isFirst: i == 0, isLast: i == cut.count - 1)
             let segment = TimeSegment(source: sourceIndex, track: nil, sourceRange: c.range, targetStart: at, scale: scale, slowMotion: piece)
             // End to end: each piece starts exactly where the one before ends.
             at = try segment.targetEnd()
+            if hasAudio && (audioStretch == .mute || !scale.isIdentity) { stretches[segments.count] = audioStretch }
             segments.append(segment)
         }
-        return Result(segments: segments, notices: [], end: at, muted: hasAudio)
+        return Result(segments: segments, notices: [], end: at, audioStretches: stretches)
     }
 }

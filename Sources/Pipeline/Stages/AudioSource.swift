@@ -41,7 +41,7 @@ final class AudioSource: SourceStage {
     init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, outputRate: Int32,
          stretch: AudioStretch? = nil) throws(MediaError) {
         self.env = env
-        // Muted applies at any speed (a phone's slow motion mutes its real-time pieces too);
+        // Muted applies at any speed (`mute` on a phone's slow motion silences its pieces at the stored speed too);
         // a method that stretches only where the segment is scaled.
         method = stretch == .mute ? .mute : segment.scale.isIdentity ? nil : stretch.flatMap { TimeStretcher.Method(rawValue: $0.rawValue) }
         self.tap = tap
