@@ -16,6 +16,14 @@ enum CompositionTimeline {
         /// Per timeline segment, the list it came from: a video lane plays the video list's, an
         /// audio lane the audio list's, or the video list's when there is none.
         let lists: [SegmentRequest.List]
+        /// Per timeline segment, its mix input (0: the list itself).
+        let layers: [Int]
+    }
+
+    /// One composition track: its list, and its mix input.
+    private struct TrackKey: Hashable {
+        let list: SegmentRequest.List
+        let layer: Int
     }
 
     /// `assets[k]` is source k (`SegmentRequest.source`), `lanes[k]` the plan's lanes as they read
@@ -27,17 +35,19 @@ enum CompositionTimeline {
         let hasAudio = lanes.contains { if case .audio = $0.kind { return true } else { return false } }
         var segments: [TimeSegment] = []
         var notices: [PlanNotice] = []
-        var ends: [SegmentRequest.List: MediaTime] = [:]
+        var ends: [TrackKey: MediaTime] = [:]
         var audioStretches: [Int: AudioStretch] = [:]
         var lists: [SegmentRequest.List] = []
-        var numbers: [SegmentRequest.List: Int] = [:]
+        var layers: [Int] = []
+        var numbers: [TrackKey: Int] = [:]
         // With an audio list, the audio lanes play it and the video list is pictures only.
-        let ownAudio = requests.contains { $0.list == .audio }
+        let ownAudio = requests.contains { $0.list == .audio && $0.layer == 0 }
         for r in requests {
-            let n = (numbers[r.list] ?? 0) + 1
-            numbers[r.list] = n
-            let previousEnd = ends[r.list] ?? .zero
-            let name = r.list == .audio ? "segment \(n) of the audio track" : "segment \(n)"
+            let key = TrackKey(list: r.list, layer: r.layer)
+            let n = (numbers[key] ?? 0) + 1
+            numbers[key] = n
+            let previousEnd = ends[key] ?? .zero
+            let name = SegmentRequest.name(n, list: r.list, layer: r.layer)
             let soundFollows = r.list == .audio || !ownAudio
             guard assets.indices.contains(r.source), lanesBySource.indices.contains(r.source) else {
                 throw MediaError(.invalidSettings, "\(name) names no source of the plan", file: first.path)
@@ -46,7 +56,7 @@ enum CompositionTimeline {
             let src = asset.path
             let whole = asset.mediaRange
             func refuse(_ field: String, _ message: String) -> MediaError {
-                MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list))
+                MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list, layer: r.layer))
             }
             guard r.start.isNumeric, r.start >= .zero, r.end.map({ $0.isNumeric && $0 > r.start }) ?? true else {
                 throw refuse("start", "its range is not valid")
@@ -103,16 +113,18 @@ enum CompositionTimeline {
                 notices += pieces.notices
                 segments += pieces.segments
                 lists += Array(repeating: r.list, count: pieces.segments.count)
-                ends[r.list] = pieces.end
+                layers += Array(repeating: r.layer, count: pieces.segments.count)
+                ends[key] = pieces.end
                 continue
             }
             let segment = TimeSegment(source: r.source, track: nil, sourceRange: range, targetStart: targetStart, scale: scale)
-            ends[r.list] = try segment.targetEnd()
+            ends[key] = try segment.targetEnd()
             segments.append(segment)
             lists.append(r.list)
+            layers.append(r.layer)
         }
-        guard ownAudio else {
-            return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists)
+        guard ownAudio || layers.contains(where: { $0 > 0 }) else {
+            return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists, layers: layers)
         }
         // Two lists: their segments in the order they play (stably), so that readers are opened,
         // and let go, in time order across both lanes (`ReaderPool` lets a lane open only a few
@@ -123,7 +135,7 @@ enum CompositionTimeline {
         var stretches: [Int: AudioStretch] = [:]
         for (k, old) in order.enumerated() { stretches[k] = audioStretches[old] }
         return Result(timeline: TimeMapping(order.map { segments[$0] }), notices: notices, audioStretches: stretches,
-                      lists: order.map { lists[$0] })
+                      lists: order.map { lists[$0] }, layers: order.map { layers[$0] })
     }
 }
 

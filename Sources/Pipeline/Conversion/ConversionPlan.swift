@@ -60,6 +60,9 @@ public struct ConversionRequest: Sendable {
     public var timeline: [SegmentRequest]?
     /// A composition's other files (segment source 1, 2, …); `source` is its first segment's.
     public var sources: [String] = []
+    /// A composition's audio mix: the volumes of its sound and its `mix:` inputs (their segments
+    /// are in `timeline` with `layer` ≥ 1); nil: its sound as it is.
+    public var audioMix: AudioMix?
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks
@@ -111,6 +114,8 @@ public struct ConversionPlan: Sendable {
     /// Timeline segments (indices) played at another speed, with the `audio-stretch:` method
     /// their sound is stretched by (`mute`: silence of their target length).
     var audioStretches: [Int: AudioStretch] = [:]
+    /// A composition's audio mix (its inputs are the chain inputs' `layer`s); nil: no mixing.
+    public internal(set) var audioMix: AudioMix?
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -153,6 +158,12 @@ public enum Planner {
         let assets = [asset] + extras
         let reconciles = !extras.isEmpty
         let usedSources = Set(request.timeline?.map(\.source) ?? [0]).filter { assets.indices.contains($0) }.sorted()
+        // The files each kind of lane shows: pictures come from the video list; sound from the
+        // audio list (else the video list) and every mix input. Each kind is reconciled over its own.
+        let requested = request.timeline ?? []
+        let ownSound = requested.contains { $0.list == .audio && $0.layer == 0 }
+        let pictureSources = Set(requested.filter { $0.list == .video && $0.layer == 0 }.map(\.source))
+        let soundSources = Set(requested.filter { $0.layer > 0 || $0.list == (ownSound ? .audio : .video) }.map(\.source))
 
         // Time range.
         let stated = asset.duration.isNumeric && asset.duration > .zero
@@ -213,7 +224,7 @@ public enum Planner {
                     var settings = s, reconciled: [Decision] = []
                     if reconciles {
                         var formats = [(file: trackFile, format: source)]
-                        for k in usedSources where k != home {
+                        for k in usedSources where k != home && pictureSources.contains(k) {
                             if let t = assets[k].track(.video, ordinal: 0) {
                                 formats.append((assets[k].path, VariableRate.measured(t, path: assets[k].path, settings: s)))
                             }
@@ -232,7 +243,7 @@ public enum Planner {
                     var source = track.format, reconciled: [Decision] = []
                     if reconciles {
                         var formats = [(file: trackFile, format: source)]
-                        for k in usedSources where k != home {
+                        for k in usedSources where k != home && soundSources.contains(k) {
                             if let t = assets[k].track(.audio, ordinal: 0) { formats.append((assets[k].path, t.format)) }
                         }
                         (source, reconciled) = CompositionSources.audio(formats)
@@ -299,15 +310,19 @@ public enum Planner {
             // Per lane, per segment: the track its file gives (none: black or silence there).
             // A lane takes only the segments of its list: video lanes the video list's, audio
             // lanes the audio list's, or the video list's when there is no audio list.
-            let ownAudio = composed.lists.contains(.audio)
+            // An audio lane also takes every `mix:` input's segments (layer ≥ 1); video lanes never.
+            let ownAudio = zip(composed.lists, composed.layers).contains { $0 == .audio && $1 == 0 }
             let perSegment = zip(trackMap, lanes).map { bySource, lane in
                 composed.timeline.segments.enumerated().map { k, segment -> Int? in
-                    let list: SegmentRequest.List = lane.track.mediaType == .audio && ownAudio ? .audio : .video
+                    let audioLane = lane.track.mediaType == .audio
+                    if composed.layers[k] > 0 { return audioLane ? bySource[segment.source] : nil }
+                    let list: SegmentRequest.List = audioLane && ownAudio ? .audio : .video
                     return composed.lists[k] == list ? bySource[segment.source] : nil
                 }
             }
-            plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment)
+            plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment, layers: composed.layers)
             plan.audioStretches = composed.audioStretches
+            plan.audioMix = request.audioMix
             plan.notices += composed.notices
         }
         if let timeNotice {

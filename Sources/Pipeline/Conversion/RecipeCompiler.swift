@@ -238,6 +238,10 @@ public enum RecipeCompiler {
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
         request.timeline = timeline(of: recipe, files: files, input: source)
+        if let composition = recipe.composition, composition.mixes {
+            request.audioMix = AudioMix(volumes: [composition.explicitAudio?.volume] + composition.mix.map(\.volume),
+                                        limit: composition.limit?.value ?? .clip)
+        }
         var plan: ConversionPlan
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, sources: others, assistant: assistant) } catch {
             // A track of a composition's later file is that file's (its number may be another's too).
@@ -252,8 +256,8 @@ public enum RecipeCompiler {
     /// setting no encoder takes (65), or a copy the container cannot hold (the source does not
     /// fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
-        if error.kind == .invalidSettings, let (list, number, field) = SegmentRequest.field(ofSetting: error.setting),
-           let mark = segmentMark(number, field: field, list: list, in: recipe) {
+        if error.kind == .invalidSettings, let (list, layer, number, field) = SegmentRequest.field(ofSetting: error.setting),
+           let mark = segmentMark(number, field: field, list: list, layer: layer, in: recipe) {
             // A composition's segment is refused about its own file, which may not be the input.
             return RecipeErrors([recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
         }
