@@ -204,6 +204,8 @@ public struct CompositionTrack: Sendable {
 
     /// `video track` / `audio track` / `mix input 2`, for messages.
     public var title: String { layer == 0 ? "\(kind.rawValue) track" : "mix input \(layer)" }
+    /// `the video track` / `mix input 2`, for messages.
+    public var named: String { layer == 0 ? "the \(title)" : title }
 }
 
 /// Several sources on one timeline (AVMutableComposition): a video track and an audio track of

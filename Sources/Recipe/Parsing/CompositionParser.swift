@@ -109,7 +109,8 @@ extension Parser {
         let name = layer == 0 ? kind.rawValue : "mix input \(layer)"
         var list = node, volume: Keyframes?
         if kind == .audio, case .mapping = node {
-            guard let pairs = mapping(node, "'\(name)'", keys: RecipeParser.audioTrackKeys) else { return nil }
+            let before = errors.count
+            guard let pairs = mapping(node, "'\(name)'", keys: RecipeParser.audioTrackKeys), errors.count == before else { return nil }
             var segmentsNode: Node?, ok = true
             for (key, value, _) in pairs {
                 switch key {
@@ -424,7 +425,7 @@ extension Parser {
         segments.reserveCapacity(track.segments.count)
         let names = recipe.sources.map(\.name)
         for var segment in track.segments {
-            let what = "segment \(segment.number) of the \(track.title)"
+            let what = "segment \(segment.number) of \(track.named)"
             if full { truncated = true; break }
             if segment.source.value.isEmpty {
                 if recipe.sources.count == 1 {
@@ -462,7 +463,7 @@ extension Parser {
             }
             let end = start + length
             if end > RecipeParser.maxTime {
-                error(segment.at?.mark ?? segment.mark, "segment \(segment.number) of the \(track.title) ends at \(end.secondsDescription) on the timeline, past 10000 hours")
+                error(segment.at?.mark ?? segment.mark, "segment \(segment.number) of \(track.named) ends at \(end.secondsDescription) on the timeline, past 10000 hours")
                 return
             }
             placed.append(Placed(start: start, end: end, open: false, segment: segment))
@@ -478,7 +479,7 @@ extension Parser {
             if let f = furthest, p.start < f.end || (f.open && p.start == f.start) {
                 let (later, earlier) = p.segment.number > f.segment.number ? (p, f) : (f, p)
                 error(later.segment.at?.mark ?? later.segment.mark,
-                      "segment \(later.segment.number) of the \(track.title) (\(span(later)) on the timeline) overlaps segment \(earlier.segment.number) (\(span(earlier))): segments of one track never overlap")
+                      "segment \(later.segment.number) of \(track.named) (\(span(later)) on the timeline) overlaps segment \(earlier.segment.number) (\(span(earlier))): segments of one track never overlap")
             }
             if furthest == nil || p.end > furthest!.end { furthest = p }
         }
@@ -487,7 +488,7 @@ extension Parser {
     /// `audio-stretch` where nothing is stretched is said (a warning), not refused.
     mutating func checkAudioStretch(_ segment: Segment, of track: CompositionTrack, in composition: Composition) {
         guard let stretch = segment.audioStretch else { return }
-        let what = "segment \(segment.number) of the \(track.title)"
+        let what = "segment \(segment.number) of \(track.named)"
         if track.kind == .video && composition.explicitAudio != nil {
             warn(stretch.mark, "'audio-stretch' has no effect on \(what): the composition's audio track lists its own segments")
             return
