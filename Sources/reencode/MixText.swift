@@ -6,14 +6,17 @@ import Recipe
 /// with their curves, in linear gain and dB) and the limit rule.
 ///
 ///     mix      sound: volume 1 (0.0 dB)
-///              input 1: volume 0.25 (-12.0 dB) from 0.000s, ramps 8.000s–10.000s 0.25 → 0 equal-power
+///              input 1: volume 0.25 (-12.0 dB) from 0.000s, ramps 8.000s–10.000s 0.25 → 0 equal-power, fade out 9.000s–10.000s
 ///              limit clip: samples beyond full scale are cut to it
 enum MixText {
     static func lines(_ mix: AudioMix) -> [String] {
         var out: [String] = []
         for (j, volume) in mix.volumes.enumerated() {
             let name = j == 0 ? "sound" : "input \(j)"
-            out.append((out.isEmpty ? "mix      " : "         ") + "\(name): " + describe(volume))
+            let fades = mix.fadeRamps.indices.contains(j) ? mix.fadeRamps[j].map { r in
+                ", fade \(r.from < r.to ? "in" : "out") \(r.start.secondsDescription)–\(r.end.secondsDescription)"
+            }.joined() : ""
+            out.append((out.isEmpty ? "mix      " : "         ") + "\(name): " + describe(volume) + fades)
         }
         out.append("         limit \(mix.limitDescription)")
         return out
@@ -52,6 +55,8 @@ enum MixText {
                     o["volume"] = v?.constant ?? 1
                     o["ramps"] = [Any]()
                 }
+                let fades = mix.fadeRamps.indices.contains(j) ? mix.fadeRamps[j] : []
+                o["fades"] = fades.map { ["kind": $0.from < $0.to ? "in" : "out", "start": $0.start.seconds, "end": $0.end.seconds] as [String: Any] }
                 return o
             },
             "limit": mix.limit.rawValue,

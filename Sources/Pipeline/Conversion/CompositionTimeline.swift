@@ -123,6 +123,28 @@ enum CompositionTimeline {
             lists.append(r.list)
             layers.append(r.layer)
         }
+        // A mix input (music under a clip) never makes the timeline longer: it is cut where the
+        // video and audio lists end, and a segment of it placed after that is not played.
+        if layers.contains(where: { $0 > 0 }), let mainEnd = ends.filter({ $0.key.layer == 0 }).values.max(), mainEnd.isNumeric {
+            var keep: [Int] = []
+            for k in segments.indices {
+                let s = segments[k]
+                guard layers[k] > 0 else { keep.append(k); continue }
+                guard s.targetStart < mainEnd else { continue }
+                if try s.targetEnd() > mainEnd {
+                    let sourceEnd = s.sourceRange.start + s.scale.inverse.apply(mainEnd - s.targetStart)
+                    segments[k] = TimeSegment(source: s.source, track: s.track, sourceRange: TimeRange(start: s.sourceRange.start, end: sourceEnd),
+                                              targetStart: s.targetStart, scale: s.scale)
+                }
+                keep.append(k)
+            }
+            var stretches: [Int: AudioStretch] = [:]
+            for (new, old) in keep.enumerated() { stretches[new] = audioStretches[old] }
+            audioStretches = stretches
+            segments = keep.map { segments[$0] }
+            lists = keep.map { lists[$0] }
+            layers = keep.map { layers[$0] }
+        }
         guard ownAudio || layers.contains(where: { $0 > 0 }) else {
             return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists, layers: layers)
         }

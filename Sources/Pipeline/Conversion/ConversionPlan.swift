@@ -322,7 +322,18 @@ public enum Planner {
             }
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment, layers: composed.layers)
             plan.audioStretches = composed.audioStretches
-            plan.audioMix = request.audioMix
+            if var mix = request.audioMix {
+                // Each input's fades where it plays: the composition's sound over the whole
+                // timeline, a mix input from its first segment's start to its last one's end.
+                var spans: [Int: (start: MediaTime, end: MediaTime)] = [0: (.zero, plan.duration)]
+                for (k, segment) in composed.timeline.segments.enumerated() where composed.layers[k] > 0 {
+                    let j = composed.layers[k], range = segment.targetRange
+                    let old = spans[j] ?? (range.start, range.end)
+                    spans[j] = (MediaTime.min(old.start, range.start), MediaTime.max(old.end, range.end))
+                }
+                mix.resolveFades(spans)
+                plan.audioMix = mix
+            }
             plan.notices += composed.notices
         }
         if let timeNotice {

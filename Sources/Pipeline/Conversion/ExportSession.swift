@@ -145,7 +145,7 @@ public final class ExportSession: Sendable {
                 guard let mix = plan.audioMix else {
                     return StagedLane(env: env, track: lp.track.index, stage: sequences[0].stage, sink: sink)
                 }
-                let mixer = try AudioMixer(inputs: sequences.map { AudioMixer.Input(stage: $0.stage, volume: mix.volume(of: $0.layer)) },
+                let mixer = try AudioMixer(inputs: sequences.map { AudioMixer.Input(stage: $0.stage, volume: mix.volume(of: $0.layer), fade: mix.fade(of: $0.layer)) },
                                            rate: rate, layout: s.channelLayout, limit: mix.limit, end: end)
                 return StagedLane(env: env, track: lp.track.index, stage: mixer, sink: sink)
             case .passthrough where lp.track.mediaType == .subtitle:

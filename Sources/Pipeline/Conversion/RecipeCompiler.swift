@@ -239,8 +239,9 @@ public enum RecipeCompiler {
         request.selectiveDecode = recipe.selectiveDecode
         request.timeline = timeline(of: recipe, files: files, input: source)
         if let composition = recipe.composition, composition.mixes {
-            request.audioMix = AudioMix(volumes: [composition.explicitAudio?.volume] + composition.mix.map(\.volume),
-                                        limit: composition.limit?.value ?? .clip)
+            let tracks = [composition.explicitAudio] + composition.mix.map { Optional($0) }
+            request.audioMix = AudioMix(volumes: tracks.map { $0?.volume }, limit: composition.limit?.value ?? .clip,
+                                        fades: tracks.map { ($0?.fadeIn?.value, $0?.fadeOut?.value) })
         }
         var plan: ConversionPlan
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, sources: others, assistant: assistant) } catch {

@@ -11,18 +11,21 @@ final class AudioMixer: SourceStage {
         let stage: any SourceStage
         /// nil: 1 throughout.
         let volume: Keyframes?
+        /// Its fades from and to silence, a factor on the volume; nil: none.
+        var fade: Keyframes? = nil
     }
 
     private final class Feed {
         let stage: any SourceStage
         let volume: Keyframes?
+        let fade: Keyframes?
         var resampler: Resampler?
         let fifo: AudioFIFO
         var done = false
         /// Reused per chunk: the gains of the chunk's samples.
         var gains: [Float] = []
         init(_ input: Input, format: MixFormat) {
-            stage = input.stage; volume = input.volume
+            stage = input.stage; volume = input.volume; fade = input.fade
             fifo = format.queue()
         }
     }
@@ -100,16 +103,15 @@ final class AudioMixer: SourceStage {
     /// The feed's volume for output samples `position ..< position + count`.
     private func gains(for feed: Feed, count: Int) {
         if feed.gains.count != count { feed.gains = Array(repeating: 1, count: count) }
-        guard let volume = feed.volume else {
-            for i in 0..<count { feed.gains[i] = 1 }
-            return
-        }
-        if volume.isConstant {
-            let g = Float(volume.constant)
-            for i in 0..<count { feed.gains[i] = g }
-            return
-        }
         let r = Double(format.rate)
-        for i in 0..<count { feed.gains[i] = Float(volume.value(atSeconds: Double(position + Int64(i)) / r)) }
+        if let volume = feed.volume, !volume.isConstant {
+            for i in 0..<count { feed.gains[i] = Float(volume.value(atSeconds: Double(position + Int64(i)) / r)) }
+        } else {
+            let g = Float(feed.volume?.constant ?? 1)
+            for i in 0..<count { feed.gains[i] = g }
+        }
+        if let fade = feed.fade {
+            for i in 0..<count { feed.gains[i] *= Float(fade.value(atSeconds: Double(position + Int64(i)) / r)) }
+        }
     }
 }

@@ -195,11 +195,21 @@ public struct CompositionTrack: Sendable {
     public let layer: Int
     /// An audio track's volume (AVAudioMix's input parameters); nil: 1 throughout.
     public let volume: Keyframes?
+    /// An audio track's fades: from silence over its first `fadeIn` on the timeline, to silence
+    /// over its last `fadeOut` (linear in amplitude, on top of the volume).
+    public let fadeIn: Located<MediaTime>?
+    public let fadeOut: Located<MediaTime>?
 
     public init(kind: TrackReference.Kind, segments: [Segment], mark: Mark, followsVideo: Bool = false,
-                layer: Int = 0, volume: Keyframes? = nil) {
+                layer: Int = 0, volume: Keyframes? = nil, fadeIn: Located<MediaTime>? = nil, fadeOut: Located<MediaTime>? = nil) {
         self.kind = kind; self.segments = segments; self.mark = mark; self.followsVideo = followsVideo
-        self.layer = layer; self.volume = volume
+        self.layer = layer; self.volume = volume; self.fadeIn = fadeIn; self.fadeOut = fadeOut
+    }
+
+    /// The same track with other segments.
+    func with(segments: [Segment]) -> CompositionTrack {
+        CompositionTrack(kind: kind, segments: segments, mark: mark, followsVideo: followsVideo, layer: layer,
+                         volume: volume, fadeIn: fadeIn, fadeOut: fadeOut)
     }
 
     /// `video track` / `audio track` / `mix input 2`, for messages.
@@ -242,7 +252,10 @@ public struct Composition: Sendable {
     public var tracks: [CompositionTrack] { [video, audio].compactMap { $0 } + mix }
 
     /// Whether the sound is mixed (several inputs, or a volume to apply) rather than played as is.
-    public var mixes: Bool { !mix.isEmpty || explicitAudio?.volume != nil }
+    public var mixes: Bool {
+        guard let audio = explicitAudio else { return !mix.isEmpty }
+        return !mix.isEmpty || audio.volume != nil || audio.fadeIn != nil || audio.fadeOut != nil
+    }
 
     /// Whether a segment plays the source's own slow-motion segments: its own `slow-motion:`,
     /// else none when it has a `speed`/`target-duration` (those say its timing), else the

@@ -4,7 +4,7 @@ import Foundation
 extension RecipeParser {
     static let compositionKeys = ["video", "audio", "mix", "limit", "slow-motion", "audio-stretch"]
     /// An audio track written as a mapping (`audio:`, each input of `mix:`).
-    static let audioTrackKeys = ["segments", "volume"]
+    static let audioTrackKeys = ["segments", "volume", "fade-in", "fade-out"]
     static let rampKeys = ["start", "end", "duration", "from", "to", "curve"]
     static let segmentKeys = ["source", "track", "start", "end", "duration", "at", "speed", "target-duration", "slow-motion", "audio-stretch"]
     /// The tokens a source path may hold: the input itself, or parts of its path.
@@ -107,7 +107,7 @@ extension Parser {
     /// `layer` 0 is `video:`/`audio:`, j ≥ 1 input j of `mix:`.
     mutating func compositionTrack(_ kind: TrackReference.Kind, _ node: Node, layer: Int = 0) -> CompositionTrack? {
         let name = layer == 0 ? kind.rawValue : "mix input \(layer)"
-        var list = node, volume: Keyframes?
+        var list = node, volume: Keyframes?, fadeIn: Located<MediaTime>?, fadeOut: Located<MediaTime>?
         if kind == .audio, case .mapping = node {
             let before = errors.count
             guard let pairs = mapping(node, "'\(name)'", keys: RecipeParser.audioTrackKeys), errors.count == before else { return nil }
@@ -118,6 +118,10 @@ extension Parser {
                 case "volume":
                     guard let v = keyframes(value, "volume", range: Self.volumeRange) else { ok = false; continue }
                     volume = v
+                case "fade-in", "fade-out":
+                    guard let t = time(value, key) else { ok = false; continue }
+                    if t == .zero { error(value.mark, "'\(key)' must be longer than 0"); ok = false; continue }
+                    if key == "fade-in" { fadeIn = Located(t, value.mark) } else { fadeOut = Located(t, value.mark) }
                 default: break
                 }
             }
@@ -143,7 +147,8 @@ extension Parser {
             if full { truncated = true; return nil }
             if let s = segment(kind, i + 1, item, layer: layer) { segments.append(s) } else { ok = false }
         }
-        return ok ? CompositionTrack(kind: kind, segments: segments, mark: list.mark, layer: layer, volume: volume) : nil
+        return ok ? CompositionTrack(kind: kind, segments: segments, mark: list.mark, layer: layer, volume: volume,
+                                     fadeIn: fadeIn, fadeOut: fadeOut) : nil
     }
 
     /// `mix:` — more audio tracks, each a mapping with `segments` and an optional `volume`.
@@ -442,8 +447,7 @@ extension Parser {
             used.insert(segment.source.value)
             segments.append(segment)
         }
-        return CompositionTrack(kind: track.kind, segments: segments, mark: track.mark, followsVideo: track.followsVideo,
-                                layer: track.layer, volume: track.volume)
+        return track.with(segments: segments)
     }
 
     /// Segments of one track never overlap. Checked where the recipe alone places them: a
