@@ -88,6 +88,7 @@ struct PlanCommand: Command {
             "format": p.format.rawValue, "optimizeForNetwork": p.optimizeForNetwork, "selectiveDecode": p.selectiveDecode,
             "timeRange": timeRangeObject(p),
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
+            "mix": p.audioMix.map(MixText.object) ?? NSNull(),
             "tracks": tracks,
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) },
         ]
@@ -109,9 +110,11 @@ struct PlanCommand: Command {
                 lines.append("segment  \(i + 1): source \(s.sourceRange) at \(s.targetStart.secondsDescription) for \(s.targetDuration.secondsDescription), speed \(s.speed)"
                              + (s.audioStretch.map { ", audio-stretch \($0.rawValue)" } ?? "")
                              + (s.slowMotionDivisor.map { $0 == 1 ? " (the source's slow motion: real time)" : " (the source's slow motion: ÷\($0))" } ?? "")
-                             + "  (\(([FilePaths.label(of: s.file, among: p.sources.map(\.path)) + (s.track.map { " #\($0)" } ?? "")] + counts).joined(separator: ", ")))")
+                             + "  (\(([FilePaths.label(of: s.file, among: p.sources.map(\.path)) + (s.track.map { " #\($0)" } ?? "")] + counts).joined(separator: ", ")))"
+                             + (s.mixInput.map { "  mix \($0)" } ?? ""))
             }
             lines += TimelinePicture.lines(segments, total: p.duration, files: p.sources.map(\.path))
+            if let mix = p.audioMix { lines += MixText.lines(mix) }
         } else {
             lines.append("source   \(p.source.path)  [\(p.source.duration.secondsDescription)]")
             lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
@@ -161,7 +164,8 @@ func segmentObject(_ s: PlannedSegment) -> [String: Any] {
     ["source": ["start": s.sourceRange.start.seconds, "end": s.sourceRange.end.isNumeric ? s.sourceRange.end.seconds : NSNull()] as [String: Any],
      "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed,
      "file": s.file, "track": s.track ?? NSNull(), "frames": s.frames.map { $0 as Any } ?? NSNull(), "samples": s.samples.map { $0 as Any } ?? NSNull(),
-     "slowMotionDivisor": s.slowMotionDivisor ?? NSNull(), "audioStretch": s.audioStretch?.rawValue ?? NSNull()]
+     "slowMotionDivisor": s.slowMotionDivisor ?? NSNull(), "audioStretch": s.audioStretch?.rawValue ?? NSNull(),
+     "mixInput": s.mixInput ?? NSNull()]
 }
 
 /// The planned range on the file's timeline, and what was asked when a trim moved to frame

@@ -10,12 +10,31 @@ import Recipe
 enum TimelinePicture {
     static let width = 64
 
+    /// One bar for the video and audio lists, one more per `mix:` input (`mix 1    |…|`), then
+    /// the times under them.
     static func lines(_ segments: [PlannedSegment], total: MediaTime, files: [String]) -> [String] {
         guard total.isNumeric, total > .zero, !segments.isEmpty else { return [] }
+        var marks: [(Int, MediaTime)] = []
+        var out = ["timeline " + bar(segments.filter { $0.mixInput == nil }, total: total, files: files, marks: &marks)]
+        for j in Set(segments.compactMap(\.mixInput)).sorted() {
+            let title = "mix \(j)"
+            out.append(title.padding(toLength: max(9, title.count + 1), withPad: " ", startingAt: 0)
+                       + bar(segments.filter { $0.mixInput == j }, total: total, files: files, marks: &marks))
+        }
+        var scale = Array(repeating: Character(" "), count: width + 12)
+        var free = 0
+        for (col, t) in marks.sorted(by: { $0.0 < $1.0 }) where col >= free {
+            let text = t.secondsDescription
+            for (k, ch) in text.enumerated() where col + k < scale.count { scale[col + k] = ch }
+            free = col + text.count + 1
+        }
+        return out + ["         \(String(scale).trimmingCharacters(in: .whitespaces))"]
+    }
+
+    private static func bar(_ segments: [PlannedSegment], total: MediaTime, files: [String], marks: inout [(Int, MediaTime)]) -> String {
         let seconds = total.seconds
         func column(_ t: MediaTime) -> Int { t.isNumeric ? min(width, max(0, Int((t.seconds / seconds * Double(width)).rounded()))) : width }
         var bar = Array(repeating: Character("·"), count: width + 1)
-        var marks: [(Int, MediaTime)] = []
         for s in segments {
             let a = column(s.targetStart), b = column(s.targetStart + s.targetDuration)
             bar[a] = "|"
@@ -28,13 +47,6 @@ enum TimelinePicture {
             marks.append((a, s.targetStart))
             marks.append((b, s.targetStart + s.targetDuration))
         }
-        var scale = Array(repeating: Character(" "), count: width + 12)
-        var free = 0
-        for (col, t) in marks.sorted(by: { $0.0 < $1.0 }) where col >= free {
-            let text = t.secondsDescription
-            for (k, ch) in text.enumerated() where col + k < scale.count { scale[col + k] = ch }
-            free = col + text.count + 1
-        }
-        return ["timeline \(String(bar))", "         \(String(scale).trimmingCharacters(in: .whitespaces))"]
+        return String(bar)
     }
 }

@@ -5,7 +5,7 @@ import Recipe
 
 // reencode-bench: media generation and engine measurements for bench/ scripts.
 //   make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp]
-//               [--texture] [--no-audio] [--audio-only] [--audio-rate HZ]
+//               [--texture] [--no-audio] [--audio-only] [--music] [--audio-rate HZ]
 //   convert SRC OUT [--fps R] [--preset P] [--no-selective]
 //   cycles N SRC            open/convert/close N times, printing RSS and heap in use after each
 
@@ -153,7 +153,17 @@ do {
         let texture = flag("--texture"), noAudio = flag("--no-audio"), audioOnly = flag("--audio-only")
         guard let audioRate = Int(option("--audio-rate") ?? "48000"), (8000...192000).contains(audioRate) else { fail("bad --audio-rate") }
         guard let out = args.first else { fail("make-source needs OUT") }
-        if audioOnly {
+        if flag("--music") {
+            // AAC at 44.1 kHz: a soft A-minor chord (220, 261.6, 329.6 Hz) that swells every 2 s,
+            // no clicks: a music bed that cannot be taken for the clips' 440 Hz tone.
+            let s = try FrameSource(path: out, video: nil, audio: GeneratedAudioFormat(sampleRate: 44100, channels: 2))
+            try s.appendAudio(count: 44100 * seconds) { _, n in
+                let t = Double(n) / 44100
+                let chord = [220.0, 261.63, 329.63].reduce(0.0) { $0 + sin(2 * Double.pi * $1 * t) } / 3
+                return Float(0.25 * (0.75 + 0.25 * sin(Double.pi * t)) * chord)
+            }
+            try s.finish()
+        } else if audioOnly {
             // AAC at 44.1 kHz: a tone with a click every second.
             let s = try FrameSource(path: out, video: nil, audio: GeneratedAudioFormat(sampleRate: 44100, channels: 2))
             for _ in 0..<seconds {

@@ -18,6 +18,14 @@ enum CompositionTimeline {
         let lists: [SegmentRequest.List]
         /// Per timeline segment, the request it came from (a phone's slow motion makes several of one).
         let requests: [Int]
+        /// Per timeline segment, its mix input (0: the list itself).
+        let layers: [Int]
+    }
+
+    /// One composition track: its list, and its mix input.
+    private struct TrackKey: Hashable {
+        let list: SegmentRequest.List
+        let layer: Int
     }
 
     /// `assets[k]` is source k (`SegmentRequest.source`), `lanes[i]` the plan's lanes as request i
@@ -29,18 +37,20 @@ enum CompositionTimeline {
         let hasAudio = lanes.contains { if case .audio = $0.kind { return true } else { return false } }
         var segments: [TimeSegment] = []
         var notices: [PlanNotice] = []
-        var ends: [SegmentRequest.List: MediaTime] = [:]
+        var ends: [TrackKey: MediaTime] = [:]
         var audioStretches: [Int: AudioStretch] = [:]
         var lists: [SegmentRequest.List] = []
         var from: [Int] = []
-        var numbers: [SegmentRequest.List: Int] = [:]
+        var layers: [Int] = []
+        var numbers: [TrackKey: Int] = [:]
         // With an audio list, the audio lanes play it and the video list is pictures only.
-        let ownAudio = requests.contains { $0.list == .audio }
+        let ownAudio = requests.contains { $0.list == .audio && $0.layer == 0 }
         for (i, r) in requests.enumerated() {
-            let n = (numbers[r.list] ?? 0) + 1
-            numbers[r.list] = n
-            let previousEnd = ends[r.list] ?? .zero
-            let name = r.list == .audio ? "segment \(n) of the audio track" : "segment \(n)"
+            let key = TrackKey(list: r.list, layer: r.layer)
+            let n = (numbers[key] ?? 0) + 1
+            numbers[key] = n
+            let previousEnd = ends[key] ?? .zero
+            let name = SegmentRequest.name(n, list: r.list, layer: r.layer)
             let soundFollows = r.list == .audio || !ownAudio
             guard assets.indices.contains(r.source), lanesByRequest.indices.contains(i) else {
                 throw MediaError(.invalidSettings, "\(name) names no source of the plan", file: first.path)
@@ -49,7 +59,7 @@ enum CompositionTimeline {
             let src = asset.path
             let whole = asset.mediaRange
             func refuse(_ field: String, _ message: String) -> MediaError {
-                MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list))
+                MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list, layer: r.layer))
             }
             guard r.start.isNumeric, r.start >= .zero, r.end.map({ $0.isNumeric && $0 > r.start }) ?? true else {
                 throw refuse("start", "its range is not valid")
@@ -107,17 +117,42 @@ enum CompositionTimeline {
                 segments += pieces.segments
                 lists += Array(repeating: r.list, count: pieces.segments.count)
                 from += Array(repeating: i, count: pieces.segments.count)
-                ends[r.list] = pieces.end
+                layers += Array(repeating: r.layer, count: pieces.segments.count)
+                ends[key] = pieces.end
                 continue
             }
             let segment = TimeSegment(source: r.source, track: nil, sourceRange: range, targetStart: targetStart, scale: scale)
-            ends[r.list] = try segment.targetEnd()
+            ends[key] = try segment.targetEnd()
             segments.append(segment)
             lists.append(r.list)
             from.append(i)
+            layers.append(r.layer)
         }
-        guard ownAudio else {
-            return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists, requests: from)
+        // A mix input (music under a clip) never makes the timeline longer: it is cut where the
+        // video and audio lists end, and a segment of it placed after that is not played.
+        if layers.contains(where: { $0 > 0 }), let mainEnd = ends.filter({ $0.key.layer == 0 }).values.max(), mainEnd.isNumeric {
+            var keep: [Int] = []
+            for k in segments.indices {
+                let s = segments[k]
+                guard layers[k] > 0 else { keep.append(k); continue }
+                guard s.targetStart < mainEnd else { continue }
+                if try s.targetEnd() > mainEnd {
+                    let sourceEnd = s.sourceRange.start + s.scale.inverse.apply(mainEnd - s.targetStart)
+                    segments[k] = TimeSegment(source: s.source, track: s.track, sourceRange: TimeRange(start: s.sourceRange.start, end: sourceEnd),
+                                              targetStart: s.targetStart, scale: s.scale)
+                }
+                keep.append(k)
+            }
+            var stretches: [Int: AudioStretch] = [:]
+            for (new, old) in keep.enumerated() { stretches[new] = audioStretches[old] }
+            audioStretches = stretches
+            segments = keep.map { segments[$0] }
+            lists = keep.map { lists[$0] }
+            from = keep.map { from[$0] }
+            layers = keep.map { layers[$0] }
+        }
+        guard ownAudio || layers.contains(where: { $0 > 0 }) else {
+            return Result(timeline: TimeMapping(segments), notices: notices, audioStretches: audioStretches, lists: lists, requests: from, layers: layers)
         }
         // Two lists: their segments in the order they play (stably), so that readers are opened,
         // and let go, in time order across both lanes (`ReaderPool` lets a lane open only a few
@@ -128,7 +163,7 @@ enum CompositionTimeline {
         var stretches: [Int: AudioStretch] = [:]
         for (k, old) in order.enumerated() { stretches[k] = audioStretches[old] }
         return Result(timeline: TimeMapping(order.map { segments[$0] }), notices: notices, audioStretches: stretches,
-                      lists: order.map { lists[$0] }, requests: order.map { from[$0] })
+                      lists: order.map { lists[$0] }, requests: order.map { from[$0] }, layers: order.map { layers[$0] })
     }
 }
 

@@ -60,6 +60,9 @@ public struct ConversionRequest: Sendable {
     public var timeline: [SegmentRequest]?
     /// A composition's other files (segment source 1, 2, …); `source` is its first segment's.
     public var sources: [String] = []
+    /// A composition's audio mix: the volumes of its sound and its `mix:` inputs (their segments
+    /// are in `timeline` with `layer` ≥ 1); nil: its sound as it is.
+    public var audioMix: AudioMix?
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks
@@ -114,6 +117,8 @@ public struct ConversionPlan: Sendable {
     /// Timeline segments (indices) that read a track other than their file's first of its kind
     /// (a segment's `track:`), with its stream index: `plan` shows it.
     var namedTracks: [Int: Int] = [:]
+    /// A composition's audio mix (its inputs are the chain inputs' `layer`s); nil: no mixing.
+    public internal(set) var audioMix: AudioMix?
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -156,14 +161,21 @@ public enum Planner {
         let assets = [asset] + extras
         let reconciles = !extras.isEmpty
         let usedSources = Set(request.timeline?.map(\.source) ?? [0]).filter { assets.indices.contains($0) }.sorted()
+        // The files each kind of lane shows: pictures come from the video list; sound from the
+        // audio list (else the video list) and every mix input. Each kind is reconciled over its own.
+        let requested = request.timeline ?? []
+        let ownSound = requested.contains { $0.list == .audio && $0.layer == 0 }
+        let pictureSources = Set(requested.filter { $0.list == .video && $0.layer == 0 }.map(\.source))
+        let soundSources = Set(requested.filter { $0.layer > 0 || $0.list == (ownSound ? .audio : .video) }.map(\.source))
         // The tracks segments name (`track:`), each found in its own file before anything else.
         let ownTracks = try request.timeline.map { t throws(MediaError) in try SegmentTracks.resolve(t, assets: assets) } ?? []
         /// The tracks of `type` a lane whose own is `track` of file `home` shows: its own, the other
         /// files' first, and those segments name; each once.
         func shownTracks(_ type: MediaType, home: Int, track: Track) -> [(file: String, track: Track)] {
+            let files = type == .video ? pictureSources : soundSources
             var pairs: [(source: Int, track: Track)] = [(home, track)]
-            for k in usedSources where k != home { if let t = assets[k].track(type, ordinal: 0) { pairs.append((k, t)) } }
-            for (r, own) in zip(request.timeline ?? [], ownTracks) {
+            for k in usedSources where k != home && files.contains(k) { if let t = assets[k].track(type, ordinal: 0) { pairs.append((k, t)) } }
+            for (r, own) in zip(request.timeline ?? [], ownTracks) where files.contains(r.source) {
                 if let own, own.kind == type, let t = assets[r.source].track(index: own.index) { pairs.append((r.source, t)) }
             }
             var seen: Set<[Int]> = []
@@ -315,20 +327,39 @@ public enum Planner {
             // Per lane, per segment: the track its file gives (none: black or silence there).
             // A lane takes only the segments of its list: video lanes the video list's, audio
             // lanes the audio list's, or the video list's when there is no audio list.
-            let ownAudio = composed.lists.contains(.audio)
+            // An audio lane also takes every `mix:` input's segments (layer ≥ 1); video lanes never.
+            let ownAudio = zip(composed.lists, composed.layers).contains { $0 == .audio && $1 == 0 }
             let perSegment = zip(trackMap, lanes).map { bySource, lane in
                 composed.timeline.segments.enumerated().map { k, segment -> Int? in
-                    let list: SegmentRequest.List = lane.track.mediaType == .audio && ownAudio ? .audio : .video
+                    let audioLane = lane.track.mediaType == .audio
+                    if composed.layers[k] > 0 {
+                        guard audioLane else { return nil }
+                        if let own = ownTracks[composed.requests[k]], own.kind == .audio { return own.index }
+                        return bySource[segment.source]
+                    }
+                    let list: SegmentRequest.List = audioLane && ownAudio ? .audio : .video
                     guard composed.lists[k] == list else { return nil }
                     if let own = ownTracks[composed.requests[k]], own.kind == lane.track.mediaType { return own.index }
                     return bySource[segment.source]
                 }
             }
-            plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment)
+            plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment, layers: composed.layers)
             plan.audioStretches = composed.audioStretches
             for (k, segment) in composed.timeline.segments.enumerated() {
                 guard let own = ownTracks[composed.requests[k]], assets[segment.source].track(own.kind, ordinal: 0)?.index != own.index else { continue }
                 plan.namedTracks[k] = own.index
+            }
+            if var mix = request.audioMix {
+                // Each input's fades where it plays: the composition's sound over the whole
+                // timeline, a mix input from its first segment's start to its last one's end.
+                var spans: [Int: (start: MediaTime, end: MediaTime)] = [0: (.zero, plan.duration)]
+                for (k, segment) in composed.timeline.segments.enumerated() where composed.layers[k] > 0 {
+                    let j = composed.layers[k], range = segment.targetRange
+                    let old = spans[j] ?? (range.start, range.end)
+                    spans[j] = (MediaTime.min(old.start, range.start), MediaTime.max(old.end, range.end))
+                }
+                mix.resolveFades(spans)
+                plan.audioMix = mix
             }
             plan.notices += composed.notices
         }

@@ -129,14 +129,25 @@ public final class ExportSession: Sendable {
                     } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
                 guard let firstInput = inputs.first else { throw MediaError(.processing, "the plan reads no source for this track") }
-                let first = try make(firstInput)
                 let sink = try AudioSink(env: env, output: i, track: lp.track, settings: s)
-                var stage = first
-                if plan.isComposed {
-                    let end = plan.duration.isNumeric ? TimeMapping.samplePosition(atOrAfter: plan.duration, rate: rate) : nil
-                    stage = SequenceCombiner(first: first, rest: Array(inputs.dropFirst()), make: make, outputRate: rate, end: end)
+                guard plan.isComposed else {
+                    return StagedLane(env: env, track: lp.track.index, stage: try make(firstInput), sink: sink)
                 }
-                return StagedLane(env: env, track: lp.track.index, stage: stage, sink: sink)
+                let end = plan.duration.isNumeric ? TimeMapping.samplePosition(atOrAfter: plan.duration, rate: rate) : nil
+                // One sequence per composition track; with a mix, the mixer sums them.
+                let layers = Array(Set(inputs.map(\.layer))).sorted()
+                var sequences: [(layer: Int, stage: any SourceStage)] = []
+                for layer in layers {
+                    let own = inputs.filter { $0.layer == layer }
+                    let first = try make(own[0])
+                    sequences.append((layer, SequenceCombiner(first: first, rest: Array(own.dropFirst()), make: make, outputRate: rate, end: end)))
+                }
+                guard let mix = plan.audioMix else {
+                    return StagedLane(env: env, track: lp.track.index, stage: sequences[0].stage, sink: sink)
+                }
+                let mixer = try AudioMixer(inputs: sequences.map { AudioMixer.Input(stage: $0.stage, volume: mix.volume(of: $0.layer), fade: mix.fade(of: $0.layer)) },
+                                           rate: rate, layout: s.channelLayout, limit: mix.limit, end: end)
+                return StagedLane(env: env, track: lp.track.index, stage: mixer, sink: sink)
             case .passthrough where lp.track.mediaType == .subtitle:
                 let segment = try chain.onlySegment()
                 // Copied subtitles are cut to the range too (and read from the file's start).
@@ -159,6 +170,8 @@ public final class ExportSession: Sendable {
         /// Which segment of the plan's timeline.
         let timelineSegment: Int
         let file: String
+        /// Its composition track: 0 the lane's own, j ≥ 1 mix input j.
+        var layer = 0
     }
 
     /// Lane `lane`'s chain inputs, in order.
@@ -176,7 +189,7 @@ public final class ExportSession: Sendable {
                 throw MediaError(.processing, "\(asset.path) has no track #\(input.track)")
             }
             inputs.append(SourceInput(group: at.group, output: at.output, track: track, segment: segments[j],
-                                      timelineSegment: input.segment, file: asset.path))
+                                      timelineSegment: input.segment, file: asset.path, layer: input.layer))
         }
         return inputs
     }

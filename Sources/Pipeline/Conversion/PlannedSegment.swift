@@ -24,6 +24,8 @@ public struct PlannedSegment: Sendable, Hashable {
     /// A scaled segment with sound: the `audio-stretch:` method its sound takes (nil: unscaled,
     /// or no sound).
     public let audioStretch: AudioStretch?
+    /// A segment of the composition's `mix:` input j (1…); nil for the video and audio lists'.
+    public let mixInput: Int?
 }
 
 extension ConversionPlan {
@@ -36,12 +38,16 @@ extension ConversionPlan {
         let sampleRate = lanes.lazy.compactMap { lane -> Int32? in
             if case .audio(let a) = lane.kind { return Int32(a.sampleRate) } else { return nil }
         }.first
+        // A mix input's segments are the audio lane's only: no frames of their own.
+        let layers = Dictionary(chains.flatMap(\.inputs).map { ($0.segment, $0.layer) }) { a, _ in a }
         return timeline.segments.enumerated().map { i, s in
-            PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
-                           speed: s.scale.inverse.description, file: sources[s.source].path, track: namedTracks[i],
-                           frames: frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },
-                           samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) },
-                           slowMotionDivisor: s.slowMotion?.speedDivisor, audioStretch: audioStretches[i])
+            let layer = layers[i] ?? 0
+            return PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
+                                  speed: s.scale.inverse.description, file: sources[s.source].path, track: namedTracks[i],
+                                  frames: layer > 0 ? nil : frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },
+                                  samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) },
+                                  slowMotionDivisor: s.slowMotion?.speedDivisor, audioStretch: audioStretches[i],
+                                  mixInput: layer > 0 ? layer : nil)
         }
     }
 }

@@ -8,7 +8,7 @@ extension RecipeCompiler {
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
-        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) {
+        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) + composition.mix {
             for segment in track.segments {
                 // The phone's slow motion is read from the video's temporal layers; the sound
                 // follows the video's pieces.
@@ -33,7 +33,8 @@ extension RecipeCompiler {
     static func timeline(of recipe: Recipe, files: [String], input: String) -> [SegmentRequest]? {
         guard let composition = recipe.composition else { return nil }
         var requests: [SegmentRequest] = []
-        for (track, list) in [(composition.video, SegmentRequest.List.video), (composition.explicitAudio, .audio)] {
+        let tracks = [(composition.video, SegmentRequest.List.video), (composition.explicitAudio, .audio)] + composition.mix.map { ($0, .audio) }
+        for (track, list) in tracks {
             guard let track else { continue }
             for segment in track.segments {
                 let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
@@ -42,7 +43,8 @@ extension RecipeCompiler {
                                        timing: segment.timing?.value, audioStretch: composition.audioStretch(for: segment),
                                        slowMotion: composition.slowMotion(for: segment))
                 // An audio list alone serves the audio lanes as the video list would.
-                r.list = composition.video == nil ? .video : list
+                r.list = composition.video == nil && track.layer == 0 ? .video : list
+                r.layer = track.layer
                 // Found in the segment's own file at plan time (`SegmentTracks`).
                 if let own = segment.track, let kind = MediaType(rawValue: track.kind.rawValue) {
                     switch own.value {
@@ -61,7 +63,7 @@ extension RecipeCompiler {
     static func compositionFiles(_ recipe: Recipe, input: String) -> [String] {
         guard let composition = recipe.composition else { return [input] }
         var files: [String] = []
-        for segment in [composition.video, composition.explicitAudio].compactMap({ $0 }).flatMap(\.segments) {
+        for segment in ([composition.video, composition.explicitAudio].compactMap({ $0 }) + composition.mix).flatMap(\.segments) {
             let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
             if !files.contains(path) { files.append(path) }
         }
@@ -83,9 +85,10 @@ extension RecipeCompiler {
     }
 
     /// The recipe line a refusal about segment `number` of `list` (field `field`) comes from.
-    static func segmentMark(_ number: Int, field: String, list: SegmentRequest.List, in recipe: Recipe) -> Mark? {
+    static func segmentMark(_ number: Int, field: String, list: SegmentRequest.List, layer: Int = 0, in recipe: Recipe) -> Mark? {
         guard let composition = recipe.composition,
-              let track = list == .audio ? composition.explicitAudio : composition.video ?? composition.explicitAudio,
+              let track = layer > 0 ? (composition.mix.indices.contains(layer - 1) ? composition.mix[layer - 1] : nil)
+                : list == .audio ? composition.explicitAudio : composition.video ?? composition.explicitAudio,
               let segment = track.segments.first(where: { $0.number == number }) else { return nil }
         switch field {
         case "track": return segment.track?.mark ?? segment.mark

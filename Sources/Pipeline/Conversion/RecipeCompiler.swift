@@ -238,6 +238,11 @@ public enum RecipeCompiler {
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
         request.timeline = timeline(of: recipe, files: files, input: source)
+        if let composition = recipe.composition, composition.mixes {
+            let tracks = [composition.explicitAudio] + composition.mix.map { Optional($0) }
+            request.audioMix = AudioMix(volumes: tracks.map { $0?.volume }, limit: composition.limit?.value ?? .clip,
+                                        fades: tracks.map { ($0?.fadeIn?.value, $0?.fadeOut?.value) })
+        }
         var plan: ConversionPlan
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, sources: others, assistant: assistant) } catch {
             // A track of a composition's later file is that file's (its number may be another's too).
@@ -252,13 +257,13 @@ public enum RecipeCompiler {
     /// setting no encoder takes (65), or a copy the container cannot hold or a track a segment
     /// names that its file lacks (the source does not fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
-        if error.kind == .invalidSettings, let (list, number, field) = SegmentRequest.field(ofSetting: error.setting),
-           let mark = segmentMark(number, field: field, list: list, in: recipe) {
+        if error.kind == .invalidSettings, let (list, layer, number, field) = SegmentRequest.field(ofSetting: error.setting),
+           let mark = segmentMark(number, field: field, list: list, layer: layer, in: recipe) {
             // A composition's segment is refused about its own file, which may not be the input.
             return RecipeErrors([recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
         }
-        if error.kind == .notMedia, let (list, number, field) = SegmentRequest.field(ofSetting: error.setting),
-           let mark = segmentMark(number, field: field, list: list, in: recipe) {
+        if error.kind == .notMedia, let (list, layer, number, field) = SegmentRequest.field(ofSetting: error.setting),
+           let mark = segmentMark(number, field: field, list: list, layer: layer, in: recipe) {
             // A segment's file lacks the track it names: the recipe is fine, that file does not
             // fit it (66), as a reader output's missing track.
             return SourceMismatch(diagnostics: [recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])

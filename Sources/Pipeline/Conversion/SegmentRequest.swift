@@ -10,6 +10,8 @@ public struct SegmentRequest: Sendable, Hashable {
         case video, audio
     }
     public var list: List = .video
+    /// 0: the list itself; j ≥ 1: input j of the composition's `mix:` (audio), mixed with it.
+    public var layer = 0
     /// Which file: 0 the request's `source`, k its `sources[k - 1]`.
     public var source: Int
     public var start: MediaTime
@@ -46,17 +48,28 @@ public struct SegmentRequest: Sendable, Hashable {
     /// The `MediaError.setting` of a refusal that concerns field `field` (`start`, `end`, `at`,
     /// `speed`, `audio-stretch`) of segment `number` (1-based) of a list, so a recipe can point
     /// at its line: `segment.N.field` (video list), `audio-segment.N.field`.
-    static func setting(_ number: Int, _ field: String, list: List = .video) -> String {
-        "\(list == .video ? "segment" : "audio-segment").\(number).\(field)"
+    static func setting(_ number: Int, _ field: String, list: List = .video, layer: Int = 0) -> String {
+        let name = layer > 0 ? "mix-\(layer)-segment" : list == .video ? "segment" : "audio-segment"
+        return "\(name).\(number).\(field)"
     }
 
-    /// The list, segment number and field of a refusal's `setting`, when it concerns a segment.
-    public static func field(ofSetting setting: String?) -> (list: List, number: Int, field: String)? {
+    /// The list, mix input (0: none), segment number and field of a refusal's `setting`, when it
+    /// concerns a segment.
+    public static func field(ofSetting setting: String?) -> (list: List, layer: Int, number: Int, field: String)? {
         guard let parts = setting?.split(separator: ".", maxSplits: 2), parts.count == 3, let n = Int(parts[1]) else { return nil }
         switch parts[0] {
-        case "segment": return (.video, n, String(parts[2]))
-        case "audio-segment": return (.audio, n, String(parts[2]))
-        default: return nil
+        case "segment": return (.video, 0, n, String(parts[2]))
+        case "audio-segment": return (.audio, 0, n, String(parts[2]))
+        default:
+            let words = parts[0].split(separator: "-")
+            guard words.count == 3, words[0] == "mix", words[2] == "segment", let j = Int(words[1]), j > 0 else { return nil }
+            return (.audio, j, n, String(parts[2]))
         }
+    }
+
+    /// How messages name segment `number` of its list: `segment 2`, `segment 2 of the audio
+    /// track`, `segment 2 of mix input 1`.
+    static func name(_ number: Int, list: List, layer: Int) -> String {
+        layer > 0 ? "segment \(number) of mix input \(layer)" : list == .audio ? "segment \(number) of the audio track" : "segment \(number)"
     }
 }

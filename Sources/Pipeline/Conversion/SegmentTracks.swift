@@ -14,15 +14,17 @@ enum SegmentTracks {
     /// Per request, its own track (nil: it names none). A file without the named track, or whose
     /// `#N` is not of the list's kind, is refused naming the file, the segment and the track.
     static func resolve(_ requests: [SegmentRequest], assets: [Asset]) throws(MediaError) -> [Own?] {
-        var numbers: [SegmentRequest.List: Int] = [:]
+        var numbers: [String: Int] = [:]
         return try requests.map { r throws(MediaError) -> Own? in
-            let n = (numbers[r.list] ?? 0) + 1
-            numbers[r.list] = n
+            // Segments are counted within their composition track (a list, or a mix input).
+            let key = "\(r.list.rawValue) \(r.layer)"
+            let n = (numbers[key] ?? 0) + 1
+            numbers[key] = n
             guard let own = r.track, assets.indices.contains(r.source) else { return nil }
             let asset = assets[r.source]
-            let name = r.list == .audio ? "segment \(n) of the audio track" : "segment \(n)"
+            let name = SegmentRequest.name(n, list: r.list, layer: r.layer)
             func refuse(_ message: String) -> MediaError {
-                MediaError(.notMedia, "\(name): \(message)", file: asset.path, setting: SegmentRequest.setting(n, "track", list: r.list))
+                MediaError(.notMedia, "\(name): \(message)", file: asset.path, setting: SegmentRequest.setting(n, "track", list: r.list, layer: r.layer))
             }
             let found: Track?
             switch own.selector {

@@ -14,6 +14,8 @@ struct StageChain: Sendable {
         let timeline: TimeMapping
         /// Which segment of the plan's timeline it plays (0 for a plain conversion).
         var segment = 0
+        /// Which composition track it belongs to: 0 the lane's own, j ≥ 1 mix input j (audio).
+        var layer = 0
     }
 
     let inputs: [Input]
@@ -56,15 +58,22 @@ extension ConversionPlan {
             return [ReaderPool.Group(source: source, streams: streams, lanes: Array(lanes.indices),
                                      start: timeRange.start > source.startTime ? timeRange.start : nil)]
         }
+        // A composition track is known by its mix input and the lanes that read it.
+        var tracks: [[Int]: Int] = [:]
         return timeline.segments.enumerated().map { k, segment in
-            var streams: [Int] = [], readers: [Int] = []
+            var streams: [Int] = [], readers: [Int] = [], layer = 0
             for (lane, chain) in chains.enumerated() {
                 for input in chain.inputs where input.segment == k {
                     streams.append(input.track)
                     readers.append(lane)
+                    layer = input.layer
                 }
             }
-            return ReaderPool.Group(source: sources[segment.source], streams: streams, lanes: readers, start: readingStart(k))
+            var group = ReaderPool.Group(source: sources[segment.source], streams: streams, lanes: readers, start: readingStart(k))
+            let key = [layer] + readers
+            if tracks[key] == nil { tracks[key] = tracks.count }
+            group.track = tracks[key] ?? 0
+            return group
         }
     }
 
@@ -104,7 +113,7 @@ extension ConversionPlan {
     /// it from a composition's resolved segments (`CompositionTimeline`); tests also build it directly.
     /// `tracks[lane][k]`: the track lane `lane` takes from segment k's source (nil: that source has
     /// none — the segment is black or silent in that lane); nil: the lane's own track everywhere.
-    func composed(_ timeline: TimeMapping, sources more: [Asset] = [], tracks: [[Int?]]? = nil) -> ConversionPlan {
+    func composed(_ timeline: TimeMapping, sources more: [Asset] = [], tracks: [[Int?]]? = nil, layers: [Int] = []) -> ConversionPlan {
         var plan = self
         plan.timeline = timeline
         plan.isComposed = true
@@ -115,7 +124,8 @@ extension ConversionPlan {
                 let chosen = tracks.map { $0[l][k] } ?? (segment.track ?? lane.track.index)
                 guard let track = chosen else { continue }
                 let s = segment.withTrack(track)
-                inputs.append(StageChain.Input(source: s.source, track: track, timeline: TimeMapping([s]), segment: k))
+                inputs.append(StageChain.Input(source: s.source, track: track, timeline: TimeMapping([s]), segment: k,
+                                               layer: layers.indices.contains(k) ? layers[k] : 0))
             }
             return StageChain(inputs: inputs)
         }

@@ -22,6 +22,9 @@ final class ReaderPool: @unchecked Sendable {
         let lanes: [Int]
         /// Where reading starts (the file is positioned there); nil: the file's start.
         let start: MediaTime?
+        /// Which composition track's segments it is among (the window counts within one: a
+        /// mix input's long music segment stays open while the speech beside it moves on).
+        var track = 0
     }
 
     private let groups: [Group]
@@ -52,6 +55,22 @@ final class ReaderPool: @unchecked Sendable {
         readers = Array(repeating: nil, count: groups.count)
         remaining = groups.map(\.streams.count)
         opened = Array(repeating: false, count: groups.count)
+        var counts: [Int: Int] = [:]
+        rank = groups.map { g in
+            defer { counts[g.track, default: 0] += 1 }
+            return counts[g.track, default: 0]
+        }
+    }
+
+    /// Each group's place among its track's groups.
+    private let rank: [Int]
+
+    /// Whether group `g` is more than `window` of its track's groups beyond the first of them
+    /// not done by every lane.
+    private func isTooFarAhead(_ g: Int) -> Bool {
+        let track = groups[g].track
+        guard let oldest = groups.indices.first(where: { groups[$0].track == track && remaining[$0] > 0 }) else { return false }
+        return rank[g] >= rank[oldest] + Self.window
     }
 
     /// Output `output` of group `group`, its reader opened (and positioned) if this is the first use.
@@ -62,7 +81,7 @@ final class ReaderPool: @unchecked Sendable {
             throw MediaError(.processing, "the plan reads no source for this input")
         }
         if let reader = readers[group] { return PacketTap(reader: reader, output: output, group: group, pool: self) }
-        while running && failure == nil && group >= (remaining.firstIndex { $0 > 0 } ?? groups.count) + Self.window {
+        while running && failure == nil && isTooFarAhead(group) {
             lock.wait()
         }
         if let failure { throw failure }

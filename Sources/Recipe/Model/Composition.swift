@@ -191,13 +191,31 @@ public struct CompositionTrack: Sendable {
     /// An audio track not written: the video segments' sound (a source without sound gives
     /// silence for its segments).
     public let followsVideo: Bool
+    /// 0: the composition's `video:` or `audio:`; j ≥ 1: input j of `mix:` (audio).
+    public let layer: Int
+    /// An audio track's volume (AVAudioMix's input parameters); nil: 1 throughout.
+    public let volume: Keyframes?
+    /// An audio track's fades: from silence over its first `fadeIn` on the timeline, to silence
+    /// over its last `fadeOut` (linear in amplitude, on top of the volume).
+    public let fadeIn: Located<MediaTime>?
+    public let fadeOut: Located<MediaTime>?
 
-    public init(kind: TrackReference.Kind, segments: [Segment], mark: Mark, followsVideo: Bool = false) {
+    public init(kind: TrackReference.Kind, segments: [Segment], mark: Mark, followsVideo: Bool = false,
+                layer: Int = 0, volume: Keyframes? = nil, fadeIn: Located<MediaTime>? = nil, fadeOut: Located<MediaTime>? = nil) {
         self.kind = kind; self.segments = segments; self.mark = mark; self.followsVideo = followsVideo
+        self.layer = layer; self.volume = volume; self.fadeIn = fadeIn; self.fadeOut = fadeOut
     }
 
-    /// `video track` / `audio track`, for messages.
-    public var title: String { "\(kind.rawValue) track" }
+    /// The same track with other segments.
+    func with(segments: [Segment]) -> CompositionTrack {
+        CompositionTrack(kind: kind, segments: segments, mark: mark, followsVideo: followsVideo, layer: layer,
+                         volume: volume, fadeIn: fadeIn, fadeOut: fadeOut)
+    }
+
+    /// `video track` / `audio track` / `mix input 2`, for messages.
+    public var title: String { layer == 0 ? "\(kind.rawValue) track" : "mix input \(layer)" }
+    /// `the video track` / `mix input 2`, for messages.
+    public var named: String { layer == 0 ? "the \(title)" : title }
 }
 
 /// Several sources on one timeline (AVMutableComposition): a video track and an audio track of
@@ -211,13 +229,17 @@ public struct Composition: Sendable {
     /// The composition-wide `slow-motion:` and `audio-stretch:` (defaults for every segment).
     public let slowMotion: Located<SlowMotion>?
     public let audioStretch: Located<AudioStretch>?
+    /// More audio tracks mixed with the audio track (`mix:`), input 1 first.
+    public let mix: [CompositionTrack]
+    /// What the mix does with a sum beyond full scale; nil: `clip`.
+    public let limit: Located<MixLimit>?
     /// The `composition:` key.
     public let mark: Mark
 
     public init(video: CompositionTrack?, explicitAudio: CompositionTrack?, slowMotion: Located<SlowMotion>?,
-                audioStretch: Located<AudioStretch>?, mark: Mark) {
+                audioStretch: Located<AudioStretch>?, mix: [CompositionTrack] = [], limit: Located<MixLimit>? = nil, mark: Mark) {
         self.video = video; self.explicitAudio = explicitAudio
-        self.slowMotion = slowMotion; self.audioStretch = audioStretch; self.mark = mark
+        self.slowMotion = slowMotion; self.audioStretch = audioStretch; self.mix = mix; self.limit = limit; self.mark = mark
     }
 
     /// The audio track: as written, else the video segments' sound, segment for segment.
@@ -227,7 +249,13 @@ public struct Composition: Sendable {
         return CompositionTrack(kind: .audio, segments: video.segments.map { $0.followingAudio() }, mark: video.mark, followsVideo: true)
     }
 
-    public var tracks: [CompositionTrack] { [video, audio].compactMap { $0 } }
+    public var tracks: [CompositionTrack] { [video, audio].compactMap { $0 } + mix }
+
+    /// Whether the sound is mixed (several inputs, or a volume to apply) rather than played as is.
+    public var mixes: Bool {
+        guard let audio = explicitAudio else { return !mix.isEmpty }
+        return !mix.isEmpty || audio.volume != nil || audio.fadeIn != nil || audio.fadeOut != nil
+    }
 
     /// Whether a segment plays the source's own slow-motion segments: its own `slow-motion:`,
     /// else none when it has a `speed`/`target-duration` (those say its timing), else the

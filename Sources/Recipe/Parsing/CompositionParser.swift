@@ -1,6 +1,11 @@
+import Foundation
+
 /// `sources:` and `composition:` (docs/recipes.md, "Compositions").
 extension RecipeParser {
-    static let compositionKeys = ["video", "audio", "slow-motion", "audio-stretch"]
+    static let compositionKeys = ["video", "audio", "mix", "limit", "slow-motion", "audio-stretch"]
+    /// An audio track written as a mapping (`audio:`, each input of `mix:`).
+    static let audioTrackKeys = ["segments", "volume", "fade-in", "fade-out"]
+    static let rampKeys = ["start", "end", "duration", "from", "to", "curve"]
     static let segmentKeys = ["source", "track", "start", "end", "duration", "at", "speed", "target-duration", "slow-motion", "audio-stretch"]
     /// The tokens a source path may hold: the input itself, or parts of its path.
     static let sourceTokens = ["input", "stem", "ext", "dir", "name"]
@@ -63,14 +68,24 @@ extension Parser {
         guard let pairs = mapping(node, "the composition", keys: RecipeParser.compositionKeys) else { return }
         // A misspelt 'video:' is reported as such, not as a composition without segments too.
         var ok = errors.count == before && !truncated
-        var video: CompositionTrack?, audio: CompositionTrack?
-        var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?
+        var video: CompositionTrack?, audio: CompositionTrack?, mix: [CompositionTrack] = []
+        var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?, limit: Located<MixLimit>?
         for (key, value, _) in pairs {
             switch key {
             case "video", "audio":
                 let kind: TrackReference.Kind = key == "video" ? .video : .audio
                 guard let track = compositionTrack(kind, value) else { ok = false; continue }
                 if kind == .video { video = track } else { audio = track }
+            case "mix":
+                guard let inputs = mixInputs(value) else { ok = false; continue }
+                mix = inputs
+            case "limit":
+                guard let v = value.scalar.flatMap(MixLimit.init(rawValue:)) else {
+                    error(value.mark, "'limit' must be clip or soft, not \(value.kindDescription)"
+                          + suggestion(value.scalar ?? "", among: MixLimit.allCases.map(\.rawValue)))
+                    ok = false; continue
+                }
+                limit = Located(v, value.mark)
             case "slow-motion":
                 guard let v = slowMotionValue(value) else { ok = false; continue }
                 slowMotion = Located(v, value.mark)
@@ -84,25 +99,156 @@ extension Parser {
             error(keyMark, "the composition has no segments: give it a 'video:' or 'audio:' list of segments")
             return
         }
-        recipe.composition = Composition(video: video, explicitAudio: audio, slowMotion: slowMotion, audioStretch: audioStretch, mark: keyMark)
+        recipe.composition = Composition(video: video, explicitAudio: audio, slowMotion: slowMotion, audioStretch: audioStretch,
+                                         mix: mix, limit: limit, mark: keyMark)
     }
 
-    mutating func compositionTrack(_ kind: TrackReference.Kind, _ node: Node) -> CompositionTrack? {
-        guard case .sequence(let items, _) = node else {
-            error(node.mark, "'\(kind.rawValue)' must be a list of segments (- { source: …, start: …, end: … }), not \(node.kindDescription)")
+    /// A composition track: a list of segments, or (audio) a mapping with `segments` and `volume`.
+    /// `layer` 0 is `video:`/`audio:`, j ≥ 1 input j of `mix:`.
+    mutating func compositionTrack(_ kind: TrackReference.Kind, _ node: Node, layer: Int = 0) -> CompositionTrack? {
+        let name = layer == 0 ? kind.rawValue : "mix input \(layer)"
+        var list = node, volume: Keyframes?, fadeIn: Located<MediaTime>?, fadeOut: Located<MediaTime>?
+        if kind == .audio, case .mapping = node {
+            let before = errors.count
+            guard let pairs = mapping(node, "'\(name)'", keys: RecipeParser.audioTrackKeys), errors.count == before else { return nil }
+            var segmentsNode: Node?, ok = true
+            for (key, value, _) in pairs {
+                switch key {
+                case "segments": segmentsNode = value
+                case "volume":
+                    guard let v = keyframes(value, "volume", range: Self.volumeRange) else { ok = false; continue }
+                    volume = v
+                case "fade-in", "fade-out":
+                    guard let t = time(value, key) else { ok = false; continue }
+                    if t == .zero { error(value.mark, "'\(key)' must be longer than 0"); ok = false; continue }
+                    if key == "fade-in" { fadeIn = Located(t, value.mark) } else { fadeOut = Located(t, value.mark) }
+                default: break
+                }
+            }
+            guard let segmentsNode else {
+                error(node.mark, "'\(name)' needs 'segments': a list of segments (- { source: …, start: …, end: … })")
+                return nil
+            }
+            guard ok else { return nil }
+            list = segmentsNode
+        }
+        guard case .sequence(let items, _) = list else {
+            let shape = kind == .audio ? ", or a mapping with 'segments' and 'volume'" : ""
+            error(list.mark, "'\(name)' must be a list of segments (- { source: …, start: …, end: … })\(shape), not \(list.kindDescription)")
             return nil
         }
         if items.isEmpty {
-            error(node.mark, "'\(kind.rawValue)' has no segments: list at least one, or leave '\(kind.rawValue)' out")
+            error(list.mark, "'\(name)' has no segments: list at least one, or leave '\(name)' out")
             return nil
         }
         var segments: [Segment] = []
         var ok = true
         for (i, item) in items.enumerated() {
             if full { truncated = true; return nil }
-            if let s = segment(kind, i + 1, item) { segments.append(s) } else { ok = false }
+            if let s = segment(kind, i + 1, item, layer: layer) { segments.append(s) } else { ok = false }
         }
-        return ok ? CompositionTrack(kind: kind, segments: segments, mark: node.mark) : nil
+        return ok ? CompositionTrack(kind: kind, segments: segments, mark: list.mark, layer: layer, volume: volume,
+                                     fadeIn: fadeIn, fadeOut: fadeOut) : nil
+    }
+
+    /// `mix:` — more audio tracks, each a mapping with `segments` and an optional `volume`.
+    mutating func mixInputs(_ node: Node) -> [CompositionTrack]? {
+        guard case .sequence(let items, _) = node, !items.isEmpty else {
+            error(node.mark, "'mix' must be a list of audio tracks (- { volume: …, segments: [ … ] }), not \(node.kindDescription)")
+            return nil
+        }
+        var tracks: [CompositionTrack] = [], ok = true
+        for (i, item) in items.enumerated() {
+            guard case .mapping = item else {
+                error(item.mark, "mix input \(i + 1) must be a mapping with 'segments' (and 'volume'), not \(item.kindDescription)")
+                ok = false; continue
+            }
+            if let t = compositionTrack(.audio, item, layer: i + 1) { tracks.append(t) } else { ok = false }
+        }
+        return ok ? tracks : nil
+    }
+
+    /// Volumes go from silence (0, or -120dB) to 16 (+24 dB) of gain.
+    static let volumeRange = 0.0...16.0
+
+    /// A level: `0.5`, `2`, `-6dB`, `+3 dB`. Linear, within `range`.
+    mutating func level(_ node: Node, _ key: String, range: ClosedRange<Double>) -> Double? {
+        let s = node.scalar?.trimmingWhitespace() ?? ""
+        var value: Double?
+        if s.lowercased().hasSuffix("db") {
+            let number = s.dropLast(2).trimmingWhitespace()
+            if number.looksLikeNumber, let db = Double(number), db.isFinite, db >= -120, db <= 24 {
+                value = db <= -120 ? 0 : pow(10, db / 20)
+            }
+        } else if s.looksLikeNumber, let v = Double(s), v.isFinite {
+            value = v
+        }
+        guard node.scalar != nil, let v = value, range.contains(v) else {
+            let db = range.upperBound > 1 ? ", or decibels from -120dB to +24dB" : ""
+            error(node.mark, "'\(key)' must be a number from \(Self.formatted(range.lowerBound)) to \(Self.formatted(range.upperBound))\(db), not \(node.kindDescription)")
+            return nil
+        }
+        return v
+    }
+
+    private static func formatted(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+
+    /// A value over the timeline: one level, or a list of ramps
+    /// (`- { start: 0s, end: 1s, from: 0, to: 1, curve: linear }`), in order, none overlapping.
+    mutating func keyframes(_ node: Node, _ key: String, range: ClosedRange<Double>) -> Keyframes? {
+        guard case .sequence(let items, _) = node else {
+            return level(node, key, range: range).map { Keyframes(constant: $0, mark: node.mark) }
+        }
+        guard !items.isEmpty else {
+            error(node.mark, "'\(key)' has no ramps: give a level, or list ramps (- { start: …, end: …, from: …, to: … })")
+            return nil
+        }
+        var ramps: [Ramp] = [], ok = true
+        for (i, item) in items.enumerated() {
+            let what = "ramp \(i + 1) of '\(key)'"
+            guard let pairs = mapping(item, what, keys: RecipeParser.rampKeys) else { ok = false; continue }
+            var start: MediaTime?, end: MediaTime?, duration: MediaTime?, from: Double?, to: Double?, curve = RampCurve.linear
+            var marks: [String: Mark] = [:], good = true
+            for (k, value, keyMark) in pairs {
+                marks[k] = value.mark
+                switch k {
+                case "start", "end", "duration":
+                    guard let t = time(value, k) else { good = false; continue }
+                    if k == "start" { start = t } else if k == "end" { end = t } else { duration = t }
+                    _ = keyMark
+                case "from", "to":
+                    guard let v = level(value, k, range: range) else { good = false; continue }
+                    if k == "from" { from = v } else { to = v }
+                case "curve":
+                    guard let c = value.scalar.flatMap(RampCurve.init(rawValue:)) else {
+                        error(value.mark, "'curve' must be one of linear, equal-power, ease-in-out, not \(value.kindDescription)"
+                              + suggestion(value.scalar ?? "", among: RampCurve.allCases.map(\.rawValue)))
+                        good = false; continue
+                    }
+                    curve = c
+                default: break
+                }
+            }
+            guard good else { ok = false; continue }
+            if let e = marks["end"], let d = marks["duration"] {
+                error(max(e, d), "\(what) takes 'end' or 'duration', not both"); ok = false; continue
+            }
+            let missing = ["start", "from", "to"].filter { marks[$0] == nil } + (marks["end"] == nil && marks["duration"] == nil ? ["end"] : [])
+            if !missing.isEmpty {
+                error(item.mark, "\(what) needs " + missing.map { "'\($0)'" }.joined(separator: ", ")); ok = false; continue
+            }
+            guard let s = start, let a = from, let b = to else { ok = false; continue }
+            let e = end ?? (s + (duration ?? .zero))
+            guard e > s else {
+                error(marks["end"] ?? marks["duration"] ?? item.mark, "\(what) must end after it starts (\(s.secondsDescription))"); ok = false; continue
+            }
+            if let last = ramps.last, s < last.end {
+                error(marks["start"] ?? item.mark, "\(what) starts at \(s.secondsDescription), before ramp \(i) ends (\(last.end.secondsDescription)): ramps are listed in order and never overlap")
+                ok = false; continue
+            }
+            ramps.append(Ramp(start: s, end: e, from: a, to: b, curve: curve, mark: item.mark))
+        }
+        return ok ? Keyframes(ramps: ramps, mark: node.mark) : nil
     }
 
     mutating func slowMotionValue(_ node: Node) -> SlowMotion? {
@@ -120,8 +266,8 @@ extension Parser {
     }
 
     /// One segment; nil when it has errors (each reported).
-    mutating func segment(_ kind: TrackReference.Kind, _ number: Int, _ node: Node) -> Segment? {
-        let what = "segment \(number) of the \(kind.rawValue) track"
+    mutating func segment(_ kind: TrackReference.Kind, _ number: Int, _ node: Node, layer: Int = 0) -> Segment? {
+        let what = "segment \(number) of the \(layer == 0 ? "\(kind.rawValue) track" : "mix input \(layer)")"
         guard let pairs = mapping(node, what, keys: RecipeParser.segmentKeys) else { return nil }
         var source: Located<String>?, track: Located<TrackReference>?
         var start: Located<MediaTime>?, end: Located<MediaTime>?, duration: Located<MediaTime>?, at: Located<MediaTime>?
@@ -253,10 +399,14 @@ extension Parser {
         var used = Set<String>()
         let video = composition.video.map { resolveSources($0, &used) }
         let audio = composition.explicitAudio.map { resolveSources($0, &used) }
+        let mix = composition.mix.map { resolveSources($0, &used) }
         let resolved = Composition(video: video, explicitAudio: audio, slowMotion: composition.slowMotion,
-                                   audioStretch: composition.audioStretch, mark: composition.mark)
+                                   audioStretch: composition.audioStretch, mix: mix, limit: composition.limit, mark: composition.mark)
         recipe.composition = resolved
-        for track in [video, audio].compactMap({ $0 }) {
+        if let limit = composition.limit, mix.isEmpty {
+            warn(limit.mark, "'limit' has no effect: the composition mixes nothing (list 'mix:' inputs)")
+        }
+        for track in [video, audio].compactMap({ $0 }) + mix {
             checkPlacements(track, in: resolved)
             for segment in track.segments { checkAudioStretch(segment, of: track, in: resolved) }
         }
@@ -280,7 +430,7 @@ extension Parser {
         segments.reserveCapacity(track.segments.count)
         let names = recipe.sources.map(\.name)
         for var segment in track.segments {
-            let what = "segment \(segment.number) of the \(track.title)"
+            let what = "segment \(segment.number) of \(track.named)"
             if full { truncated = true; break }
             if segment.source.value.isEmpty {
                 if recipe.sources.count == 1 {
@@ -297,7 +447,7 @@ extension Parser {
             used.insert(segment.source.value)
             segments.append(segment)
         }
-        return CompositionTrack(kind: track.kind, segments: segments, mark: track.mark, followsVideo: track.followsVideo)
+        return track.with(segments: segments)
     }
 
     /// Segments of one track never overlap. Checked where the recipe alone places them: a
@@ -317,7 +467,7 @@ extension Parser {
             }
             let end = start + length
             if end > RecipeParser.maxTime {
-                error(segment.at?.mark ?? segment.mark, "segment \(segment.number) of the \(track.title) ends at \(end.secondsDescription) on the timeline, past 10000 hours")
+                error(segment.at?.mark ?? segment.mark, "segment \(segment.number) of \(track.named) ends at \(end.secondsDescription) on the timeline, past 10000 hours")
                 return
             }
             placed.append(Placed(start: start, end: end, open: false, segment: segment))
@@ -333,7 +483,7 @@ extension Parser {
             if let f = furthest, p.start < f.end || (f.open && p.start == f.start) {
                 let (later, earlier) = p.segment.number > f.segment.number ? (p, f) : (f, p)
                 error(later.segment.at?.mark ?? later.segment.mark,
-                      "segment \(later.segment.number) of the \(track.title) (\(span(later)) on the timeline) overlaps segment \(earlier.segment.number) (\(span(earlier))): segments of one track never overlap")
+                      "segment \(later.segment.number) of \(track.named) (\(span(later)) on the timeline) overlaps segment \(earlier.segment.number) (\(span(earlier))): segments of one track never overlap")
             }
             if furthest == nil || p.end > furthest!.end { furthest = p }
         }
@@ -342,7 +492,7 @@ extension Parser {
     /// `audio-stretch` where nothing is stretched is said (a warning), not refused.
     mutating func checkAudioStretch(_ segment: Segment, of track: CompositionTrack, in composition: Composition) {
         guard let stretch = segment.audioStretch else { return }
-        let what = "segment \(segment.number) of the \(track.title)"
+        let what = "segment \(segment.number) of \(track.named)"
         if track.kind == .video && composition.explicitAudio != nil {
             warn(stretch.mark, "'audio-stretch' has no effect on \(what): the composition's audio track lists its own segments")
             return
@@ -376,7 +526,7 @@ extension Parser {
             }
             read.insert(kind.rawValue)
         }
-        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) where !read.contains(track.kind.rawValue) {
+        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) + composition.mix where !read.contains(track.kind.rawValue) {
             warn(track.mark, "the composition's \(track.title) is not read by any reader output")
         }
     }

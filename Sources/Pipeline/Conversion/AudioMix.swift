@@ -1,0 +1,61 @@
+import Recipe
+
+/// How a composition's audio tracks become one (AVAudioMix): input 0 is the composition's sound
+/// (its audio list, or the video list's sound), input j its `mix:` input j. Each input's samples
+/// are weighted by its volume, summed, and limited.
+public struct AudioMix: Sendable, Hashable {
+    /// Per input (index = mix input, 0 the composition's own sound): its volume; nil: 1.
+    public var volumes: [Keyframes?]
+    public var limit: MixLimit
+    /// Per input: how long its fade from silence at its start and to silence at its end last
+    /// (nil: none). The planner resolves them onto the timeline (`fadeRamps`).
+    public var fades: [(in: MediaTime?, out: MediaTime?)]
+    /// Per input, the fades as ramps on the timeline (the planner's; a factor on the volume).
+    public internal(set) var fadeRamps: [[Ramp]] = []
+
+    public init(volumes: [Keyframes?], limit: MixLimit = .clip, fades: [(in: MediaTime?, out: MediaTime?)] = []) {
+        self.volumes = volumes; self.limit = limit; self.fades = fades
+    }
+
+    public static func == (a: AudioMix, b: AudioMix) -> Bool {
+        a.volumes == b.volumes && a.limit == b.limit && a.fadeRamps == b.fadeRamps
+            && a.fades.map { [$0.in, $0.out] } == b.fades.map { [$0.in, $0.out] }
+    }
+
+    public func hash(into h: inout Hasher) { h.combine(volumes); h.combine(limit); h.combine(fadeRamps) }
+
+    /// The volume of input `layer` (1 when it states none).
+    func volume(of layer: Int) -> Keyframes? { volumes.indices.contains(layer) ? volumes[layer] : nil }
+
+    /// The fade envelope of input `layer` (nil: none).
+    func fade(of layer: Int) -> Keyframes? {
+        fadeRamps.indices.contains(layer) && !fadeRamps[layer].isEmpty ? Keyframes(ramps: fadeRamps[layer]) : nil
+    }
+
+    /// The fades of every input on the timeline: input j plays from `spans[j].start` to
+    /// `spans[j].end`; a fade-in from silence over its first `in`, a fade-out over its last `out`
+    /// (each at most the input's length; when both are longer than half, they meet).
+    mutating func resolveFades(_ spans: [Int: (start: MediaTime, end: MediaTime)]) {
+        fadeRamps = volumes.indices.map { j in
+            guard fades.indices.contains(j), let span = spans[j], span.end > span.start else { return [] }
+            var ramps: [Ramp] = []
+            let length = span.end - span.start
+            if let d = fades[j].in {
+                ramps.append(Ramp(start: span.start, end: span.start + MediaTime.min(d, length), from: 0, to: 1))
+            }
+            if let d = fades[j].out {
+                let start = MediaTime.max(span.end - MediaTime.min(d, length), ramps.last?.end ?? span.start)
+                if start < span.end { ramps.append(Ramp(start: start, end: span.end, from: 1, to: 0)) }
+            }
+            return ramps
+        }
+    }
+
+    /// How `plan` says the limit rule.
+    public var limitDescription: String {
+        switch limit {
+        case .clip: return "clip: samples beyond full scale are cut to it"
+        case .soft: return "soft: samples above -1 dBFS bend smoothly towards full scale (tanh), never reaching it"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import CFFmpeg
+import Foundation
+import Recipe
+
+/// The arithmetic of a mix, on planar float frames of one rate and layout: an explicit weighted
+/// sum (no hidden 1/n), then the stated limit. Float has the headroom: a sum past full scale is
+/// kept until the limit decides.
+/// The output format a mix sums in: planar float at the output's rate and layout. Owns its
+/// channel layout (uninitialised once, in deinit).
+// Not Sendable: belongs to one mixer, on its lane.
+final class MixFormat {
+    let rate: Int32
+    let layoutName: String
+    private var layout = AVChannelLayout()
+
+    init(rate: Int32, layout name: String) throws(MediaError) {
+        self.rate = rate
+        layoutName = name
+        guard av_channel_layout_from_string(&layout, name) >= 0 else {
+            throw MediaError(.invalidSettings, "unknown channel layout '\(name)'", setting: "channel-layout")
+        }
+    }
+
+    deinit { av_channel_layout_uninit(&layout) }
+
+    var channels: Int32 { layout.nb_channels }
+
+    /// A silent frame of `count` samples to sum into.
+    func silence(count: Int32) throws(MediaError) -> Frame {
+        let f = try Frame.audio(samples: count, format: AV_SAMPLE_FMT_FLTP, layout: &layout, sampleRate: rate)
+        try FFmpeg.check(av_samples_set_silence(f.pointer.pointee.extended_data, 0, count, f.channels, AV_SAMPLE_FMT_FLTP), "cannot make silence")
+        return f
+    }
+
+    /// A queue of samples in this format.
+    func queue() -> AudioFIFO { AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels) }
+
+    /// A resampler from `frame`'s format to this one.
+    func resampler(from frame: Frame) throws(MediaError) -> Resampler {
+        try frame.makeResampler(toRate: rate, format: AV_SAMPLE_FMT_FLTP, layout: layoutName)
+    }
+}
+
+enum MixKernel {
+    /// `sum[c][i] += gains[i] · input[c][i]` for i < input's samples (both planar float, same layout).
+    static func accumulate(_ input: Frame, gains: [Float], into sum: Frame) {
+        let n = Int(min(input.samples, sum.samples, Int32(gains.count)))
+        for c in 0..<Int(min(input.channels, sum.channels)) {
+            guard let src = input.pointer.pointee.extended_data[c], let dst = sum.pointer.pointee.extended_data[c] else { continue }
+            let s = UnsafeMutableRawPointer(src).assumingMemoryBound(to: Float.self)
+            let d = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Float.self)
+            gains.withUnsafeBufferPointer { g in
+                for i in 0..<n { d[i] += g[i] * s[i] }
+            }
+        }
+    }
+
+    /// The soft limiter's knee: samples up to −1 dBFS pass untouched.
+    static let knee = Float(pow(10, -1.0 / 20))
+
+    /// Applies `rule` to every sample of `sum`.
+    static func limit(_ sum: Frame, _ rule: MixLimit) {
+        let n = Int(sum.samples)
+        for c in 0..<Int(sum.channels) {
+            guard let plane = sum.pointer.pointee.extended_data[c] else { continue }
+            let d = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
+            for i in 0..<n { d[i] = limited(d[i], rule) }
+        }
+    }
+
+    /// One sample through the limit: `clip` cuts at ±1; `soft` bends what is above the knee
+    /// towards ±1 along tanh, continuous and smooth at the knee, never reaching full scale.
+    static func limited(_ x: Float, _ rule: MixLimit) -> Float {
+        switch rule {
+        case .clip: return min(1, max(-1, x))
+        case .soft:
+            let a = abs(x)
+            guard a > knee else { return x }
+            let room = 1 - knee
+            let y = knee + room * Float(tanh(Double((a - knee) / room)))
+            return x < 0 ? -y : y
+        }
+    }
+
+    /// The first sample's channels, for tests: `[channel][sample]`.
+    static func samples(_ f: Frame) -> [[Float]] {
+        (0..<Int(f.channels)).map { c in
+            guard let plane = f.pointer.pointee.extended_data[c] else { return [] }
+            let p = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
+            return Array(UnsafeBufferPointer(start: p, count: Int(f.samples)))
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Recipe
+
+/// N audio tracks of the timeline → 1 (AVAudioMix): each input's samples are brought to the
+/// output's rate and layout (mono is copied to both sides, 5.1 down-mixed with libswresample's
+/// standard coefficients), weighted per sample by its volume at that sample's time on the
+/// timeline, summed, and limited by the stated rule. Every input is a sequence that starts at
+/// sample 0 and runs contiguously (gaps filled with silence), so sample k of each is sample k of
+/// the output: nothing is aligned by guesswork.
+final class AudioMixer: SourceStage {
+    struct Input {
+        let stage: any SourceStage
+        /// nil: 1 throughout.
+        let volume: Keyframes?
+        /// Its fades from and to silence, a factor on the volume; nil: none.
+        var fade: Keyframes? = nil
+    }
+
+    private final class Feed {
+        let stage: any SourceStage
+        let volume: Keyframes?
+        let fade: Keyframes?
+        var resampler: Resampler?
+        let fifo: AudioFIFO
+        var done = false
+        /// Reused per chunk: the gains of the chunk's samples.
+        var gains: [Float] = []
+        init(_ input: Input, format: MixFormat) {
+            stage = input.stage; volume = input.volume; fade = input.fade
+            fifo = format.queue()
+        }
+    }
+
+    private let feeds: [Feed]
+    private let format: MixFormat
+    private let limit: MixLimit
+    /// The output's sample count (the timeline's end at the output rate); nil: where the inputs end.
+    private let end: Int64?
+    private var position: Int64 = 0
+    static let chunk: Int32 = 1024
+
+    init(inputs: [Input], rate: Int32, layout: String, limit: MixLimit, end: Int64?) throws(MediaError) {
+        let format = try MixFormat(rate: rate, layout: layout)
+        self.format = format
+        self.limit = limit
+        self.end = end
+        feeds = inputs.map { Feed($0, format: format) }
+    }
+
+    var statistics: LaneStatistics {
+        var s = LaneStatistics(track: feeds.first?.stage.statistics.track ?? 0)
+        for f in feeds { s.addReading(of: f.stage.statistics) }
+        return s
+    }
+
+    /// The input being read last names the file and time of an error.
+    private var current: (any SourceStage)?
+    var lastTime: MediaTime { current?.lastTime ?? .invalid }
+    var file: String? { current?.file }
+
+    func next() throws(MediaError) -> TimedFrame? {
+        if let end, position >= end { return nil }
+        for feed in feeds { try fill(feed) }
+        let available = feeds.map { Int64($0.fifo.count) }.max() ?? 0
+        var n = min(Int64(Self.chunk), available)
+        if let end { n = min(n, end - position) }
+        guard n > 0 else { return nil }
+        let sum = try format.silence(count: Int32(n))
+        for feed in feeds where feed.fifo.count > 0 {
+            let take = Int32(min(n, Int64(feed.fifo.count)))
+            let part = try format.silence(count: take)
+            _ = try feed.fifo.read(into: part, samples: take)
+            gains(for: feed, count: Int(take))
+            MixKernel.accumulate(part, gains: feed.gains, into: sum)
+        }
+        MixKernel.limit(sum, limit)
+        let at = position
+        position += n
+        return .samples(sum, position: at)
+    }
+
+    /// Reads `feed` until it holds a chunk or has ended (its resampler drained).
+    private func fill(_ feed: Feed) throws(MediaError) {
+        while !feed.done && feed.fifo.count < Self.chunk {
+            current = feed.stage
+            guard let timed = try feed.stage.next() else {
+                if let r = feed.resampler, let tail = try r.convert(nil) { try feed.fifo.write(tail) }
+                feed.done = true
+                return
+            }
+            guard case .samples(let frame, _) = timed else { continue }
+            if let r = feed.resampler, !r.takes(frame) {
+                // The next file's sound has another rate or layout: the old resampler's tail first.
+                if let tail = try r.convert(nil) { try feed.fifo.write(tail) }
+                feed.resampler = nil
+            }
+            if feed.resampler == nil {
+                feed.resampler = try format.resampler(from: frame)
+            }
+            if let out = try feed.resampler?.convert(frame) { try feed.fifo.write(out) }
+        }
+    }
+
+    /// The feed's volume for output samples `position ..< position + count`.
+    private func gains(for feed: Feed, count: Int) {
+        if feed.gains.count != count { feed.gains = Array(repeating: 1, count: count) }
+        let r = Double(format.rate)
+        if let volume = feed.volume, !volume.isConstant {
+            for i in 0..<count { feed.gains[i] = Float(volume.value(atSeconds: Double(position + Int64(i)) / r)) }
+        } else {
+            let g = Float(feed.volume?.constant ?? 1)
+            for i in 0..<count { feed.gains[i] = g }
+        }
+        if let fade = feed.fade {
+            for i in 0..<count { feed.gains[i] *= Float(fade.value(atSeconds: Double(position + Int64(i)) / r)) }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// How a ramp moves from its start value to its end value (AVFoundation ramps are linear; these
+/// are the curves editors offer).
+public enum RampCurve: String, Sendable, Hashable, CaseIterable {
+    /// The value moves evenly.
+    case linear
+    /// The value's square moves evenly: for a volume, the power does, so a cross-fade of two
+    /// inputs (one 1 → 0, the other 0 → 1) keeps their summed power constant.
+    case equalPower = "equal-power"
+    /// Slow at both ends (smoothstep: 3x² − 2x³).
+    case easeInOut = "ease-in-out"
+
+    /// The ramp's value at fraction `x` (0…1) of its length.
+    public func value(from a: Double, to b: Double, at x: Double) -> Double {
+        let x = min(1, max(0, x))
+        switch self {
+        case .linear: return a + (b - a) * x
+        case .easeInOut: return a + (b - a) * (x * x * (3 - 2 * x))
+        case .equalPower: return (a * a + (b * b - a * a) * x).squareRoot()
+        }
+    }
+}
+
+/// One ramp: over `[start, end)` of the timeline, from `from` to `to` along `curve`.
+public struct Ramp: Sendable, Hashable {
+    public let start: MediaTime
+    public let end: MediaTime
+    public let from: Double
+    public let to: Double
+    public let curve: RampCurve
+    /// Where it was written (its `-`).
+    public let mark: Mark
+
+    public init(start: MediaTime, end: MediaTime, from: Double, to: Double, curve: RampCurve = .linear, mark: Mark = Mark(line: 0, column: 0)) {
+        self.start = start; self.end = end; self.from = from; self.to = to; self.curve = curve; self.mark = mark
+    }
+}
+
+/// A value over the timeline: constant, or ramps. Before the first ramp its start value holds,
+/// after the last its end value, and between two ramps the earlier one's end value (the guide's
+/// rule for AVAudioMix volume ramps and layer opacity ramps).
+public struct Keyframes: Sendable, Hashable {
+    public let constant: Double
+    /// In timeline order, none overlapping (the parser checks).
+    public let ramps: [Ramp]
+    public let mark: Mark
+
+    public init(constant: Double, mark: Mark = Mark(line: 0, column: 0)) {
+        self.constant = constant; self.ramps = []; self.mark = mark
+    }
+
+    public init(ramps: [Ramp], mark: Mark = Mark(line: 0, column: 0)) {
+        self.constant = ramps.first?.from ?? 1
+        self.ramps = ramps
+        self.mark = mark
+    }
+
+    public var isConstant: Bool { ramps.isEmpty }
+
+    /// The value at `t` (seconds on the timeline).
+    public func value(atSeconds t: Double) -> Double {
+        guard let first = ramps.first else { return constant }
+        if t < first.start.seconds { return first.from }
+        var held = first.from
+        for r in ramps {
+            let s = r.start.seconds, e = r.end.seconds
+            if t < s { return held }
+            if t < e { return r.curve.value(from: r.from, to: r.to, at: (t - s) / (e - s)) }
+            held = r.to
+        }
+        return held
+    }
+}
+
+/// What a mix does with a sum beyond full scale.
+public enum MixLimit: String, Sendable, Hashable, CaseIterable {
+    /// Samples beyond ±1 are cut to ±1.
+    case clip
+    /// Samples above −1 dBFS are bent smoothly towards ±1 (never reaching it); below, untouched.
+    case soft
+}
