@@ -30,6 +30,10 @@ struct RunCommandTests {
             let recipePath = repo.appendingPathComponent("recipes/\(name)").path
             let recipe = try RecipeParser.parse(String(contentsOfFile: recipePath, encoding: .utf8), file: name).get()
             if recipe.composition != nil {
+                if name == "music-bed.yaml" {
+                    try FileManager.default.createDirectory(atPath: dir.file("samples"), withIntermediateDirectories: true)
+                    try FileManager.default.copyItem(atPath: repo.appendingPathComponent("samples/music.m4a").path, toPath: dir.file("samples/music.m4a"))
+                }
                 if name == "concat.yaml" {
                     // Its intro and outro are the shipped samples, relative to the current folder.
                     try FileManager.default.createDirectory(atPath: dir.file("samples"), withIntermediateDirectories: true)
@@ -83,6 +87,36 @@ struct RunCommandTests {
                     #expect(pictures[839].stamp(x: 160, y: 0, width: 960, height: 720) == 119)
                     let audio = try #require(try Asset.load(out).track(.audio, ordinal: 0))
                     #expect(abs(audio.duration.seconds - 7) < 0.03, "sound lasts \(audio.duration.seconds) s")
+                case "music-bed.yaml":
+                    // The 3 s clip with samples/music.m4a (8 s) under it: cut at 3 s, at -6 dB, then
+                    // -18 dB from 1.5 s, faded out over the last second. The music's 220 Hz note
+                    // is measured where nothing else changes: its level follows the recipe.
+                    #expect(r.status == 0, "\(name): \(r.stderr)")
+                    let out = dir.file("clip-music.mp4")
+                    #expect(try SampleReaderStamps.read(out) == (0..<360).map { Optional($0) }, "\(name)")
+                    let audio = try #require(try Asset.load(out).track(.audio, ordinal: 0))
+                    #expect(abs(audio.duration.seconds - 3) < 0.03, "the music is cut where the clip ends: \(audio.duration.seconds) s")
+                    let reader = try SampleReader(path: out, track: .type(.audio, 0))
+                    var x: [Float] = []
+                    while let a = try reader.nextAudio() { x += a.samples }
+                    /// The 220 Hz magnitude of 100 ms (Hann window) from `t`.
+                    func note(at t: Double) -> Double {
+                        let a = Int(t * 48000), n = 4800
+                        var s1 = 0.0, s2 = 0.0
+                        let c = 2 * cos(2 * Double.pi * 220 / 48000)
+                        for i in 0..<n {
+                            let w = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))
+                            let s0 = w * Double(x[a + i]) + c * s1 - s2
+                            s2 = s1; s1 = s0
+                        }
+                        return (s1 * s1 + s2 * s2 - c * s1 * s2).squareRoot()
+                    }
+                    /// The music's own swell (make-sample.sh --music) at the window's middle.
+                    func swell(_ t: Double) -> Double { 0.75 + 0.25 * sin(Double.pi * (t + 0.05)) }
+                    let early = note(at: 0.7), late = note(at: 1.7)
+                    let expected = 20 * log10(swell(1.7) * pow(10, -18.0 / 20) / (swell(0.7) * pow(10, -6.0 / 20)))
+                    #expect(abs(20 * log10(late / early) - expected) < 1, "the music lowered by 12 dB: \(20 * log10(late / early)) dB, expected \(expected)")
+                    #expect(20 * log10(note(at: 2.9) / early) < -25, "faded out at the end: \(20 * log10(note(at: 2.9) / early)) dB")
                 default:
                     Issue.record("\(name): a composition recipe this test does not know")
                 }
