@@ -89,6 +89,7 @@ struct PlanCommand: Command {
             "timeRange": timeRangeObject(p),
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
             "mix": p.audioMix.map(MixText.object) ?? NSNull(),
+            "fade": p.outputFade.map { f in f.ramps.map { ["kind": $0.from < $0.to ? "in" : "out", "start": $0.start.seconds, "end": $0.end.seconds] as [String: Any] } } ?? NSNull(),
             "tracks": tracks,
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) },
         ]
@@ -114,7 +115,16 @@ struct PlanCommand: Command {
                              + (s.mixInput.map { "  mix \($0)" } ?? ""))
             }
             lines += TimelinePicture.lines(segments, total: p.duration, files: p.sources.map(\.path))
-            if let mix = p.audioMix { lines += MixText.lines(mix) }
+            if let fade = p.outputFade {
+                let parts = fade.ramps.map { r in
+                    r.from < r.to ? "in \(r.start.secondsDescription)–\(r.end.secondsDescription) from black and silence"
+                                  : "out \(r.start.secondsDescription)–\(r.end.secondsDescription) to black and silence"
+                }
+                lines.append("fade     " + parts.joined(separator: ", "))
+            }
+            if let mix = p.audioMix, !(mix.volumes.count == 1 && mix.volumes[0] == nil && (mix.fadeRamps.first ?? []).isEmpty) {
+                lines += MixText.lines(mix)
+            }
         } else {
             lines.append("source   \(p.source.path)  [\(p.source.duration.secondsDescription)]")
             lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")

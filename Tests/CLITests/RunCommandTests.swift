@@ -87,6 +87,31 @@ struct RunCommandTests {
                     #expect(pictures[839].stamp(x: 160, y: 0, width: 960, height: 720) == 119)
                     let audio = try #require(try Asset.load(out).track(.audio, ordinal: 0))
                     #expect(abs(audio.duration.seconds - 7) < 0.03, "sound lasts \(audio.duration.seconds) s")
+                case "fade-in-out.yaml":
+                    // The 3 s clip from black and silence over its first second, to them over its last.
+                    #expect(r.status == 0, "\(name): \(r.stderr)")
+                    let out = dir.file("clip-faded.mp4")
+                    let reader = try SampleReader(path: out, track: .type(.video, 0))
+                    var pictures: [DecodedPicture] = []
+                    while let p = try reader.nextPicture() { pictures.append(p) }
+                    #expect(pictures.count == 360)
+                    func mean(_ p: DecodedPicture) -> Double { Double(p.luma.reduce(0) { $0 + Int($1) }) / Double(p.luma.count) }
+                    #expect(mean(pictures[0]) < 2, "the first picture is black: \(mean(pictures[0]))")
+                    // Untouched between the fades: every frame its own.
+                    #expect(pictures[120..<240].map(\.stamp) == (120..<240).map { Optional($0) })
+                    // Halfway through each fade, half the brightness of the same picture unfaded.
+                    let full = mean(pictures[120])
+                    #expect(abs(mean(pictures[60]) / full - 0.5) < 0.05, "at 0.5 s: \(mean(pictures[60]) / full) of full")
+                    #expect(abs(mean(pictures[300]) / full - 0.5) < 0.05, "at 2.5 s: \(mean(pictures[300]) / full) of full")
+                    let sound = try SampleReader(path: out, track: .type(.audio, 0))
+                    var x: [Float] = []
+                    while let a = try sound.nextAudio() { x += a.samples }
+                    func rms(_ t: Double) -> Double {
+                        let a = Int(t * 48000) - 480
+                        return (x[a..<(a + 960)].reduce(0.0) { $0 + Double($1) * Double($1) } / 960).squareRoot()
+                    }
+                    #expect(abs(20 * log10(rms(0.5) / rms(1.5)) + 6.02) < 1, "the sound at 0.5 s: \(20 * log10(rms(0.5) / rms(1.5))) dB")
+                    #expect(rms(2.99) < rms(1.5) / 20, "silent at the end")
                 case "music-bed.yaml":
                     // The 3 s clip with samples/music.m4a (8 s) under it: cut at 3 s, at -6 dB, then
                     // -18 dB from 1.5 s, faded out over the last second. The music's 220 Hz note

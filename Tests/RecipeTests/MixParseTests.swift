@@ -100,6 +100,14 @@ struct MixParseTests {
         #expect(recipeErrors(text) == expected)
     }
 
+    @Test("the whole output's fades: 'fade-in' and 'fade-out' on the composition; 0 is an error at its place")
+    func outputFades() throws {
+        let r = try RecipeParser.parse(Self.with([13: "  fade-in: 1s\n  fade-out: 500ms"]), file: "r.yaml").get()
+        #expect(r.composition?.fadeIn?.value == MediaTime(seconds: 1) && r.composition?.fadeOut?.value == MediaTime(value: 1, timescale: 2))
+        #expect(recipeErrors(Self.with([13: "  fade-in: 0s"])) == ["r.yaml:13:12: error: 'fade-in' must be longer than 0"])
+        #expect(recipeErrors(Self.with([13: "  fade-out: soon"])) == ["r.yaml:13:13: error: 'fade-out' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not 'soon'"])
+    }
+
     @Test("'limit' without a mix input is a warning at its place")
     func limitWithoutMix() throws {
         let r = try RecipeParser.parse(Self.with([9: "", 10: "", 11: "", 12: ""]), file: "r.yaml").get()

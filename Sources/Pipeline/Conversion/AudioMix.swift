@@ -12,13 +12,15 @@ public struct AudioMix: Sendable, Hashable {
     public var fades: [(in: MediaTime?, out: MediaTime?)]
     /// Per input, the fades as ramps on the timeline (the planner's; a factor on the volume).
     public internal(set) var fadeRamps: [[Ramp]] = []
+    /// The whole output's fade (the composition's `fade-in`/`fade-out`), a factor on the sum.
+    public internal(set) var master: Keyframes?
 
     public init(volumes: [Keyframes?], limit: MixLimit = .clip, fades: [(in: MediaTime?, out: MediaTime?)] = []) {
         self.volumes = volumes; self.limit = limit; self.fades = fades
     }
 
     public static func == (a: AudioMix, b: AudioMix) -> Bool {
-        a.volumes == b.volumes && a.limit == b.limit && a.fadeRamps == b.fadeRamps
+        a.volumes == b.volumes && a.limit == b.limit && a.fadeRamps == b.fadeRamps && a.master == b.master
             && a.fades.map { [$0.in, $0.out] } == b.fades.map { [$0.in, $0.out] }
     }
 
@@ -37,18 +39,23 @@ public struct AudioMix: Sendable, Hashable {
     /// (each at most the input's length; when both are longer than half, they meet).
     mutating func resolveFades(_ spans: [Int: (start: MediaTime, end: MediaTime)]) {
         fadeRamps = volumes.indices.map { j in
-            guard fades.indices.contains(j), let span = spans[j], span.end > span.start else { return [] }
-            var ramps: [Ramp] = []
-            let length = span.end - span.start
-            if let d = fades[j].in {
-                ramps.append(Ramp(start: span.start, end: span.start + MediaTime.min(d, length), from: 0, to: 1))
-            }
-            if let d = fades[j].out {
-                let start = MediaTime.max(span.end - MediaTime.min(d, length), ramps.last?.end ?? span.start)
-                if start < span.end { ramps.append(Ramp(start: start, end: span.end, from: 1, to: 0)) }
-            }
-            return ramps
+            guard fades.indices.contains(j), let span = spans[j] else { return [] }
+            return Self.fadeRamps(in: fades[j].in, out: fades[j].out, start: span.start, end: span.end)?.ramps ?? []
         }
+    }
+
+    /// A fade from 0 over the first `in` of `[start, end)` and to 0 over its last `out`, linear;
+    /// each at most the span (a fade-out longer than what follows the fade-in starts where it ends).
+    static func fadeRamps(in fadeIn: MediaTime?, out fadeOut: MediaTime?, start: MediaTime, end: MediaTime) -> Keyframes? {
+        guard end > start else { return nil }
+        var ramps: [Ramp] = []
+        let length = end - start
+        if let d = fadeIn { ramps.append(Ramp(start: start, end: start + MediaTime.min(d, length), from: 0, to: 1)) }
+        if let d = fadeOut {
+            let from = MediaTime.max(end - MediaTime.min(d, length), ramps.last?.end ?? start)
+            if from < end { ramps.append(Ramp(start: from, end: end, from: 1, to: 0)) }
+        }
+        return ramps.isEmpty ? nil : Keyframes(ramps: ramps)
     }
 
     /// How `plan` says the limit rule.

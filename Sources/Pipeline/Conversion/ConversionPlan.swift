@@ -63,6 +63,9 @@ public struct ConversionRequest: Sendable {
     /// A composition's audio mix: the volumes of its sound and its `mix:` inputs (their segments
     /// are in `timeline` with `layer` ≥ 1); nil: its sound as it is.
     public var audioMix: AudioMix?
+    /// A composition's fades of the whole output: from black and silence over its first `in`, to
+    /// them over its last `out`.
+    public var fade: (in: MediaTime?, out: MediaTime?)?
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks
@@ -119,6 +122,9 @@ public struct ConversionPlan: Sendable {
     var namedTracks: [Int: Int] = [:]
     /// A composition's audio mix (its inputs are the chain inputs' `layer`s); nil: no mixing.
     public internal(set) var audioMix: AudioMix?
+    /// The whole output's fade on the timeline (a factor 0…1: pictures over black, sound over
+    /// silence); nil: none.
+    public internal(set) var outputFade: Keyframes?
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -349,7 +355,10 @@ public enum Planner {
                 guard let own = ownTracks[composed.requests[k]], assets[segment.source].track(own.kind, ordinal: 0)?.index != own.index else { continue }
                 plan.namedTracks[k] = own.index
             }
-            if var mix = request.audioMix {
+            if let fade = request.fade, plan.duration.isNumeric, plan.duration > .zero {
+                plan.outputFade = AudioMix.fadeRamps(in: fade.in, out: fade.out, start: .zero, end: plan.duration)
+            }
+            if var mix = request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
                 // Each input's fades where it plays: the composition's sound over the whole
                 // timeline, a mix input from its first segment's start to its last one's end.
                 var spans: [Int: (start: MediaTime, end: MediaTime)] = [0: (.zero, plan.duration)]
@@ -359,6 +368,7 @@ public enum Planner {
                     spans[j] = (MediaTime.min(old.start, range.start), MediaTime.max(old.end, range.end))
                 }
                 mix.resolveFades(spans)
+                mix.master = plan.outputFade
                 plan.audioMix = mix
             }
             plan.notices += composed.notices

@@ -110,7 +110,7 @@ public final class ExportSession: Sendable {
                 }
                 let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
                                          timeBase: first.outputTimeBase, frameRate: first.outputFrameRate,
-                                         fitsPictures: !plan.extraSources.isEmpty)
+                                         fitsPictures: !plan.extraSources.isEmpty, fade: plan.outputFade)
                 var stage: any SourceStage = first
                 if plan.isComposed {
                     let end = s.frameRate.flatMap { rate in TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) }
@@ -146,7 +146,7 @@ public final class ExportSession: Sendable {
                     return StagedLane(env: env, track: lp.track.index, stage: sequences[0].stage, sink: sink)
                 }
                 let mixer = try AudioMixer(inputs: sequences.map { AudioMixer.Input(stage: $0.stage, volume: mix.volume(of: $0.layer), fade: mix.fade(of: $0.layer)) },
-                                           rate: rate, layout: s.channelLayout, limit: mix.limit, end: end)
+                                           rate: rate, layout: s.channelLayout, limit: mix.limit, end: end, master: mix.master)
                 return StagedLane(env: env, track: lp.track.index, stage: mixer, sink: sink)
             case .passthrough where lp.track.mediaType == .subtitle:
                 let segment = try chain.onlySegment()

@@ -238,7 +238,12 @@ public enum RecipeCompiler {
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
         request.timeline = timeline(of: recipe, files: files, input: source)
-        if let composition = recipe.composition, composition.mixes {
+        if let composition = recipe.composition, composition.fadeIn != nil || composition.fadeOut != nil {
+            request.fade = (composition.fadeIn?.value, composition.fadeOut?.value)
+        }
+        // The whole output's fades need no inputs' volumes: the planner gives the sound a mix of one.
+        if let composition = recipe.composition, !composition.mix.isEmpty
+            || composition.explicitAudio.map({ $0.volume != nil || $0.fadeIn != nil || $0.fadeOut != nil }) == true {
             let tracks = [composition.explicitAudio] + composition.mix.map { Optional($0) }
             request.audioMix = AudioMix(volumes: tracks.map { $0?.volume }, limit: composition.limit?.value ?? .clip,
                                         fades: tracks.map { ($0?.fadeIn?.value, $0?.fadeOut?.value) })

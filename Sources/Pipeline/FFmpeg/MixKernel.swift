@@ -55,6 +55,18 @@ enum MixKernel {
         }
     }
 
+    /// `sum[c][i] *= gains[i]`.
+    static func scale(_ sum: Frame, by gains: [Float]) {
+        let n = Int(min(sum.samples, Int32(gains.count)))
+        for c in 0..<Int(sum.channels) {
+            guard let plane = sum.pointer.pointee.extended_data[c] else { continue }
+            let d = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
+            gains.withUnsafeBufferPointer { g in
+                for i in 0..<n { d[i] *= g[i] }
+            }
+        }
+    }
+
     /// The soft limiter's knee: samples up to −1 dBFS pass untouched.
     static let knee = Float(pow(10, -1.0 / 20))
 

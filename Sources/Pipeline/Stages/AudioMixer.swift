@@ -38,7 +38,12 @@ final class AudioMixer: SourceStage {
     private var position: Int64 = 0
     static let chunk: Int32 = 1024
 
-    init(inputs: [Input], rate: Int32, layout: String, limit: MixLimit, end: Int64?) throws(MediaError) {
+    /// The whole output's fade, a factor on the sum.
+    private let master: Keyframes?
+    private var masterGains: [Float] = []
+
+    init(inputs: [Input], rate: Int32, layout: String, limit: MixLimit, end: Int64?, master: Keyframes? = nil) throws(MediaError) {
+        self.master = master
         let format = try MixFormat(rate: rate, layout: layout)
         self.format = format
         self.limit = limit
@@ -71,6 +76,12 @@ final class AudioMixer: SourceStage {
             _ = try feed.fifo.read(into: part, samples: take)
             gains(for: feed, count: Int(take))
             MixKernel.accumulate(part, gains: feed.gains, into: sum)
+        }
+        if let master {
+            if masterGains.count != Int(n) { masterGains = Array(repeating: 1, count: Int(n)) }
+            let r = Double(format.rate)
+            for i in 0..<Int(n) { masterGains[i] = Float(master.value(atSeconds: Double(position + Int64(i)) / r)) }
+            MixKernel.scale(sum, by: masterGains)
         }
         MixKernel.limit(sum, limit)
         let at = position

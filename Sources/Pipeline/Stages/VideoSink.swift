@@ -23,14 +23,19 @@ final class VideoSink: SinkStage {
     /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
     /// durations at 0, and a container then gives the last sample none.
     private var pendingDurations: [Int64: Int64] = [:]
+    /// The composition's fade from and to black (a factor 0…1 at each picture's time); nil: none.
+    private let fade: Keyframes?
+    private let timeBase: AVRational
     private(set) var unitsOut = 0
     private(set) var packetsWritten = 0
 
     /// Opens the encoder (time base and rate: what the stage before stamps pictures in) and adds
     /// the writer input.
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
-         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false) throws(MediaError) {
+         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false, fade: Keyframes? = nil) throws(MediaError) {
         self.env = env
+        self.fade = fade
+        self.timeBase = timeBase
         self.output = output
         self.settings = settings
         guard let format = PixelFormats.named(settings.pixelFormat) else {
@@ -90,7 +95,12 @@ final class VideoSink: SinkStage {
             scaled = try convert(source)
             lastScaled = (source, scaled)
         }
-        let frame = try scaled.reference()
+        var frame = try scaled.reference()
+        if let fade {
+            // At the picture's start on the timeline; a new picture (the scaled one may be shown again).
+            let amount = fade.value(atSeconds: MediaTime(ts: pts, timeBase: timeBase).seconds)
+            if amount < 1 { frame = try scaled.fadedToBlack(amount) }
+        }
         frame.pts = pts
         frame.clearPictureType()
         if duration > 0 { pendingDurations[pts] = duration }

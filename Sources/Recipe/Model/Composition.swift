@@ -233,6 +233,10 @@ public struct Composition: Sendable {
     public let mix: [CompositionTrack]
     /// What the mix does with a sum beyond full scale; nil: `clip`.
     public let limit: Located<MixLimit>?
+    /// The whole output's fades: from black and silence over its first `fadeIn`, to them over
+    /// its last `fadeOut`.
+    public var fadeIn: Located<MediaTime>?
+    public var fadeOut: Located<MediaTime>?
     /// The `composition:` key.
     public let mark: Mark
 
@@ -253,8 +257,9 @@ public struct Composition: Sendable {
 
     /// Whether the sound is mixed (several inputs, or a volume to apply) rather than played as is.
     public var mixes: Bool {
-        guard let audio = explicitAudio else { return !mix.isEmpty }
-        return !mix.isEmpty || audio.volume != nil || audio.fadeIn != nil || audio.fadeOut != nil
+        if !mix.isEmpty || fadeIn != nil || fadeOut != nil { return true }
+        guard let audio = explicitAudio else { return false }
+        return audio.volume != nil || audio.fadeIn != nil || audio.fadeOut != nil
     }
 
     /// Whether a segment plays the source's own slow-motion segments: its own `slow-motion:`,

@@ -2,7 +2,7 @@ import Foundation
 
 /// `sources:` and `composition:` (docs/recipes.md, "Compositions").
 extension RecipeParser {
-    static let compositionKeys = ["video", "audio", "mix", "limit", "slow-motion", "audio-stretch"]
+    static let compositionKeys = ["video", "audio", "mix", "limit", "fade-in", "fade-out", "slow-motion", "audio-stretch"]
     /// An audio track written as a mapping (`audio:`, each input of `mix:`).
     static let audioTrackKeys = ["segments", "volume", "fade-in", "fade-out"]
     static let rampKeys = ["start", "end", "duration", "from", "to", "curve"]
@@ -70,6 +70,7 @@ extension Parser {
         var ok = errors.count == before && !truncated
         var video: CompositionTrack?, audio: CompositionTrack?, mix: [CompositionTrack] = []
         var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?, limit: Located<MixLimit>?
+        var fades: [String: Located<MediaTime>] = [:]
         for (key, value, _) in pairs {
             switch key {
             case "video", "audio":
@@ -79,6 +80,10 @@ extension Parser {
             case "mix":
                 guard let inputs = mixInputs(value) else { ok = false; continue }
                 mix = inputs
+            case "fade-in", "fade-out":
+                guard let t = time(value, key) else { ok = false; continue }
+                if t == .zero { error(value.mark, "'\(key)' must be longer than 0"); ok = false; continue }
+                fades[key] = Located(t, value.mark)
             case "limit":
                 guard let v = value.scalar.flatMap(MixLimit.init(rawValue:)) else {
                     error(value.mark, "'limit' must be clip or soft, not \(value.kindDescription)"
@@ -99,8 +104,11 @@ extension Parser {
             error(keyMark, "the composition has no segments: give it a 'video:' or 'audio:' list of segments")
             return
         }
-        recipe.composition = Composition(video: video, explicitAudio: audio, slowMotion: slowMotion, audioStretch: audioStretch,
-                                         mix: mix, limit: limit, mark: keyMark)
+        var composition = Composition(video: video, explicitAudio: audio, slowMotion: slowMotion, audioStretch: audioStretch,
+                                      mix: mix, limit: limit, mark: keyMark)
+        composition.fadeIn = fades["fade-in"]
+        composition.fadeOut = fades["fade-out"]
+        recipe.composition = composition
     }
 
     /// A composition track: a list of segments, or (audio) a mapping with `segments` and `volume`.
@@ -400,8 +408,10 @@ extension Parser {
         let video = composition.video.map { resolveSources($0, &used) }
         let audio = composition.explicitAudio.map { resolveSources($0, &used) }
         let mix = composition.mix.map { resolveSources($0, &used) }
-        let resolved = Composition(video: video, explicitAudio: audio, slowMotion: composition.slowMotion,
+        var resolved = Composition(video: video, explicitAudio: audio, slowMotion: composition.slowMotion,
                                    audioStretch: composition.audioStretch, mix: mix, limit: composition.limit, mark: composition.mark)
+        resolved.fadeIn = composition.fadeIn
+        resolved.fadeOut = composition.fadeOut
         recipe.composition = resolved
         if let limit = composition.limit, mix.isEmpty {
             warn(limit.mark, "'limit' has no effect: the composition mixes nothing (list 'mix:' inputs)")
