@@ -89,7 +89,10 @@ struct PlanCommand: Command {
             "timeRange": timeRangeObject(p),
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
             "mix": p.audioMix.map(MixText.object) ?? NSNull(),
-            "fade": p.outputFade.map { f in f.ramps.map { ["kind": $0.from < $0.to ? "in" : "out", "start": $0.start.seconds, "end": $0.end.seconds] as [String: Any] } } ?? NSNull(),
+            "fade": p.pictureFades.isEmpty ? NSNull() : p.pictureFades.map { f -> [String: Any] in
+                ["kind": f.name, "start": f.ramp.start.seconds, "end": f.ramp.end.seconds, "color": f.color.description,
+                 "segment": f.segment ?? NSNull()]
+            },
             "tracks": tracks,
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) },
         ]
@@ -115,10 +118,14 @@ struct PlanCommand: Command {
                              + (s.mixInput.map { "  mix \($0)" } ?? ""))
             }
             lines += TimelinePicture.lines(segments, total: p.duration, files: p.sources.map(\.path))
-            if let fade = p.outputFade {
-                let parts = fade.ramps.map { r in
-                    r.from < r.to ? "in \(r.start.secondsDescription)–\(r.end.secondsDescription) from black and silence"
-                                  : "out \(r.start.secondsDescription)–\(r.end.secondsDescription) to black and silence"
+            if !p.pictureFades.isEmpty {
+                let parts = p.pictureFades.map { f in
+                    let span = "\(f.ramp.start.secondsDescription)–\(f.ramp.end.secondsDescription)"
+                    switch f.name {
+                    case "in": return "in \(span) from black and silence"
+                    case "out": return "out \(span) to black and silence"
+                    default: return "dip \(span) \(f.ramp.from > f.ramp.to ? "to" : "from") \(f.color) and silence (segment \(f.segment ?? 0))"
+                    }
                 }
                 lines.append("fade     " + parts.joined(separator: ", "))
             }

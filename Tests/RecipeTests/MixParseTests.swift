@@ -108,6 +108,24 @@ struct MixParseTests {
         #expect(recipeErrors(Self.with([13: "  fade-out: soon"])) == ["r.yaml:13:13: error: 'fade-out' must be a time like 1.5s, 250ms, 00:01:02.5 or 1001/30000, not 'soon'"])
     }
 
+    @Test("transitions: a dip on the video list's second segment; mistakes at their place")
+    func transitions() throws {
+        let two = Self.with([8: "    - { source: clip }\n    - { source: clip, transition: { kind: dip, duration: 1s, color: \"#FF8000\" } }"])
+        let r = try RecipeParser.parse(two, file: "r.yaml").get()
+        let t = try #require(r.composition?.video?.segments[1].transition)
+        #expect(t.kind == .dip && t.duration == MediaTime(seconds: 1) && t.color == RecipeColor(red: 255, green: 128, blue: 0))
+        #expect(recipeErrors(Self.with([8: "    - { source: clip, transition: { kind: dip, duration: 1s } }"]))
+                == ["r.yaml:8:23: error: segment 1 of the video track takes no 'transition': a transition joins a segment to the one before it"])
+        #expect(recipeErrors(Self.with([8: "    - { source: clip }\n    - { source: clip, transition: { kind: wipe, duration: 1s } }"]))
+                == ["r.yaml:9:43: error: 'kind' must be dip or cross-fade, not 'wipe' (did you mean 'dip'?)"])
+        #expect(recipeErrors(Self.with([8: "    - { source: clip }\n    - { source: clip, transition: { kind: dip } }"]))
+                == ["r.yaml:9:35: error: the transition needs 'duration'"])
+        #expect(recipeErrors(Self.with([8: "    - { source: clip }\n    - { source: clip, transition: { kind: dip, duration: 1s, color: red } }"]))
+                == ["r.yaml:9:69: error: 'color' must be black, white or \"#RRGGBB\" (quoted), not 'red'"])
+        #expect(recipeErrors(Self.with([12: "        - { source: music }\n        - { source: music, transition: { kind: dip, duration: 1s } }"]))
+                == ["r.yaml:13:28: error: segment 2 of mix input 1 takes no 'transition': transitions join the segments of the video track"])
+    }
+
     @Test("'limit' without a mix input is a warning at its place")
     func limitWithoutMix() throws {
         let r = try RecipeParser.parse(Self.with([9: "", 10: "", 11: "", 12: ""]), file: "r.yaml").get()

@@ -122,9 +122,11 @@ public struct ConversionPlan: Sendable {
     var namedTracks: [Int: Int] = [:]
     /// A composition's audio mix (its inputs are the chain inputs' `layer`s); nil: no mixing.
     public internal(set) var audioMix: AudioMix?
-    /// The whole output's fade on the timeline (a factor 0…1: pictures over black, sound over
-    /// silence); nil: none.
-    public internal(set) var outputFade: Keyframes?
+    /// Where the pictures fade towards a colour and the sound towards silence: the output's fades
+    /// and each dip transition, in order.
+    public internal(set) var pictureFades: [PictureFade] = []
+    /// All of `pictureFades` as one factor on the sound (nil: none).
+    public var outputFade: Keyframes? { pictureFades.isEmpty ? nil : Keyframes(ramps: pictureFades.map(\.ramp)) }
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -355,9 +357,15 @@ public enum Planner {
                 guard let own = ownTracks[composed.requests[k]], assets[segment.source].track(own.kind, ordinal: 0)?.index != own.index else { continue }
                 plan.namedTracks[k] = own.index
             }
-            if let fade = request.fade, plan.duration.isNumeric, plan.duration > .zero {
-                plan.outputFade = AudioMix.fadeRamps(in: fade.in, out: fade.out, start: .zero, end: plan.duration)
+            // Dips at the cuts that ask for one: the cut is where the segment's first piece starts.
+            var cuts: [(segment: Int, at: MediaTime, transition: Transition)] = []
+            var videoNumber = 0
+            for (i, r) in (request.timeline ?? []).enumerated() where r.list == .video && r.layer == 0 {
+                videoNumber += 1
+                guard let t = r.transition, let k = composed.requests.firstIndex(of: i) else { continue }
+                cuts.append((videoNumber, composed.timeline.segments[k].targetStart, t))
             }
+            plan.pictureFades = try PictureFade.plan(fadeIn: request.fade?.in, fadeOut: request.fade?.out, end: plan.duration, cuts: cuts, file: src)
             if var mix = request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
                 // Each input's fades where it plays: the composition's sound over the whole
                 // timeline, a mix input from its first segment's start to its last one's end.

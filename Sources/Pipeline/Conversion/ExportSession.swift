@@ -110,7 +110,7 @@ public final class ExportSession: Sendable {
                 }
                 let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
                                          timeBase: first.outputTimeBase, frameRate: first.outputFrameRate,
-                                         fitsPictures: !plan.extraSources.isEmpty, fade: plan.outputFade)
+                                         fitsPictures: !plan.extraSources.isEmpty, fades: plan.pictureFades)
                 var stage: any SourceStage = first
                 if plan.isComposed {
                     let end = s.frameRate.flatMap { rate in TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) }

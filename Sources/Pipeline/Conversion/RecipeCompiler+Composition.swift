@@ -3,7 +3,7 @@ import Recipe
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
     /// it (exit 65) rather than converting something else: slow motion from the source on an
-    /// audio track, or on a video track other than the file's first. Needs no file, so `batch`
+    /// audio track, or on a video track other than the file's first; a cross-fade. Needs no file, so `batch`
     /// says it once, before any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
@@ -15,6 +15,10 @@ extension RecipeCompiler {
                 if track.kind == .audio, composition.slowMotion(for: segment) == .fromSource {
                     let mark = segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
                     errors.append(recipe.diagnostic(mark, "'slow-motion: from-source' on the audio track is not yet supported: it is read from the video's frames, so give the composition a 'video:' track and the sound follows it"))
+                }
+                // A cross-fade shows two segments at once: layers, which this build does not compose.
+                if let t = segment.transition, t.kind == .crossFade {
+                    errors.append(recipe.diagnostic(t.mark, "a cross-fade is not yet supported: it shows two segments at once, as layers; 'kind: dip' goes through a colour, one segment after the other"))
                 }
                 // The phone's slow-motion data describes the file's first video track.
                 if track.kind == .video, composition.slowMotion(for: segment) == .fromSource, let own = segment.track,
@@ -45,6 +49,7 @@ extension RecipeCompiler {
                 // An audio list alone serves the audio lanes as the video list would.
                 r.list = composition.video == nil && track.layer == 0 ? .video : list
                 r.layer = track.layer
+                r.transition = segment.transition
                 // Found in the segment's own file at plan time (`SegmentTracks`).
                 if let own = segment.track, let kind = MediaType(rawValue: track.kind.rawValue) {
                     switch own.value {
@@ -92,6 +97,7 @@ extension RecipeCompiler {
               let segment = track.segments.first(where: { $0.number == number }) else { return nil }
         switch field {
         case "track": return segment.track?.mark ?? segment.mark
+        case "transition": return segment.transition?.mark ?? segment.mark
         case "start": return segment.start?.mark ?? segment.mark
         case "end": return segment.end?.mark ?? segment.duration?.mark ?? segment.mark
         case "at": return segment.at?.mark ?? segment.mark

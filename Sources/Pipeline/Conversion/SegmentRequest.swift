@@ -26,6 +26,8 @@ public struct SegmentRequest: Sendable, Hashable {
     /// `from-source`: the range plays as the phone stored its slow motion (`SlowMotionExpansion`),
     /// never with a `timing`.
     public var slowMotion: SlowMotion
+    /// How it joins the segment before it in the video list (`dip`); nil: a cut.
+    public var transition: Transition?
     /// The segment's own track of its file (the recipe's `track:`); nil: the lanes of each kind
     /// read their usual track of the file (see `SegmentTracks`).
     public var track: OwnTrack?

@@ -1,13 +1,17 @@
 import CFFmpeg
 
-/// A picture faded towards a colour: what a composition's `fade-in`/`fade-out` (dip from and to
-/// black) does to the pictures at its ends. Done in the picture's own format, component by
-/// component (8 bits, or up to 16 in two bytes): `black + (v − black)·amount`, rounded. The chroma
-/// planes of a 4:2:0 picture fade with the same amount as the luma they cover, so no colour shifts.
+import Recipe
+
+/// A picture faded towards a colour: what a composition's `fade-in`/`fade-out` and a `dip`
+/// transition do to the pictures around them. Done in the picture's own format, component by
+/// component (8 bits, or up to 16 in two bytes): `c + (v − c)·amount`, rounded, with c the
+/// colour's Y'CbCr in the picture's matrix (BT.601 for SD-tagged pictures, else BT.709), range and
+/// depth. The chroma planes of a 4:2:0 picture fade with the same amount as the luma they cover,
+/// so no colour shifts.
 extension Frame {
-    /// A new picture: this one at `amount` (1: itself, 0: black) over black. This picture is not
-    /// changed (repeated slots share it).
-    func fadedToBlack(_ amount: Double) throws(MediaError) -> Frame {
+    /// A new picture: this one at `amount` (1: itself, 0: the colour) over `color`. This picture
+    /// is not changed (repeated slots share it).
+    func faded(_ amount: Double, toward color: RecipeColor = .black) throws(MediaError) -> Frame {
         guard let d = av_pix_fmt_desc_get(pixelFormat)?.pointee else {
             throw MediaError(.unsupported, "cannot fade a picture of an unknown pixel format")
         }
@@ -25,11 +29,13 @@ extension Frame {
         let depth = Int(d.comp.0.depth)
         let full = pixelFormat.isFullRangeYUV || pointer.pointee.color_range == AVCOL_RANGE_JPEG
         let a = max(0, min(1, amount))
+        let target = Self.components(of: color, depth: depth, fullRange: full,
+                                     sd: [AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(pointer.pointee.colorspace))
         for p in 0..<3 {
             let chroma = p > 0
             let w = Int(chroma ? -((-width) >> d.log2_chroma_w) : width)
             let h = Int(chroma ? -((-height) >> d.log2_chroma_h) : height)
-            let black = chroma ? 1 << (depth - 1) : (full ? 0 : 16 << (depth - 8))
+            let black = target[p]
             guard let src = plane(Int32(p)), let dst = out.plane(Int32(p)) else { continue }
             let srcLine = lineSize(Int32(p)), dstLine = out.lineSize(Int32(p))
             for y in 0..<h {
@@ -44,5 +50,17 @@ extension Frame {
             }
         }
         return out
+    }
+
+    /// `color` as Y', Cb, Cr code values of `depth` bits, in full or limited range.
+    static func components(of color: RecipeColor, depth: Int, fullRange: Bool, sd: Bool) -> [Int] {
+        let (kr, kb) = sd ? (0.299, 0.114) : (0.2126, 0.0722)
+        let r = Double(color.red) / 255, g = Double(color.green) / 255, b = Double(color.blue) / 255
+        let y = kr * r + (1 - kr - kb) * g + kb * b
+        let cb = (b - y) / (2 * (1 - kb)), cr = (r - y) / (2 * (1 - kr))
+        let scale = Double(1 << (depth - 8))
+        let yCode = fullRange ? y * 255 : 16 + 219 * y
+        let cScale = fullRange ? 255.0 : 224.0
+        return [yCode, 128 + cScale * cb, 128 + cScale * cr].map { Int(($0 * scale).rounded()) }
     }
 }

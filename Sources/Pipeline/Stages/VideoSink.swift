@@ -23,8 +23,8 @@ final class VideoSink: SinkStage {
     /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
     /// durations at 0, and a container then gives the last sample none.
     private var pendingDurations: [Int64: Int64] = [:]
-    /// The composition's fade from and to black (a factor 0…1 at each picture's time); nil: none.
-    private let fade: Keyframes?
+    /// The composition's fades and dips towards a colour (by each picture's time); empty: none.
+    private let fades: [PictureFade]
     private let timeBase: AVRational
     private(set) var unitsOut = 0
     private(set) var packetsWritten = 0
@@ -32,9 +32,9 @@ final class VideoSink: SinkStage {
     /// Opens the encoder (time base and rate: what the stage before stamps pictures in) and adds
     /// the writer input.
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
-         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false, fade: Keyframes? = nil) throws(MediaError) {
+         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false, fades: [PictureFade] = []) throws(MediaError) {
         self.env = env
-        self.fade = fade
+        self.fades = fades
         self.timeBase = timeBase
         self.output = output
         self.settings = settings
@@ -96,10 +96,10 @@ final class VideoSink: SinkStage {
             lastScaled = (source, scaled)
         }
         var frame = try scaled.reference()
-        if let fade {
+        if !fades.isEmpty {
             // At the picture's start on the timeline; a new picture (the scaled one may be shown again).
-            let amount = fade.value(atSeconds: MediaTime(ts: pts, timeBase: timeBase).seconds)
-            if amount < 1 { frame = try scaled.fadedToBlack(amount) }
+            let (amount, color) = fades.amount(atSeconds: MediaTime(ts: pts, timeBase: timeBase).seconds)
+            if amount < 1 { frame = try scaled.faded(amount, toward: color) }
         }
         frame.pts = pts
         frame.clearPictureType()

@@ -138,6 +138,8 @@ public struct Segment: Sendable {
     public let slowMotion: Located<SlowMotion>?
     /// The segment's own `audio-stretch:`; see `Composition.audioStretch(for:)`.
     public let audioStretch: Located<AudioStretch>?
+    /// How it is joined to the segment before it (video list only); nil: a cut.
+    public var transition: Transition?
     /// Where the segment starts in the recipe (its `-`).
     public let mark: Mark
 

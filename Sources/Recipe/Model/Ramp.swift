@@ -80,3 +80,48 @@ public enum MixLimit: String, Sendable, Hashable, CaseIterable {
     /// Samples above −1 dBFS are bent smoothly towards ±1 (never reaching it); below, untouched.
     case soft
 }
+
+/// A colour as a recipe names it (`black`, `white`, `"#RRGGBB"`): 8-bit R'G'B'.
+public struct RecipeColor: Sendable, Hashable, CustomStringConvertible {
+    public let red: UInt8, green: UInt8, blue: UInt8
+    public init(red: UInt8, green: UInt8, blue: UInt8) { self.red = red; self.green = green; self.blue = blue }
+
+    public static let black = RecipeColor(red: 0, green: 0, blue: 0)
+    public static let white = RecipeColor(red: 255, green: 255, blue: 255)
+
+    /// `black`, `white`, `#RRGGBB` (either case); nil otherwise.
+    public init?(_ text: String) {
+        switch text.lowercased() {
+        case "black": self = .black
+        case "white": self = .white
+        default:
+            guard text.count == 7, text.first == "#", let v = UInt32(text.dropFirst(), radix: 16) else { return nil }
+            self.init(red: UInt8(v >> 16), green: UInt8((v >> 8) & 0xFF), blue: UInt8(v & 0xFF))
+        }
+    }
+
+    public var description: String {
+        if self == .black { return "black" }
+        if self == .white { return "white" }
+        return "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
+    }
+}
+
+/// How a segment of the video list is joined to the one before it.
+public struct Transition: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The earlier segment fades to a colour over the half before the cut, the later one from
+        /// it over the half after; the sound dips to silence with them.
+        case dip
+        /// The two segments overlap, one fading into the other (needs layers: not yet).
+        case crossFade = "cross-fade"
+    }
+    public let kind: Kind
+    /// Centred on the cut; the timeline's length does not change.
+    public let duration: MediaTime
+    public let color: RecipeColor
+    public let mark: Mark
+    public init(kind: Kind, duration: MediaTime, color: RecipeColor = .black, mark: Mark = Mark(line: 0, column: 0)) {
+        self.kind = kind; self.duration = duration; self.color = color; self.mark = mark
+    }
+}

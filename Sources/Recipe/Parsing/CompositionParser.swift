@@ -6,7 +6,8 @@ extension RecipeParser {
     /// An audio track written as a mapping (`audio:`, each input of `mix:`).
     static let audioTrackKeys = ["segments", "volume", "fade-in", "fade-out"]
     static let rampKeys = ["start", "end", "duration", "from", "to", "curve"]
-    static let segmentKeys = ["source", "track", "start", "end", "duration", "at", "speed", "target-duration", "slow-motion", "audio-stretch"]
+    static let segmentKeys = ["source", "track", "start", "end", "duration", "at", "speed", "target-duration", "slow-motion", "audio-stretch", "transition"]
+    static let transitionKeys = ["kind", "duration", "color"]
     /// The tokens a source path may hold: the input itself, or parts of its path.
     static let sourceTokens = ["input", "stem", "ext", "dir", "name"]
 }
@@ -275,17 +276,27 @@ extension Parser {
 
     /// One segment; nil when it has errors (each reported).
     mutating func segment(_ kind: TrackReference.Kind, _ number: Int, _ node: Node, layer: Int = 0) -> Segment? {
-        let what = "segment \(number) of the \(layer == 0 ? "\(kind.rawValue) track" : "mix input \(layer)")"
+        let what = "segment \(number) of " + (layer == 0 ? "the \(kind.rawValue) track" : "mix input \(layer)")
         guard let pairs = mapping(node, what, keys: RecipeParser.segmentKeys) else { return nil }
         var source: Located<String>?, track: Located<TrackReference>?
         var start: Located<MediaTime>?, end: Located<MediaTime>?, duration: Located<MediaTime>?, at: Located<MediaTime>?
         var speed: Located<SegmentSpeed>?, target: Located<MediaTime>?
         var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?
+        var transition: Transition?
         var keyMarks: [String: Mark] = [:]
         var ok = true
         for (key, value, keyMark) in pairs {
             keyMarks[key] = keyMark
             switch key {
+            case "transition":
+                guard kind == .video, layer == 0 else {
+                    error(keyMark, "\(what) takes no 'transition': transitions join the segments of the video track"); ok = false; continue
+                }
+                guard number > 1 else {
+                    error(keyMark, "\(what) takes no 'transition': a transition joins a segment to the one before it"); ok = false; continue
+                }
+                guard let t = transitionValue(value) else { ok = false; continue }
+                transition = t
             case "source":
                 guard let s = string(value, key) else { ok = false; continue }
                 if s.isEmpty { error(value.mark, "'source' must name a source"); ok = false; continue }
@@ -357,8 +368,44 @@ extension Parser {
         guard ok else { return nil }
         let timing: Located<SegmentTiming>? = speed.map { Located(.speed($0.value), $0.mark) } ?? target.map { Located(.targetDuration($0.value), $0.mark) }
         // An omitted source is resolved once every source is known (checkComposition).
-        return Segment(number: number, source: source ?? Located("", node.mark), track: track, start: start, end: end,
-                       duration: duration, at: at, timing: timing, slowMotion: slowMotion, audioStretch: audioStretch, mark: node.mark)
+        var made = Segment(number: number, source: source ?? Located("", node.mark), track: track, start: start, end: end,
+                           duration: duration, at: at, timing: timing, slowMotion: slowMotion, audioStretch: audioStretch, mark: node.mark)
+        made.transition = transition
+        return made
+    }
+
+    /// `{ kind: dip, duration: 1s, color: black }`.
+    mutating func transitionValue(_ node: Node) -> Transition? {
+        let before = errors.count
+        guard let pairs = mapping(node, "the transition", keys: RecipeParser.transitionKeys), errors.count == before else { return nil }
+        var kind: Transition.Kind?, duration: MediaTime?, color = RecipeColor.black, ok = true
+        for (key, value, _) in pairs {
+            switch key {
+            case "kind":
+                guard let k = value.scalar.flatMap(Transition.Kind.init(rawValue:)) else {
+                    error(value.mark, "'kind' must be dip or cross-fade, not \(value.kindDescription)"
+                          + suggestion(value.scalar ?? "", among: Transition.Kind.allCases.map(\.rawValue)))
+                    ok = false; continue
+                }
+                kind = k
+            case "duration":
+                guard let t = time(value, key) else { ok = false; continue }
+                if t == .zero { error(value.mark, "'duration' must be longer than 0"); ok = false; continue }
+                duration = t
+            case "color":
+                guard let c = value.scalar.flatMap(RecipeColor.init) else {
+                    error(value.mark, "'color' must be black, white or \"#RRGGBB\" (quoted), not \(value.kindDescription)"); ok = false; continue
+                }
+                color = c
+            default: break
+            }
+        }
+        guard ok else { return nil }
+        let missing = [kind == nil ? "'kind'" : nil, duration == nil ? "'duration'" : nil].compactMap { $0 }
+        guard missing.isEmpty, let kind, let duration else {
+            error(node.mark, "the transition needs " + missing.joined(separator: " and ")); return nil
+        }
+        return Transition(kind: kind, duration: duration, color: color, mark: node.mark)
     }
 
     /// `2`, `0.125`, `1/8`, `1000/1001`: an exact rational from 1/32 to 32.
