@@ -492,7 +492,7 @@ def svg(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,j")
+    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,j,k")
     ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
     ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
     a = ap.parse_args()
