@@ -398,7 +398,7 @@ def music_check(src, paths, seconds):
     except ImportError:
         return r
     T = float(seconds)
-    times = list(MUSIC_TIMES) + [T - 1.25, T - 0.75, T - 0.5]
+    times = [t for t in MUSIC_TIMES if t < T - 1.25] + [T - 1.25, T - 0.75, T - 0.5]  # (a --quick clip is 10 s)
     w = np.hanning(MUSIC_WINDOW)
     expected = []
     for t in times:  # the recipe's level, window-weighted as the measurement is
