@@ -5,10 +5,11 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,j] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,j,k] [--quick]
 
-Scenarios a–g write results/latest.*; the composition scenario j writes results/compositions.* (so
-running one group leaves the other's reference numbers alone).
+Scenarios a–g write results/latest.*; the composition scenarios j and k write results/compositions.*
+(so running one group leaves the other's reference numbers alone; within compositions, a scenario
+not run keeps its last numbers, with that run's date).
 """
 import argparse, json, os, platform, re, shlex, shutil, statistics, subprocess, sys, time
 from fractions import Fraction
@@ -27,7 +28,13 @@ AAC_ARGS = " ".join(AAC)  # the same, for the shell loop of (e)
 
 # (j): 240 fps, 1 s–2 s slowed ×8 (bench/recipes/slomo-240-30.yaml), 30 fps output.
 SLOMO_FPS, SLOMO_OUT_FPS, SLOMO_FACTOR, SLOMO_W, SLOMO_H, SLOMO_RATE = 240, 30, 8, 1280, 720, 48000
-COMPOSITION_KEYS = ("j",)
+# (k): a 720p30 clip (440 Hz tone, a click every second) with a 44.1 kHz music bed (an A-minor chord
+# that swells every 2 s) mixed under it by bench/recipes/music-bed.yaml: -6 dB, an equal-power ramp
+# to -18 dB over 1–1.5 s, fade in over 0.5 s, fade out over the clip's last 1 s.
+MUSIC_W, MUSIC_H, MUSIC_FPS, MUSIC_RATE, MUSIC_SECONDS = 1280, 720, 30, 48000, 30
+MUSIC_DUCK = (1.0, 1.5, -6.0, -18.0)  # the ramp: start s, end s, from dB, to dB (equal-power)
+MUSIC_FADE_IN, MUSIC_FADE_OUT = 0.5, 1.0
+COMPOSITION_KEYS = ("j", "k")
 
 TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25}  # wall ratios (e: loop time / batch time ≥ 1.25)
 
@@ -68,6 +75,12 @@ def inputs(quick, wanted):
         js = 3 if quick else 4
         i["j"] = make(WORK / f"j-720p240-{js}s.mp4", "--seconds", js, "--width", SLOMO_W, "--height", SLOMO_H, "--fps", SLOMO_FPS, "--texture",
                       "--audio-rate", SLOMO_RATE)
+    if "k" in wanted:
+        ks = 10 if quick else 20
+        i["k"] = make(WORK / f"k-720p30-{ks}s.mp4", "--seconds", ks, "--width", MUSIC_W, "--height", MUSIC_H, "--fps", MUSIC_FPS, "--texture",
+                      "--audio-rate", MUSIC_RATE)
+        # The recipe finds it beside the clip ("{dir}/k-music-30s.m4a"); longer than either clip.
+        i["kMusic"] = make(WORK / f"k-music-{MUSIC_SECONDS}s.m4a", "--seconds", MUSIC_SECONDS, "--music")
     if not set(wanted) & set("abcdefg"):
         return i
     i |= {
@@ -114,7 +127,42 @@ def scenario_cmds(key, src, out):
         return ([str(REENCODE), "run", str(RECIPES / "slomo-240-30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-i", str(src), "-filter_complex", slomo_filtergraph(), "-map", "[v]", "-map", "[a]"]
                 + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
+    if key == "k":
+        return ([str(REENCODE), "run", str(RECIPES / "music-bed.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src), "-i", str(src.parent / f"k-music-{MUSIC_SECONDS}s.m4a"),
+                      "-filter_complex", music_filtergraph(clip_seconds(src)), "-map", "0:v", "-map", "[a]"]
+                + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     raise KeyError(key)
+
+
+def clip_seconds(src):
+    """(k)'s clip length: whole frames at MUSIC_FPS (make-source writes whole seconds)."""
+    return Fraction(round(probe(src)["duration"] * MUSIC_FPS), MUSIC_FPS)
+
+
+def db(x):
+    return 10 ** (x / 20)
+
+
+def music_filtergraph(seconds):
+    """(k) as one ffmpeg filtergraph. The music: brought to the clip's 48 kHz (amix would otherwise
+    negotiate one rate for both), lowered by the ramp — `volume` with `eval=frame` holds one value per
+    audio frame (1,024 samples here), where reencode moves the level sample by sample — faded in and
+    out (afade's default curve, `tri`, is linear in amplitude, as the recipe's fades), cut where the
+    clip ends (atrim), then summed with the clip's sound by amix: weights -6 dB and 1, normalize=0
+    (FFmpeg 5.1 has the option; without it amix divides by the sum of the weights). The music is
+    amix's first input: with the clip first, the clip's last 0.6 s of sound went missing on this
+    machine (FFmpeg 5.1.9; `duration=first` ended the output there, `longest` let the music play on
+    alone) — with `-map 0:v` beside the graph the command line reads the clip well ahead of the
+    music, and amix does not mix out what its first input still holds when that input ends."""
+    start, end, a, b = MUSIC_DUCK
+    rel = db(b - a) ** 2  # the ramp relative to the -6 dB weight: power from 1 to this, equal-power
+    duck = f"if(lt(t,{start}),1,if(lt(t,{end}),sqrt(1+({rel:.6f}-1)*(t-{start})/{end - start}),{db(b - a):.6f}))"
+    return ";".join([
+        f"[1:a]aresample={MUSIC_RATE},volume='{duck}':eval=frame,afade=t=in:d={MUSIC_FADE_IN},"
+        f"afade=t=out:st={float(seconds) - MUSIC_FADE_OUT:g}:d={MUSIC_FADE_OUT},atrim=end={float(seconds):g}[m]",
+        f"[m][0:a]amix=inputs=2:duration=longest:weights='{db(a):.6f} 1':normalize=0[a]",
+    ])
 
 
 def slomo_filtergraph():
@@ -304,6 +352,75 @@ def slomo_check(src, paths, source_seconds):
     return r
 
 
+MUSIC_TIMES = (0.25, 0.75, 1.25, 1.75, 5.5, 10.5)  # where levels are measured (and 1.25, 0.75, 0.5 s before the end)
+MUSIC_WINDOW = 9600  # 200 ms at 48 kHz, Hann: 5 Hz bins, so the chord's 261.6 Hz note is 8 bins from 220 Hz
+
+
+def music_gain(t, seconds):
+    """The music's level in the recipe at timeline time t (s): the ramp (equal-power), times the fades
+    (linear in amplitude)."""
+    start, end, a, b = MUSIC_DUCK
+    if t < start:
+        g = db(a)
+    elif t < end:
+        x = (t - start) / (end - start)
+        g = (db(a) ** 2 + (db(b) ** 2 - db(a) ** 2) * x) ** 0.5
+    else:
+        g = db(b)
+    g *= min(1.0, max(0.0, t / MUSIC_FADE_IN))
+    return g * min(1.0, max(0.0, (seconds - t) / MUSIC_FADE_OUT))
+
+
+def tone_levels(np, samples, rate, times, freq):
+    """Amplitude of the `freq` Hz component in a Hann window of MUSIC_WINDOW samples centred on each
+    time (a sine of amplitude A gives A; a level moving inside the window gives its window-weighted mean)."""
+    w = np.hanning(MUSIC_WINDOW)
+    k = np.exp(-2j * np.pi * freq * np.arange(MUSIC_WINDOW) / rate)
+    out = []
+    for t in times:
+        i = int(round(t * rate)) - MUSIC_WINDOW // 2
+        seg = samples[i:i + MUSIC_WINDOW]
+        out.append(float(2 * abs(np.dot(seg * w[:len(seg)], k[:len(seg)])) / w.sum()) if len(seg) == MUSIC_WINDOW else None)
+    return out
+
+
+def music_check(src, paths, seconds):
+    """(k): lengths against the clip's, which source frame each output frame shows (every one, once,
+    in order, in both), and the sound: the music's level on its 220 Hz note at a few times against
+    the recipe's (its 0.25/3 amplitude × the 2 s swell × ramp and fades), and the clip's 440 Hz tone
+    (volume 1, so 0.2 throughout: nothing divides the sum), measured in both outputs' left channel."""
+    frames = int(seconds * MUSIC_FPS)
+    r = {"timeline": {"seconds": float(seconds), "frames": frames, "audioSamples": int(seconds * MUSIC_RATE)}}
+    outputs = {tool: probe(paths[tool]) | {"audioSamples": audio_samples(paths[tool])} for tool in ("reencode", "ffmpeg")}
+    r["outputs"] = outputs
+    try:
+        import numpy as np
+    except ImportError:
+        return r
+    T = float(seconds)
+    times = [t for t in MUSIC_TIMES if t < T - 1.25] + [T - 1.25, T - 0.75, T - 0.5]  # (a --quick clip is 10 s)
+    w = np.hanning(MUSIC_WINDOW)
+    expected = []
+    for t in times:  # the recipe's level, window-weighted as the measurement is
+        ts = t + (np.arange(MUSIC_WINDOW) - MUSIC_WINDOW // 2) / MUSIC_RATE
+        level = np.array([music_gain(x, T) for x in ts]) * 0.25 * (0.75 + 0.25 * np.sin(np.pi * ts)) / 3
+        expected.append(float((level * w).sum() / w.sum()))
+    r["levels"] = {"times": times, "expected220": expected}
+    for tool in ("reencode", "ffmpeg"):
+        raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(paths[tool]), "-vn", "-f", "f32le", "-ac", "2", "-ar", str(MUSIC_RATE), "-"],
+                             capture_output=True, check=True).stdout
+        left = np.frombuffer(raw, np.float32)[0::2].astype(np.float64)
+        r["levels"][tool] = {"220": tone_levels(np, left, MUSIC_RATE, times, 220.0), "440": tone_levels(np, left, MUSIC_RATE, times, 440.0),
+                             "decodedSamples": len(left)}
+    q = {tool: quality(src, paths[tool], MUSIC_W, MUSIC_H) for tool in ("reencode", "ffmpeg")}
+    if q["reencode"] and q["ffmpeg"]:
+        r["selection"] = {tool: {"everyFrameOnce": q[tool]["shown"] == list(range(frames)), "count": len(q[tool]["shown"])}
+                          for tool in ("reencode", "ffmpeg")}
+        r["selection"]["same"] = q["reencode"]["shown"] == q["ffmpeg"]["shown"]
+        r["psnr"] = {"reencode": q["reencode"]["psnr"], "ffmpeg": q["ffmpeg"]["psnr"]}
+    return r
+
+
 def floor_and_bound(source, output, w, h, fps, runs, skip_nonref):
     """The encoder alone: the output's frames as raw pictures in memory (tmpfs), encoded with the same
     settings. And the bound for any decode-then-encode pipeline: that encode run side by side with
@@ -375,7 +492,7 @@ def svg(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,j")
+    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,j,k")
     ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
     ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
     a = ap.parse_args()
@@ -389,7 +506,8 @@ def main():
 
     titles = {"a": "1080p120 droppable → 30 fps", "b": "1080p120 IPPP → 30 fps", "c": "4K60 → 1080p30",
               "d": "passthrough remux, trim", "e": "24 × 720p60 clips: batch vs loop", "f": "audio AAC → AAC 48 kHz",
-              "g": "memory: 60 s vs 10 s", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps"}
+              "g": "memory: 60 s vs 10 s", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps",
+              "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
@@ -432,6 +550,12 @@ def main():
             seconds = Fraction(round(probe(src[key])["duration"] * SLOMO_FPS), SLOMO_FPS)
             r.update(slomo_check(src[key], {"reencode": out["re"], "ffmpeg": out["ff"]}, seconds))
             results[key] = r
+        elif key == "k":
+            samples, out = run_pair(key, src[key], a.runs)
+            r = summarize(samples)
+            r["title"] = titles[key]
+            r.update(music_check(src[key], {"reencode": out["re"], "ffmpeg": out["ff"]}, clip_seconds(src[key])))
+            results[key] = r
         elif key == "g":
             rss = {}
             for n in ("g10", "g60"):
@@ -455,12 +579,52 @@ def main():
                         ("compositions", {k: r for k, r in results.items() if k in COMPOSITION_KEYS})):
         if not group:
             continue
+        if name == "compositions":
+            group = keep_earlier(group, meta)
         (RESULTS / f"{name}.json").write_text(json.dumps({"machine": meta, "scenarios": group}, indent=2) + "\n")
         if name == "latest":
             (RESULTS / "latest.svg").write_text(svg(group) + "\n")
         lines = report(group, meta, a.runs, a.quick, chart=name == "latest")
         (RESULTS / f"{name}.md").write_text("\n".join(lines))
         print("\n".join(lines))
+
+
+def keep_earlier(group, meta):
+    """compositions.*: the scenarios run now (each marked with this run's machine line), and the ones
+    not run kept from the file as they were, with their own run's (so `--scenarios k` leaves (j)'s
+    reference numbers in place)."""
+    group = {k: r | {"machine": meta} for k, r in group.items()}
+    try:
+        old = json.loads((RESULTS / "compositions.json").read_text())
+    except (OSError, ValueError):
+        return group
+    kept = {k: {"machine": old.get("machine")} | r for k, r in old.get("scenarios", {}).items() if k not in group}
+    return {k: (group | kept)[k] for k in sorted(group | kept)}
+
+
+def music_notes(r):
+    """(k)'s checks, in words: lengths, the music's level on its 220 Hz note and the clip's tone, frames shown."""
+    t, o = r["timeline"], r["outputs"]
+    notes = [f"clip {t['seconds']:g} s = {t['frames']} frames, {t['audioSamples']} samples",
+             "frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
+             "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
+             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg"))]
+    lv = r.get("levels")
+    if lv:
+        def dbfs(x):
+            return f"{20 * __import__('math').log10(x):.1f}" if x else "-inf"
+        rows = [f"{tm:g} s: {dbfs(e)}/{dbfs(a)}/{dbfs(b)}" for tm, e, a, b in zip(lv["times"], lv["expected220"], lv["reencode"]["220"], lv["ffmpeg"]["220"])]
+        notes.append("music's 220 Hz note, dBFS recipe/reencode/ffmpeg: " + ", ".join(rows))
+        for x in ("reencode", "ffmpeg"):
+            worst = max(abs(20 * __import__('math').log10(a / e)) for e, a in zip(lv["expected220"], lv[x]["220"]) if a and e)
+            tone = [v for v in lv[x]["440"] if v]
+            notes.append(f"{x}: 220 Hz within {worst:.2f} dB of the recipe; clip's 440 Hz tone {min(tone):.3f}–{max(tone):.3f} (0.2 at volume 1)")
+    sel = r.get("selection")
+    if sel:
+        notes.append(f"pictures: reencode {sel['reencode']['count']} frames{', every source frame once' if sel['reencode']['everyFrameOnce'] else ', NOT every source frame once'}; "
+                     f"ffmpeg {sel['ffmpeg']['count']}{', every source frame once' if sel['ffmpeg']['everyFrameOnce'] else ', NOT every source frame once'}; "
+                     f"{'the same' if sel['same'] else 'NOT the same'} source frames")
+    return notes
 
 
 def slomo_notes(r):
@@ -505,7 +669,12 @@ def report(results, meta, runs, quick, chart):
             notes.append(f"encoder floor {r['floor']:.2f} s ({100 * r['floorShare']:.0f} % of reencode's wall)")
         if "bound" in r:
             notes.append(f"bound (floor ∥ needed decoding + audio) {r['bound']:.2f} s = {r['boundRatio']:.2f} × ffmpeg")
-        if "timeline" in r:
+        if r.get("machine") and r["machine"] is not meta:
+            m = r["machine"]
+            notes.append(f"run of {m['date']}, median of {m['runs']}{' (quick inputs)' if m.get('quick') else ''}")
+        if k == "k":
+            notes += music_notes(r)
+        elif "timeline" in r:
             notes += slomo_notes(r)
         elif "outputs" in r:
             o = r["outputs"]
