@@ -119,6 +119,9 @@ public struct ConversionPlan: Sendable {
     var namedTracks: [Int: Int] = [:]
     /// A composition's audio mix (its inputs are the chain inputs' `layer`s); nil: no mixing.
     public internal(set) var audioMix: AudioMix?
+    /// Per timeline segment, its composition track: 0 the video or audio list, j ≥ 1 mix input j
+    /// (whether or not its file has a track any lane reads).
+    var segmentLayers: [Int] = []
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []

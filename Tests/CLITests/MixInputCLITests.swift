@@ -1,0 +1,69 @@
+import Foundation
+import Pipeline
+import Recipe
+import Testing
+
+/// `plan` for a composition's `mix:` inputs whose files have pictures: a mix input plays only
+/// their sound.
+@Suite("reencode with mix inputs from files with pictures", .serialized)
+struct MixInputCLITests {
+    static func recipe(music: String) -> String {
+        """
+        recipe: 1
+        output: out.mp4
+        sources:
+          a: a.mp4
+          b: b.mp4
+        composition:
+          video:
+            - { source: a }
+          mix:
+            - segments:
+                - \(music)
+        reader:
+          outputs:
+            picture: { track: video }
+            sound: { track: audio }
+        writer:
+          inputs:
+            - { source: picture, settings: h264-640x480 }
+            - { source: sound, settings: aac-stereo }
+
+        """
+    }
+
+    /// 2 s at 30 fps (stamps from `base`), with a 48 kHz stereo track of silence when `sound`.
+    static func clip(_ path: String, base: Int, sound: Bool) throws {
+        let rate = FrameRate(frames: 30)
+        var v = GeneratedVideoFormat(width: 160, height: 96, frameRate: rate)
+        v.codecOptions = ["preset": "ultrafast"]
+        let s = try FrameSource(path: path, videos: [v], audios: sound ? [GeneratedAudioFormat()] : [])
+        for i in 0..<60 {
+            try s.appendPicture(at: rate.frameDuration * Int64(i)) { TestPattern.draw(index: base + i, into: $0) }
+            if sound { try s.appendAudio(count: 1600) { _, _ in 0 } }
+        }
+        try s.finish()
+    }
+
+    @Test("a mix input's segment from a file without sound is still the mix input's: plan marks it 'mix 1', draws it on its own row and counts no frames of it")
+    func soundlessMixInput() throws {
+        let dir = Scratch()
+        try Self.clip(dir.file("a.mp4"), base: 100, sound: true)
+        try Self.clip(dir.file("b.mp4"), base: 200, sound: false)
+        try Self.recipe(music: "{ source: b, end: 1s }").write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let plan = try Binary.run(["plan", "r.yaml"], timeLimit: 120, cwd: dir.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("""
+            segment  1: source [0.000s, 2.000s) at 0.000s for 2.000s, speed 1  (a.mp4, 60 frames, 96000 samples)
+            segment  2: source [0.000s, 1.000s) at 0.000s for 1.000s, speed 1  (b.mp4, 48000 samples)  mix 1
+            timeline |a.mp4 =========================================================|
+            mix 1    |b.mp4 =========================|································
+            """), "\(plan.stdout)")
+        let json = try Binary.run(["plan", "r.yaml", "--json"], timeLimit: 120, cwd: dir.path)
+        #expect(json.status == 0, "\(json.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let segments = try #require(o["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["mixInput"] as? Int } == [nil, 1])
+        #expect(segments.map { $0["frames"] as? Int } == [60, nil])
+    }
+}
