@@ -66,4 +66,16 @@ struct MixInputCLITests {
         #expect(segments.map { $0["mixInput"] as? Int } == [nil, 1])
         #expect(segments.map { $0["frames"] as? Int } == [60, nil])
     }
+
+    @Test("a mix input's segment from a file with pictures is cut where asked, not at that file's frames (which it does not show): no warning")
+    func mixInputNotSnappedToPictures() throws {
+        let dir = Scratch()
+        try Self.clip(dir.file("a.mp4"), base: 100, sound: true)
+        try Self.clip(dir.file("b.mp4"), base: 200, sound: true)
+        try Self.recipe(music: "{ source: b, start: 0.25s, end: 1.01s }").write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let plan = try Binary.run(["plan", "r.yaml"], timeLimit: 120, cwd: dir.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("segment  2: source [0.250s, 1.010s) at 0.000s for 0.760s, speed 1  (b.mp4, 36480 samples)  mix 1"), "\(plan.stdout)")
+        #expect(!plan.stdout.contains("warning"), "\(plan.stdout)")
+    }
 }

@@ -292,9 +292,11 @@ public enum Planner {
             }
             trackMap = CompositionSources.tracks(of: lanes, in: assets)
             // Per segment, the lanes as they read its file: a segment's own track, where it names
-            // one, for the lanes of its kind.
+            // one, for the lanes of its kind. A mix input is read by the audio lanes only: its
+            // file's pictures are not shown, so they neither cut its range nor need decoding.
             let byRequest = zip(segments, ownTracks).map { r, own in
-                lanes.enumerated().compactMap { l, lane in
+                lanes.enumerated().compactMap { l, lane -> LanePlan? in
+                    if r.layer > 0, lane.track.mediaType != .audio { return nil }
                     let index = own.flatMap { $0.kind == lane.track.mediaType ? $0.index : nil } ?? trackMap[l][r.source]
                     return index.flatMap { assets[r.source].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
                 }
