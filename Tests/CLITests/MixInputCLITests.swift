@@ -78,4 +78,27 @@ struct MixInputCLITests {
         #expect(plan.stdout.contains("segment  2: source [0.250s, 1.010s) at 0.000s for 0.760s, speed 1  (b.mp4, 36480 samples)  mix 1"), "\(plan.stdout)")
         #expect(!plan.stdout.contains("warning"), "\(plan.stdout)")
     }
+
+    @Test("a notice about a segment's range names that segment's file and list: a later video segment's cut at frames, a mix input's range past its file's end")
+    func noticesNameTheirFile() throws {
+        let dir = Scratch()
+        try Self.clip(dir.file("a.mp4"), base: 100, sound: true)
+        try Self.clip(dir.file("b.mp4"), base: 200, sound: true)
+        let recipe = Self.recipe(music: "{ source: b, end: 9s }")
+            .replacingOccurrences(of: "    - { source: a }\n", with: "    - { source: a }\n    - { source: b, start: 0.01s }\n")
+        try recipe.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let json = try Binary.run(["plan", "r.yaml", "--json"], timeLimit: 120, cwd: dir.path)
+        #expect(json.status == 0, "\(json.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let files = try #require((o["segments"] as? [[String: Any]])?.compactMap { $0["file"] as? String })
+        let a = try #require(files.first), b = try #require(files.last)
+        #expect(a != b && b.hasSuffix("b.mp4"), "\(files)")
+        let warnings = try #require(o["warnings"] as? [[String: Any]])
+        #expect(warnings.map { "\($0["item"] ?? "") \($0["file"] ?? "")" } == [
+            "composition.segment.2 \(b)", "composition.mix-1-segment.1 \(b)",
+        ], "\(warnings)")
+        let plan = try Binary.run(["plan", "r.yaml"], timeLimit: 120, cwd: dir.path)
+        #expect(plan.stdout.contains("warning: \(b): segment 2's range 0.010s–2.000s is cut at frame boundaries (the output's 30 fps frames): 0.000s–2.000s\n"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("warning: \(b): segment 1 of mix input 1 asks for \(b) up to 9.000s, but the file ends at 2.000s: it plays to the file's end\n"), "\(plan.stdout)")
+    }
 }
