@@ -101,4 +101,29 @@ struct MixInputCLITests {
         #expect(plan.stdout.contains("warning: \(b): segment 2's range 0.010s–2.000s is cut at frame boundaries (the output's 30 fps frames): 0.000s–2.000s\n"), "\(plan.stdout)")
         #expect(plan.stdout.contains("warning: \(b): segment 1 of mix input 1 asks for \(b) up to 9.000s, but the file ends at 2.000s: it plays to the file's end\n"), "\(plan.stdout)")
     }
+
+    @Test("the audio list's fades are where it plays: an audio list placed at 0.5 s for 1 s of a 2 s timeline fades in from 0.5 s and out to 1.5 s")
+    func audioListFadesWhereItPlays() throws {
+        let dir = Scratch()
+        try Self.clip(dir.file("a.mp4"), base: 100, sound: true)
+        try Self.clip(dir.file("b.mp4"), base: 200, sound: true)
+        let recipe = Self.recipe(music: "{ source: b, end: 0.5s }").replacingOccurrences(of: "  mix:\n", with: """
+              audio:
+                segments:
+                  - { source: b, end: 1s, at: 0.5s }
+                fade-in: 0.25s
+                fade-out: 0.5s
+              mix:
+
+            """)
+        try recipe.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let plan = try Binary.run(["plan", "r.yaml"], timeLimit: 120, cwd: dir.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("mix      sound: volume 1 (0.0 dB), fade in 0.500s–0.750s, fade out 1.000s–1.500s\n"), "\(plan.stdout)")
+        let json = try Binary.run(["plan", "r.yaml", "--json"], timeLimit: 120, cwd: dir.path)
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let inputs = try #require((o["mix"] as? [String: Any])?["inputs"] as? [[String: Any]])
+        let fades = try #require(inputs.first?["fades"] as? [[String: Any]])
+        #expect(fades.map { "\($0["kind"] ?? "") \($0["start"] ?? "")–\($0["end"] ?? "")" } == ["in 0.5–0.75", "out 1–1.5"])
+    }
 }

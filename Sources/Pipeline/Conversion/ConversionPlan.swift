@@ -355,10 +355,13 @@ public enum Planner {
                 plan.namedTracks[k] = own.index
             }
             if var mix = request.audioMix {
-                // Each input's fades where it plays: the composition's sound over the whole
-                // timeline, a mix input from its first segment's start to its last one's end.
-                var spans: [Int: (start: MediaTime, end: MediaTime)] = [0: (.zero, plan.duration)]
-                for (k, segment) in composed.timeline.segments.enumerated() where composed.layers[k] > 0 {
+                // Each input's fades where it plays, from its first segment's start to its last
+                // one's end: the composition's sound where its audio list (else the video list)
+                // places it — an audio list shorter than the pictures fades out where it ends —
+                // a mix input where its segments are.
+                var spans: [Int: (start: MediaTime, end: MediaTime)] = [:]
+                let soundList: SegmentRequest.List = ownAudio ? .audio : .video
+                for (k, segment) in composed.timeline.segments.enumerated() where composed.layers[k] > 0 || composed.lists[k] == soundList {
                     let j = composed.layers[k], range = segment.targetRange
                     let old = spans[j] ?? (range.start, range.end)
                     spans[j] = (MediaTime.min(old.start, range.start), MediaTime.max(old.end, range.end))
