@@ -267,7 +267,7 @@ extension Parser {
 
     /// One segment; nil when it has errors (each reported).
     mutating func segment(_ kind: TrackReference.Kind, _ number: Int, _ node: Node, layer: Int = 0) -> Segment? {
-        let what = "segment \(number) of the \(layer == 0 ? "\(kind.rawValue) track" : "mix input \(layer)")"
+        let what = "segment \(number) of \(layer == 0 ? "the \(kind.rawValue) track" : "mix input \(layer)")"
         guard let pairs = mapping(node, what, keys: RecipeParser.segmentKeys) else { return nil }
         var source: Located<String>?, track: Located<TrackReference>?
         var start: Located<MediaTime>?, end: Located<MediaTime>?, duration: Located<MediaTime>?, at: Located<MediaTime>?
@@ -288,7 +288,7 @@ extension Parser {
                     ok = false; continue
                 }
                 if case .kind(let k, _) = t, k != kind {
-                    error(value.mark, "\(what) takes a \(kind.rawValue) track, not '\(s)'")
+                    error(value.mark, "\(what) takes \(kind == .audio ? "an" : "a") \(kind.rawValue) track, not '\(s)'")
                     ok = false; continue
                 }
                 track = Located(t, value.mark)
