@@ -126,4 +126,16 @@ struct MixInputCLITests {
         let fades = try #require(inputs.first?["fades"] as? [[String: Any]])
         #expect(fades.map { "\($0["kind"] ?? "") \($0["start"] ?? "")–\($0["end"] ?? "")" } == ["in 0.5–0.75", "out 1–1.5"])
     }
+
+    @Test("a mix input's segment placed at or after the timeline's end is not played, and plan says so (a warning naming its file), not silently")
+    func lateSegmentSaid() throws {
+        let dir = Scratch()
+        try Self.clip(dir.file("a.mp4"), base: 100, sound: true)
+        try Self.clip(dir.file("b.mp4"), base: 200, sound: true)
+        try Self.recipe(music: "{ source: b, end: 0.5s }\n        - { source: b, end: 1s, at: 2s }").write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let plan = try Binary.run(["plan", "r.yaml"], timeLimit: 120, cwd: dir.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("timeline 2.000s, 2 segments"), "\(plan.stdout)")
+        #expect(plan.stdout.hasSuffix("\nwarning: b.mp4: segment 2 of mix input 1 starts at 2.000s on the timeline, at or after its end (2.000s): it is not played\n"), "\(plan.stdout)")
+    }
 }

@@ -139,7 +139,14 @@ enum CompositionTimeline {
             for k in segments.indices {
                 let s = segments[k]
                 guard layers[k] > 0 else { keep.append(k); continue }
-                guard s.targetStart < mainEnd else { continue }
+                guard s.targetStart < mainEnd else {
+                    // Said, not dropped silently: a later video segment would have made room for it.
+                    let r = requests[from[k]]
+                    let n = requests[...from[k]].filter { $0.list == r.list && $0.layer == r.layer }.count
+                    notices.append(PlanNotice(.dropped, "composition.mix-\(r.layer)-segment.\(n)", file: r.source == 0 ? nil : assets[r.source].path,
+                                              "\(SegmentRequest.name(n, list: r.list, layer: r.layer)) starts at \(s.targetStart.secondsDescription) on the timeline, at or after its end (\(mainEnd.secondsDescription)): it is not played"))
+                    continue
+                }
                 if try s.targetEnd() > mainEnd {
                     let sourceEnd = s.sourceRange.start + s.scale.inverse.apply(mainEnd - s.targetStart)
                     segments[k] = TimeSegment(source: s.source, track: s.track, sourceRange: TimeRange(start: s.sourceRange.start, end: sourceEnd),
