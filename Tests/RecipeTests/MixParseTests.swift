@@ -88,6 +88,8 @@ struct MixParseTests {
          ["r.yaml:10:7: error: 'mix input 1' needs 'segments': a list of segments (- { source: …, start: …, end: … })"]),
         (with([12: "        - { source: musik }"]),
          ["r.yaml:12:21: error: segment 1 of mix input 1 reads 'musik', which is not a source (did you mean 'music'?)"]),
+        (with([12: "        - { source: music, track: video }"]),
+         ["r.yaml:12:35: error: segment 1 of mix input 1 takes an audio track, not 'video'"]),
         (with([13: "  limit: hard"]),
          ["r.yaml:13:10: error: 'limit' must be clip or soft, not 'hard'"]),
         (with([7: "  video: { volume: 1, segments: [] }", 8: ""]),

@@ -58,6 +58,10 @@ enum CompositionTimeline {
             let asset = assets[r.source]
             let src = asset.path
             let whole = asset.mediaRange
+            // A notice about this segment's range names its own file (nil: the plan's source) and
+            // its list: `composition.segment.N`, `composition.audio-segment.N`, `composition.mix-J-segment.N`.
+            let about = r.source == 0 ? nil : src
+            let noticeKey = "composition." + (r.layer > 0 ? "mix-\(r.layer)-segment" : r.list == .audio ? "audio-segment" : "segment") + ".\(n)"
             func refuse(_ field: String, _ message: String) -> MediaError {
                 MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list, layer: r.layer))
             }
@@ -74,7 +78,7 @@ enum CompositionTimeline {
             }
             if let e = askedEnd, e.isNumeric, whole.end.isNumeric, e > whole.end, let asked = r.end {
                 // Said, not silently shortened: the timeline after it moves up.
-                notices.append(PlanNotice(.changed, r.list == .audio ? "composition.audio-segment.\(n)" : "composition.segment.\(n)",
+                notices.append(PlanNotice(.changed, noticeKey, file: about,
                                           "\(name) asks for \(src) up to \(asked.secondsDescription), but the file ends at \(asset.duration.secondsDescription): it plays to the file's end"))
             }
             let scale: TimeScale
@@ -88,9 +92,9 @@ enum CompositionTimeline {
             case nil: isScaled = false
             }
             let snapped = try TrimSnap.snap(wanted, whole: whole, asset: asset, lanes: lanesByRequest[i], onSourceFrames: isScaled || r.slowMotion == .fromSource,
-                                            subject: "\(name)'s range", key: r.list == .audio ? "composition.audio-segment.\(n)" : "composition.segment.\(n)")
+                                            subject: "\(name)'s range", key: noticeKey)
             let range = snapped.range
-            if let notice = snapped.notice { notices.append(notice) }
+            if let n = snapped.notice { notices.append(PlanNotice(n.kind, n.item, track: n.sourceTrack, file: about, n.message)) }
             if case .targetDuration(let d)? = r.timing {
                 guard let s = SegmentSpeed.playing(range.duration, in: d) else {
                     throw refuse("speed", "'target-duration' needs a range whose length is known: give the segment an 'end'")
@@ -135,7 +139,14 @@ enum CompositionTimeline {
             for k in segments.indices {
                 let s = segments[k]
                 guard layers[k] > 0 else { keep.append(k); continue }
-                guard s.targetStart < mainEnd else { continue }
+                guard s.targetStart < mainEnd else {
+                    // Said, not dropped silently: a later video segment would have made room for it.
+                    let r = requests[from[k]]
+                    let n = requests[...from[k]].filter { $0.list == r.list && $0.layer == r.layer }.count
+                    notices.append(PlanNotice(.dropped, "composition.mix-\(r.layer)-segment.\(n)", file: r.source == 0 ? nil : assets[r.source].path,
+                                              "\(SegmentRequest.name(n, list: r.list, layer: r.layer)) starts at \(s.targetStart.secondsDescription) on the timeline, at or after its end (\(mainEnd.secondsDescription)): it is not played"))
+                    continue
+                }
                 if try s.targetEnd() > mainEnd {
                     let sourceEnd = s.sourceRange.start + s.scale.inverse.apply(mainEnd - s.targetStart)
                     segments[k] = TimeSegment(source: s.source, track: s.track, sourceRange: TimeRange(start: s.sourceRange.start, end: sourceEnd),

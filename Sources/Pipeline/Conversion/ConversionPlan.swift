@@ -127,6 +127,9 @@ public struct ConversionPlan: Sendable {
     public internal(set) var pictureFades: [PictureFade] = []
     /// All of `pictureFades` as one factor on the sound (nil: none).
     public var outputFade: Keyframes? { pictureFades.isEmpty ? nil : Keyframes(ramps: pictureFades.map(\.ramp)) }
+    /// Per timeline segment, its composition track: 0 the video or audio list, j ≥ 1 mix input j
+    /// (whether or not its file has a track any lane reads).
+    var segmentLayers: [Int] = []
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -297,9 +300,11 @@ public enum Planner {
             }
             trackMap = CompositionSources.tracks(of: lanes, in: assets)
             // Per segment, the lanes as they read its file: a segment's own track, where it names
-            // one, for the lanes of its kind.
+            // one, for the lanes of its kind. A mix input is read by the audio lanes only: its
+            // file's pictures are not shown, so they neither cut its range nor need decoding.
             let byRequest = zip(segments, ownTracks).map { r, own in
-                lanes.enumerated().compactMap { l, lane in
+                lanes.enumerated().compactMap { l, lane -> LanePlan? in
+                    if r.layer > 0, lane.track.mediaType != .audio { return nil }
                     let index = own.flatMap { $0.kind == lane.track.mediaType ? $0.index : nil } ?? trackMap[l][r.source]
                     return index.flatMap { assets[r.source].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
                 }
@@ -367,10 +372,13 @@ public enum Planner {
             }
             plan.pictureFades = try PictureFade.plan(fadeIn: request.fade?.in, fadeOut: request.fade?.out, end: plan.duration, cuts: cuts, file: src)
             if var mix = request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
-                // Each input's fades where it plays: the composition's sound over the whole
-                // timeline, a mix input from its first segment's start to its last one's end.
-                var spans: [Int: (start: MediaTime, end: MediaTime)] = [0: (.zero, plan.duration)]
-                for (k, segment) in composed.timeline.segments.enumerated() where composed.layers[k] > 0 {
+                // Each input's fades where it plays, from its first segment's start to its last
+                // one's end: the composition's sound where its audio list (else the video list)
+                // places it — an audio list shorter than the pictures fades out where it ends —
+                // a mix input where its segments are.
+                var spans: [Int: (start: MediaTime, end: MediaTime)] = [:]
+                let soundList: SegmentRequest.List = ownAudio ? .audio : .video
+                for (k, segment) in composed.timeline.segments.enumerated() where composed.layers[k] > 0 || composed.lists[k] == soundList {
                     let j = composed.layers[k], range = segment.targetRange
                     let old = spans[j] ?? (range.start, range.end)
                     spans[j] = (MediaTime.min(old.start, range.start), MediaTime.max(old.end, range.end))

@@ -38,10 +38,10 @@ extension ConversionPlan {
         let sampleRate = lanes.lazy.compactMap { lane -> Int32? in
             if case .audio(let a) = lane.kind { return Int32(a.sampleRate) } else { return nil }
         }.first
-        // A mix input's segments are the audio lane's only: no frames of their own.
-        let layers = Dictionary(chains.flatMap(\.inputs).map { ($0.segment, $0.layer) }) { a, _ in a }
+        // A mix input's segments are the audio lane's only: no frames of their own (and one
+        // from a file without sound is still its mix input's: silence there).
         return timeline.segments.enumerated().map { i, s in
-            let layer = layers[i] ?? 0
+            let layer = segmentLayers.indices.contains(i) ? segmentLayers[i] : 0
             return PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
                                   speed: s.scale.inverse.description, file: sources[s.source].path, track: namedTracks[i],
                                   frames: layer > 0 ? nil : frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },

@@ -117,6 +117,7 @@ extension ConversionPlan {
         var plan = self
         plan.timeline = timeline
         plan.isComposed = true
+        plan.segmentLayers = layers
         plan.extraSources = more
         plan.chains = lanes.enumerated().map { l, lane in
             var inputs: [StageChain.Input] = []

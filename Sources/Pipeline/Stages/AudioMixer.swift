@@ -1,8 +1,8 @@
 import Recipe
 
 /// N audio tracks of the timeline → 1 (AVAudioMix): each input's samples are brought to the
-/// output's rate and layout (mono is copied to both sides, 5.1 down-mixed with libswresample's
-/// standard coefficients), weighted per sample by its volume at that sample's time on the
+/// output's rate and layout (mono is played on both sides at −3 dB each, libswresample's centre
+/// level; 5.1 down-mixed with its standard coefficients), weighted per sample by its volume at that sample's time on the
 /// timeline, summed, and limited by the stated rule. Every input is a sequence that starts at
 /// sample 0 and runs contiguously (gaps filled with silence), so sample k of each is sample k of
 /// the output: nothing is aligned by guesswork.

@@ -307,7 +307,7 @@ extension Parser {
                     ok = false; continue
                 }
                 if case .kind(let k, _) = t, k != kind {
-                    error(value.mark, "\(what) takes a \(kind.rawValue) track, not '\(s)'")
+                    error(value.mark, "\(what) takes \(kind == .audio ? "an" : "a") \(kind.rawValue) track, not '\(s)'")
                     ok = false; continue
                 }
                 track = Located(t, value.mark)
