@@ -100,6 +100,12 @@ struct AudioMixTests {
                                   Ramp(start: MediaTime(seconds: 4), end: MediaTime(seconds: 5), from: 0.5, to: 0)])
         let expected: [(Double, Double)] = [(0, 0.2), (1, 0.2), (1.5, 0.6), (2, 1), (3, 1), (4, 0.5), (4.5, 0.25), (5, 0), (9, 0)]
         for (t, v) in expected { #expect(abs(k.value(atSeconds: t) - v) < 1e-12, "at \(t) s: \(k.value(atSeconds: t)), not \(v)") }
+        // Runs filled at once (one lookup where no ramp moves) equal the values sample by sample.
+        for t0 in [0.0, 0.99, 1.5, 2.5, 3.9999, 7.0] {
+            var run: [Float] = []
+            k.fill(&run, from: t0, step: 1 / 48000, count: 1024)
+            #expect(run.enumerated().allSatisfy { $1 == Float(k.value(atSeconds: t0 + Double($0) / 48000)) }, "run from \(t0) s")
+        }
     }
 
     /// `seconds` of a `hz` tone at `amplitude`, 48 kHz stereo AAC, no pictures.

@@ -78,9 +78,8 @@ final class AudioMixer: SourceStage {
             MixKernel.accumulate(part, gains: feed.gains, into: sum)
         }
         if let master {
-            if masterGains.count != Int(n) { masterGains = Array(repeating: 1, count: Int(n)) }
             let r = Double(format.rate)
-            for i in 0..<Int(n) { masterGains[i] = Float(master.value(atSeconds: Double(position + Int64(i)) / r)) }
+            master.fill(&masterGains, from: Double(position) / r, step: 1 / r, count: Int(n))
             MixKernel.scale(sum, by: masterGains)
         }
         MixKernel.limit(sum, limit)
@@ -111,18 +110,10 @@ final class AudioMixer: SourceStage {
         }
     }
 
-    /// The feed's volume for output samples `position ..< position + count`.
+    /// The feed's volume (and fades) for output samples `position ..< position + count`.
     private func gains(for feed: Feed, count: Int) {
-        if feed.gains.count != count { feed.gains = Array(repeating: 1, count: count) }
-        let r = Double(format.rate)
-        if let volume = feed.volume, !volume.isConstant {
-            for i in 0..<count { feed.gains[i] = Float(volume.value(atSeconds: Double(position + Int64(i)) / r)) }
-        } else {
-            let g = Float(feed.volume?.constant ?? 1)
-            for i in 0..<count { feed.gains[i] = g }
-        }
-        if let fade = feed.fade {
-            for i in 0..<count { feed.gains[i] *= Float(fade.value(atSeconds: Double(position + Int64(i)) / r)) }
-        }
+        let r = Double(format.rate), t0 = Double(position) / r
+        (feed.volume ?? Keyframes(constant: 1)).fill(&feed.gains, from: t0, step: 1 / r, count: count)
+        feed.fade?.fill(&feed.gains, from: t0, step: 1 / r, count: count, multiplying: true)
     }
 }

@@ -58,6 +58,29 @@ public struct Keyframes: Sendable, Hashable {
 
     public var isConstant: Bool { ramps.isEmpty }
 
+    /// The value over `[a, b)` seconds when it is the same all through (no ramp moves inside it);
+    /// nil when a ramp does.
+    public func constant(fromSeconds a: Double, to b: Double) -> Double? {
+        if ramps.isEmpty { return constant }
+        for r in ramps where r.start.seconds < b && r.end.seconds > a { return nil }
+        return value(atSeconds: a)
+    }
+
+    /// `count` values from `t0` seconds, `step` apart, into `out` (resized to `count`), each
+    /// multiplied into what is there when `multiplying`: one lookup for a run no ramp moves in.
+    public func fill(_ out: inout [Float], from t0: Double, step: Double, count: Int, multiplying: Bool = false) {
+        if out.count != count { out = Array(repeating: 1, count: count) }
+        if let c = constant(fromSeconds: t0, to: t0 + step * Double(count)) {
+            let g = Float(c)
+            for i in 0..<count { out[i] = multiplying ? out[i] * g : g }
+            return
+        }
+        for i in 0..<count {
+            let g = Float(value(atSeconds: t0 + step * Double(i)))
+            out[i] = multiplying ? out[i] * g : g
+        }
+    }
+
     /// The value at `t` (seconds on the timeline).
     public func value(atSeconds t: Double) -> Double {
         guard let first = ramps.first else { return constant }
