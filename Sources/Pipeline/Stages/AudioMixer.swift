@@ -2,8 +2,9 @@ import Recipe
 
 /// N audio tracks of the timeline → 1 (AVAudioMix): each input's samples are brought to the
 /// output's rate and layout (mono is played on both sides at −3 dB each, libswresample's centre
-/// level; 5.1 down-mixed with its standard coefficients), weighted per sample by its volume at that sample's time on the
-/// timeline, summed, and limited by the stated rule. Every input is a sequence that starts at
+/// level; 5.1 down-mixed with its standard coefficients), weighted per sample by its volume at
+/// that sample's time on the timeline, summed, scaled by the output's fades, and limited by the
+/// stated rule. Every input is a sequence that starts at
 /// sample 0 and runs contiguously (gaps filled with silence), so sample k of each is sample k of
 /// the output: nothing is aligned by guesswork.
 final class AudioMixer: SourceStage {
@@ -35,12 +36,11 @@ final class AudioMixer: SourceStage {
     private let limit: MixLimit
     /// The output's sample count (the timeline's end at the output rate); nil: where the inputs end.
     private let end: Int64?
-    private var position: Int64 = 0
-    static let chunk: Int32 = 1024
-
-    /// The whole output's fade, a factor on the sum.
+    /// The whole output's fades and dips, a factor on the sum.
     private let master: Keyframes?
     private var masterGains: [Float] = []
+    private var position: Int64 = 0
+    static let chunk: Int32 = 1024
 
     init(inputs: [Input], rate: Int32, layout: String, limit: MixLimit, end: Int64?, master: Keyframes? = nil) throws(MediaError) {
         self.master = master
