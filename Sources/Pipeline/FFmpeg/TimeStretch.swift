@@ -167,8 +167,7 @@ final class TimeStretcher {
             return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
                                         filters: [("rubberband", "tempo=\(scale.tempo)")])
         case .timeDomain:
-            return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
-                                        filters: scale.atempoFactors.map { ("atempo", "tempo=\($0)") })
+            return try WSOLAKernel(scale: scale, sampleRate: sampleRate, layout: layout)
         case .varispeed:
             return try VarispeedKernel(scale: scale, sampleRate: sampleRate, layout: layout)
         case .mute:
