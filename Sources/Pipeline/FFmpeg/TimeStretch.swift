@@ -22,8 +22,8 @@ import Recipe
 ///
 /// Where a sound lands: before the range's first sample the kernel is fed `primingSamples` of
 /// lead-in (the caller's pre-range audio through `prime`, silence before it) so that it is in
-/// its steady state when the range starts, and its output for them is dropped, less the lead the
-/// pitch-keeping kernels put every onset at (`TimeStretchLead`, measured on the kernel itself):
+/// its steady state when the range starts, and its output for them is dropped, less the lead
+/// rubberband puts every onset at (`TimeStretchLead`, measured on the kernel itself):
 /// so source sample y of the range sounds at output sample round(y × scale), not a tenth of a
 /// second or more before it.
 // Not Sendable: a stretcher belongs to the one lane or stage that feeds it.
@@ -32,7 +32,8 @@ final class TimeStretcher {
     enum Method: String, Sendable, CaseIterable {
         /// Phase vocoder (librubberband through libavfilter): pitch kept, best for music and tones.
         case spectral
-        /// WSOLA (libavfilter's atempo, chained in its 0.5…2 range): pitch kept, best for speech.
+        /// WSOLA (`WSOLAKernel`, one stage at any scale, onsets on their samples): pitch kept,
+        /// best for speech.
         case timeDomain = "time-domain"
         /// Resampled as if played slower or faster (libswresample): pitch follows, like tape.
         case varispeed
@@ -140,7 +141,7 @@ final class TimeStretcher {
         self.fixedTarget = targetSamples
         self.targetSamples = targetSamples
         if let offset {
-            primingSamples = TimeStretchLead.leadIn(scale: scale, sampleRate: sampleRate)
+            primingSamples = TimeStretchLead.leadIn(method: method, scale: scale, sampleRate: sampleRate)
             leadOffset = offset
         } else {
             primingSamples = 0
@@ -271,8 +272,8 @@ final class TimeStretcher {
         targetSamples = target
         // The kernels hold back up to a window or two of input; silence after the last sample
         // pushes the real tail out. Bounded by two seconds of source, far beyond any one window,
-        // times the speed-up: each atempo stage of a chain holds a window of its own input, so
-        // the last of the 7 stages at 100× speed sees nothing until about 4 s were pushed.
+        // times the speed-up: at a speed-up the time-domain kernel looks ahead for onsets by its
+        // hold times the speed-up (2.7 s of source at 100× speed).
         // A kernel that was fed is pushed until it has made something even when the target is
         // 0: rubberband fails at its end (EPERM) when it never made a sample.
         if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
