@@ -17,13 +17,13 @@ struct TimeStretchBurstTests {
 
     /// Source-sample places of the bursts in a range at `scale`: spaced so that they stay half a
     /// second apart in the output at a speed-up too.
-    static func bursts(_ scale: TimeStretchScale) -> [Int] {
+    static func bursts(_ scale: TimeStretchScale, rate: Int = rate) -> [Int] {
         let spacing = rate / 2 * speedUp(scale)
         return [0] + (1...5).map { $0 * spacing + $0 * $0 * 131 }
     }
 
     /// The background tone and the bursts (30 ms of output each: longer in the source at a speed-up).
-    static func signal(count: Int, from start: Int, bursts: [Int], burst: Int) -> [Float] {
+    static func signal(count: Int, from start: Int, bursts: [Int], burst: Int, rate: Int) -> [Float] {
         (0..<count).map { j in
             let i = start + j
             var v = 0.05 * sin(2 * Double.pi * 300 * Double(i) / Double(rate))
@@ -34,17 +34,22 @@ struct TimeStretchBurstTests {
         }
     }
 
-    /// Onset error of each burst in output samples (negative: early), and the output's length.
-    static func errors(_ method: TimeStretcher.Method, _ scale: TimeStretchScale) throws -> (errors: [Int], count: Int) {
-        let places = bursts(scale)
+    /// Onset error of each burst in output samples (negative: early), and the output's length;
+    /// in stereo the right channel has the bursts at a third of the level.
+    static func errors(_ method: TimeStretcher.Method, _ scale: TimeStretchScale, rate: Int = rate,
+                       stereo: Bool = false) throws -> (errors: [Int], count: Int) {
+        let places = bursts(scale, rate: rate)
+        let layout = stereo ? "stereo" : "mono"
+        func planes(_ x: [Float]) -> [[Float]] { stereo ? [x, x.map { $0 / 3 }] : [x] }
         let length = places.last! + rate / 4
         let burst = rate * 3 / 100 * speedUp(scale)
-        let s = try TimeStretcher(sampleRate: Int32(rate), channelLayout: "mono", method: method, scale: scale)
+        let s = try TimeStretcher(sampleRate: Int32(rate), channelLayout: layout, method: method, scale: scale)
         let lead = Int(s.primingSamples)
         if lead > 0 {
-            try s.prime([try S.frame([signal(count: lead, from: -lead, bursts: places, burst: burst)], from: 0, count: lead, rate: Int32(rate), layout: "mono")])
+            let pre = planes(signal(count: lead, from: -lead, bursts: places, burst: burst, rate: rate))
+            try s.prime([try S.frame(pre, from: 0, count: lead, rate: Int32(rate), layout: layout)])
         }
-        let input = signal(count: length, from: 0, bursts: places, burst: burst)
+        let input = planes(signal(count: length, from: 0, bursts: places, burst: burst, rate: rate))
         var out: [Float] = []
         func take() throws {
             while let f = try s.drain() {
@@ -53,12 +58,12 @@ struct TimeStretchBurstTests {
             }
         }
         for at in stride(from: 0, to: length, by: 1024) {
-            try s.feed(try S.frame([input], from: at, count: min(1024, length - at), rate: Int32(rate), layout: "mono"))
+            try s.feed(try S.frame(input, from: at, count: min(1024, length - at), rate: Int32(rate), layout: layout))
             try take()
         }
         try s.finish()
         try take()
-        // Level over 1 ms (48 samples) from every sample, by running sums.
+        // Level over 1 ms (48 samples at 48 kHz) of the left channel from every sample, by running sums.
         let w = rate / 1000
         var sums = [Double](repeating: 0, count: out.count + 1)
         for (i, v) in out.enumerated() { sums[i + 1] = sums[i] + Double(v) * Double(v) }
@@ -71,7 +76,8 @@ struct TimeStretchBurstTests {
             let found = (from..<max(from, to)).first { ((sums[$0 + w] - sums[$0]) / Double(w)).squareRoot() >= threshold }
             errors.append(found.map { $0 + w / 2 - expected } ?? Int.min / 2)
         }
-        print("bursts \(method.rawValue) ×\(scale): " + errors.map { String(format: "%+.1f", Double($0) / 48) }.joined(separator: " ") + " ms")
+        print("bursts \(method.rawValue) ×\(scale) \(rate) Hz \(layout): "
+              + errors.map { String(format: "%+.1f", Double($0) * 1000 / Double(rate)) }.joined(separator: " ") + " ms")
         return (errors, out.count)
     }
 
@@ -90,6 +96,18 @@ struct TimeStretchBurstTests {
         #expect(errors.count == 6)
         for (k, e) in errors.enumerated() {
             #expect(abs(e) <= 96, "time-domain ×\(scale): burst \(k) \(e) samples off")
+        }
+    }
+
+    @Test("time-domain at 44.1 kHz in stereo (bursts a third as loud on the right) puts every burst within 2 ms too",
+          arguments: [(8, 1), (1, 2)] as [(Int64, Int64)])
+    func timeDomainStereo(target: Int64, source: Int64) throws {
+        let scale = Self.scale(target, source)
+        let (errors, count) = try Self.errors(.timeDomain, scale, rate: 44100, stereo: true)
+        #expect(count == Int(scale.stretched(Int64(Self.bursts(scale, rate: 44100).last! + 44100 / 4))!))
+        #expect(errors.count == 6)
+        for (k, e) in errors.enumerated() {
+            #expect(abs(e) <= 88, "time-domain ×\(scale) 44.1 kHz: burst \(k) \(e) samples off")
         }
     }
 
