@@ -92,6 +92,9 @@ final class TimeStretcher {
     private var primed = false
     /// Kernel output still to drop: the lead-in's stretched length less the kernel's lead.
     private var skipRemaining: Int64 = 0
+    /// The kernel's output sample the range's first output sample is (its lead-in's stretched
+    /// length less its lead).
+    private var kernelStart: Int64 = 0
     /// `TimeStretchLead.offset` of this kernel (0 when there is no lead-in).
     private let leadOffset: Int64
     /// Output samples by which the kernel's output is held back to put sounds where the scale
@@ -230,6 +233,7 @@ final class TimeStretcher {
             }
             // offset < 0: the kernel puts sounds early; dropping less of the lead-in delays them.
             skipRemaining = stretched + leadOffset
+            kernelStart = skipRemaining
             leadCompensation = max(0, -leadOffset)
             if skipRemaining < 0 {
                 try fifo.write(try SilenceKernel.frame(samples: Int32(clamping: -skipRemaining), layout: &layout, sampleRate: sampleRate))
@@ -270,24 +274,30 @@ final class TimeStretcher {
             target = n
         }
         targetSamples = target
-        // The kernels hold back up to a window or two of input; silence after the last sample
-        // pushes the real tail out. Bounded by two seconds of source, far beyond any one window,
-        // times the speed-up: at a speed-up the time-domain kernel looks ahead for onsets by its
-        // hold times the speed-up (2.7 s of source at 100× speed).
-        // A kernel that was fed is pushed until it has made something even when the target is
-        // 0: rubberband fails at its end (EPERM) when it never made a sample.
-        if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
-            let chunk: Int32 = 1024
-            var fed: Int64 = 0
-            let limit = 2 * Int64(sampleRate) * max(1, (scale.source + scale.target - 1) / scale.target)
-            let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
-            while producedSamples < max(target, 1), fed < limit {
-                try kernel.push(silence)
-                fed += Int64(chunk)
-                try collect()
+        if sourceSamples > 0, let wsola = kernel as? WSOLAKernel {
+            // Our WSOLA is told where the range ends instead: it makes its output up to there
+            // from the source alone, holding its last window still (fed silence, its last windows
+            // spliced against it: the last 70 ms at ×8 dipped to nothing).
+            try wsola.finish(outputEnd: target + kernelStart)
+        } else {
+            // rubberband and varispeed hold back up to a window or two of input; silence after
+            // the last sample pushes the real tail out. Bounded by two seconds of source, far
+            // beyond any one window, times the speed-up.
+            // A kernel that was fed is pushed until it has made something even when the target
+            // is 0: rubberband fails at its end (EPERM) when it never made a sample.
+            if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
+                let chunk: Int32 = 1024
+                var fed: Int64 = 0
+                let limit = 2 * Int64(sampleRate) * max(1, (scale.source + scale.target - 1) / scale.target)
+                let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
+                while producedSamples < max(target, 1), fed < limit {
+                    try kernel.push(silence)
+                    fed += Int64(chunk)
+                    try collect()
+                }
             }
+            try kernel.push(nil)
         }
-        try kernel.push(nil)
         try collect()
         // Beyond the target `drain` stops (the trim); short of it, it hands out silence.
     }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Recipe
 
 /// `time-domain`: WSOLA (waveform-similarity overlap-add) in one stage at any scale, with each
 /// onset on its sample.
@@ -31,6 +32,9 @@ final class WSOLAKernel: StretchKernel {
     private var base: Int64
     private var fed: Int64 = 0
     private var ended = false
+    /// The output sample the range ends at (known once the input has ended): the fragments up
+    /// to it read the source only, holding its last window still rather than reading past it.
+    private var outputEnd: Int64?
     private var done = false
     private var fragment: Int64 = 0
     private var previousStart: Int64?
@@ -61,6 +65,14 @@ final class WSOLAKernel: StretchKernel {
 
     deinit { av_channel_layout_uninit(&layout) }
 
+    /// Ends the input: makes output up to kernel output sample `outputEnd` (the range's end, a
+    /// caller's fixed length included), every sample of it from the source.
+    func finish(outputEnd: Int64) throws(MediaError) {
+        guard !ended else { return }
+        self.outputEnd = outputEnd
+        try push(nil)
+    }
+
     func push(_ frame: Frame?) throws(MediaError) {
         guard !ended else { return }
         if let frame {
@@ -84,8 +96,9 @@ final class WSOLAKernel: StretchKernel {
             let found = mix.withUnsafeBufferPointer { detector.scan($0, base: base, available: fed) }
             for t in found { warp.add(t) }
         } else {
+            if outputEnd == nil { outputEnd = WideArithmetic.mulDiv(fed, warp.scale.target, warp.scale.source, rounding: .nearest) }
             ended = true
-            // What lies past the end is silence: every window may read it.
+            // What lies past the end is silence: only a window that holds an onset may read it.
             let pad = 2 * window + 4 * tolerance + Int(warp.before + warp.after)
             for c in 0..<channels { input[c].append(contentsOf: repeatElement(0, count: pad)) }
             mix.append(contentsOf: repeatElement(0, count: pad))
@@ -106,8 +119,8 @@ final class WSOLAKernel: StretchKernel {
             let centre = fragment * Int64(hop) + half
             let nominal = warp.nominal(centre)
             if ended {
-                if nominal - half - Int64(tolerance) >= fed {
-                    for c in 0..<channels { made[c].append(contentsOf: sums[c][0..<hop]) }
+                // Each fragment completes the hop it starts at: stop once the end is complete.
+                if fragment * Int64(hop) >= outputEnd ?? 0 {
                     done = true
                     break
                 }
@@ -142,10 +155,23 @@ final class WSOLAKernel: StretchKernel {
 
     /// The source sample fragment `centre` starts at.
     private func place(centre: Int64) -> Int64 {
-        let a = warp.position(centre) - Int64(window / 2)
-        // How far the splice may move: a window that holds an onset stays (the onset is placed);
-        // one before an onset does not reach it, one after it does not go back to it.
+        let planned = warp.position(centre) - Int64(window / 2)
+        // A window that holds an onset stays (the onset is placed).
+        for (t, _) in warp.onsets where t >= planned && t < planned + Int64(window) { return planned }
+        // At the input's end a window reads the source only up to the range's end, so the end holds
+        // the last window still: read past it, the last windows fade out and splice against
+        // silence (the last 70 ms at ×8 dipped to nothing). Never back to an onset it is past.
+        var latest = Int64.max
+        if ended {
+            let ahead = min(Int64(window), max(0, (outputEnd ?? 0) - (centre - Int64(window / 2))))
+            latest = fed - ahead
+        }
+        var a = min(planned, latest)
+        for (t, _) in warp.onsets where t < planned { a = max(a, t + 1) }
+        // How far the splice may move: one before an onset does not reach it, one after it does
+        // not go back to it, none past the source's end.
         var lo = -Int64(tolerance), hi = Int64(tolerance)
+        if ended { hi = min(hi, max(0, latest - a)) }
         for (t, _) in warp.onsets {
             if t >= a, t < a + Int64(window) { return a }
             if t >= a + Int64(window) { hi = min(hi, t - Int64(window) - a) } else { lo = max(lo, t + 1 - a) }
@@ -216,6 +242,8 @@ final class WSOLAKernel: StretchKernel {
         var keep = lowest - Int64(window + 2 * tolerance)
         if let previousStart { keep = min(keep, previousStart + Int64(hop)) }
         keep = min(keep, detector.scanned - 2 * Int64(detector.block))
+        // The end's held window.
+        keep = min(keep, fed - Int64(window + 2 * tolerance))
         warp.forget(before: centre - Int64(window))
         let drop = Int(keep - base)
         guard drop > 1 << 16 else { return }
