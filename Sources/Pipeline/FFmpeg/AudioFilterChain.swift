@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// A straight chain of libavfilter audio filters (abuffer → filters → aformat → abuffersink) used
-/// as a stretch kernel: `rubberband` for `spectral`, chained `atempo` for `time-domain`.
+/// as a stretch kernel: `rubberband` for `spectral`.
 /// The graph's timestamps are not used: input is stamped by sample count and the output's stamps
 /// are ignored (the stretcher counts). Owns its AVFilterGraph, which owns every filter in it
 /// (freed once, in deinit).

@@ -22,8 +22,8 @@ import Recipe
 ///
 /// Where a sound lands: before the range's first sample the kernel is fed `primingSamples` of
 /// lead-in (the caller's pre-range audio through `prime`, silence before it) so that it is in
-/// its steady state when the range starts, and its output for them is dropped, less the lead the
-/// pitch-keeping kernels put every onset at (`TimeStretchLead`, measured on the kernel itself):
+/// its steady state when the range starts, and its output for them is dropped, less the lead
+/// rubberband puts every onset at (`TimeStretchLead`, measured on the kernel itself):
 /// so source sample y of the range sounds at output sample round(y × scale), not a tenth of a
 /// second or more before it.
 // Not Sendable: a stretcher belongs to the one lane or stage that feeds it.
@@ -32,7 +32,8 @@ final class TimeStretcher {
     enum Method: String, Sendable, CaseIterable {
         /// Phase vocoder (librubberband through libavfilter): pitch kept, best for music and tones.
         case spectral
-        /// WSOLA (libavfilter's atempo, chained in its 0.5…2 range): pitch kept, best for speech.
+        /// WSOLA (`WSOLAKernel`, one stage at any scale, onsets on their samples): pitch kept,
+        /// best for speech.
         case timeDomain = "time-domain"
         /// Resampled as if played slower or faster (libswresample): pitch follows, like tape.
         case varispeed
@@ -91,6 +92,9 @@ final class TimeStretcher {
     private var primed = false
     /// Kernel output still to drop: the lead-in's stretched length less the kernel's lead.
     private var skipRemaining: Int64 = 0
+    /// The kernel's output sample the range's first output sample is (its lead-in's stretched
+    /// length less its lead).
+    private var kernelStart: Int64 = 0
     /// `TimeStretchLead.offset` of this kernel (0 when there is no lead-in).
     private let leadOffset: Int64
     /// Output samples by which the kernel's output is held back to put sounds where the scale
@@ -140,7 +144,7 @@ final class TimeStretcher {
         self.fixedTarget = targetSamples
         self.targetSamples = targetSamples
         if let offset {
-            primingSamples = TimeStretchLead.leadIn(scale: scale, sampleRate: sampleRate)
+            primingSamples = TimeStretchLead.leadIn(method: method, scale: scale, sampleRate: sampleRate)
             leadOffset = offset
         } else {
             primingSamples = 0
@@ -167,8 +171,7 @@ final class TimeStretcher {
             return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
                                         filters: [("rubberband", "tempo=\(scale.tempo)")])
         case .timeDomain:
-            return try AudioFilterChain(sampleRate: sampleRate, layout: layout,
-                                        filters: scale.atempoFactors.map { ("atempo", "tempo=\($0)") })
+            return try WSOLAKernel(scale: scale, sampleRate: sampleRate, layout: layout)
         case .varispeed:
             return try VarispeedKernel(scale: scale, sampleRate: sampleRate, layout: layout)
         case .mute:
@@ -230,6 +233,7 @@ final class TimeStretcher {
             }
             // offset < 0: the kernel puts sounds early; dropping less of the lead-in delays them.
             skipRemaining = stretched + leadOffset
+            kernelStart = skipRemaining
             leadCompensation = max(0, -leadOffset)
             if skipRemaining < 0 {
                 try fifo.write(try SilenceKernel.frame(samples: Int32(clamping: -skipRemaining), layout: &layout, sampleRate: sampleRate))
@@ -270,24 +274,30 @@ final class TimeStretcher {
             target = n
         }
         targetSamples = target
-        // The kernels hold back up to a window or two of input; silence after the last sample
-        // pushes the real tail out. Bounded by two seconds of source, far beyond any one window,
-        // times the speed-up: each atempo stage of a chain holds a window of its own input, so
-        // the last of the 7 stages at 100× speed sees nothing until about 4 s were pushed.
-        // A kernel that was fed is pushed until it has made something even when the target is
-        // 0: rubberband fails at its end (EPERM) when it never made a sample.
-        if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
-            let chunk: Int32 = 1024
-            var fed: Int64 = 0
-            let limit = 2 * Int64(sampleRate) * max(1, (scale.source + scale.target - 1) / scale.target)
-            let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
-            while producedSamples < max(target, 1), fed < limit {
-                try kernel.push(silence)
-                fed += Int64(chunk)
-                try collect()
+        if sourceSamples > 0, let wsola = kernel as? WSOLAKernel {
+            // Our WSOLA is told where the range ends instead: it makes its output up to there
+            // from the source alone, holding its last window still (fed silence, its last windows
+            // spliced against it: the last 70 ms at ×8 dipped to nothing).
+            try wsola.finish(outputEnd: target + kernelStart)
+        } else {
+            // rubberband and varispeed hold back up to a window or two of input; silence after
+            // the last sample pushes the real tail out. Bounded by two seconds of source, far
+            // beyond any one window, times the speed-up.
+            // A kernel that was fed is pushed until it has made something even when the target
+            // is 0: rubberband fails at its end (EPERM) when it never made a sample.
+            if sourceSamples > 0, !(kernel is PassKernel), !(kernel is SilenceKernel) {
+                let chunk: Int32 = 1024
+                var fed: Int64 = 0
+                let limit = 2 * Int64(sampleRate) * max(1, (scale.source + scale.target - 1) / scale.target)
+                let silence = try SilenceKernel.frame(samples: chunk, layout: &layout, sampleRate: sampleRate)
+                while producedSamples < max(target, 1), fed < limit {
+                    try kernel.push(silence)
+                    fed += Int64(chunk)
+                    try collect()
+                }
             }
+            try kernel.push(nil)
         }
-        try kernel.push(nil)
         try collect()
         // Beyond the target `drain` stops (the trim); short of it, it hands out silence.
     }

@@ -4,15 +4,14 @@ import Foundation
 /// Where a pitch-keeping kernel puts a sound relative to where the scale says, measured on the
 /// kernel itself, once per method, scale and rate in a process.
 ///
-/// rubberband and atempo smear an onset over their analysis window and hand it out early: at 1/8
-/// speed and 48 kHz a tone onset comes ~100 ms (spectral) and ~230 ms (time-domain) early, and the
-/// amount depends on the scale and the rate in ways no formula of ours would track (44.1 kHz and
-/// 48 kHz get different window sizes). So the stretcher asks: a fresh kernel is led in with the
+/// rubberband smears an onset over its analysis window and hands it out early: at 1/8 speed and
+/// 48 kHz a tone onset comes ~100 ms early, and the amount depends on the scale and the rate in
+/// ways no formula of ours would track. So the stretcher asks: a fresh kernel is led in with the
 /// same lead-in a range gets (silence), then four 1 kHz bursts follow, and the offset is the mean
 /// of where each burst's first millisecond at half the tone's level lies, minus where the scale
-/// puts it. Kernels are deterministic, so the number holds for every range of that method, scale
-/// and rate (WSOLA's choice of splice still moves one onset by up to ~75 ms at 1/8 speed).
-/// `varispeed` is a resampler, exact by construction: 0.
+/// puts it. Kernels are deterministic, so the number holds for every range of that scale and rate.
+/// `varispeed` is a resampler and `time-domain` (`WSOLAKernel`) puts each onset on its sample,
+/// both exact by construction: 0.
 enum TimeStretchLead {
     private struct Key: Hashable {
         let method: TimeStretcher.Method
@@ -23,10 +22,10 @@ enum TimeStretchLead {
     private static let measured = Locked<[Key: Int64?]>([:])
 
     /// Output samples by which the kernel puts an onset late (positive) or early (negative); nil
-    /// when the test bursts do not come out apart (atempo's seven stages at 1/100 of the length
-    /// smear a burst over the next): such a range is stretched without a lead-in, as it comes.
+    /// when the test bursts do not come out apart: such a range is stretched without a lead-in,
+    /// as it comes.
     static func offset(method: TimeStretcher.Method, scale: TimeStretchScale, sampleRate: Int32) throws(MediaError) -> Int64? {
-        guard method == .spectral || method == .timeDomain, !scale.isIdentity else { return 0 }
+        guard method == .spectral, !scale.isIdentity else { return 0 }
         let key = Key(method: method, scale: scale, sampleRate: sampleRate)
         if let known = measured.withLock({ $0[key] }) { return known }
         let offset = try measure(key)
@@ -34,11 +33,12 @@ enum TimeStretchLead {
         return offset
     }
 
-    /// The lead-in a range of `scale` gets at `sampleRate`: half a second of source (the kernels
-    /// settle within a quarter), longer for a speed-up so that it still lasts about half a second
-    /// of the kernel's output (up to 8 times: 4 s of source).
-    static func leadIn(scale: TimeStretchScale, sampleRate: Int32) -> Int64 {
-        Int64(sampleRate) / 2 * speedUp(scale)
+    /// The lead-in a range of `scale` gets at `sampleRate`: half a second of source for
+    /// `spectral` (rubberband settles within a quarter), a tenth for `time-domain` (its windows,
+    /// splice search and onset hold reach 70 ms back, its onset scan 20 ms), longer for a speed-up
+    /// so that it still lasts as long in the kernel's output (up to 8 times).
+    static func leadIn(method: TimeStretcher.Method, scale: TimeStretchScale, sampleRate: Int32) -> Int64 {
+        Int64(sampleRate) / (method == .timeDomain ? 10 : 2) * speedUp(scale)
     }
 
     private static func speedUp(_ scale: TimeStretchScale) -> Int64 {
@@ -55,7 +55,7 @@ enum TimeStretchLead {
         av_channel_layout_default(&layout, 1)
         defer { av_channel_layout_uninit(&layout) }
         let kernel = try TimeStretcher.kernel(method: key.method, scale: key.scale, sampleRate: key.sampleRate, layout: &layout)
-        let leadIn = leadIn(scale: key.scale, sampleRate: key.sampleRate)
+        let leadIn = leadIn(method: key.method, scale: key.scale, sampleRate: key.sampleRate)
         let gap = rate / 4 * speedUp(key.scale), tone = rate / 8 * speedUp(key.scale)
         let bursts: [Int64] = (0..<4).map { leadIn + $0 * (gap + tone) + gap / 2 + $0 * rate / 97 }
         let expected = bursts.compactMap { key.scale.stretched($0) }

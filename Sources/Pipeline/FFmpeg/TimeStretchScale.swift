@@ -57,16 +57,6 @@ struct TimeStretchScale: Sendable, Hashable, CustomStringConvertible {
     /// filter's setting: the output length is counted from the rational, never from this.
     var tempo: Double { Double(source) / Double(target) }
 
-    /// Tempos for a chain of atempo filters whose product is `tempo`, each within 0.5…2: atempo
-    /// takes 0.5…100 in FFmpeg 5.1 but skips input above 2 instead of blending it. Equal factors
-    /// spread the work (1/8 speed is 0.5 × 0.5 × 0.5).
-    var atempoFactors: [Double] {
-        let t = tempo
-        let stages = max(1, Int(abs(log2(t)).rounded(.up)))
-        let each = min(max(pow(t, 1 / Double(stages)), 0.5), 2)
-        return Array(repeating: each, count: stages)
-    }
-
     var description: String { "\(target)/\(source)" }
 
     private static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
