@@ -25,7 +25,7 @@ public struct PictureFade: Sendable, Hashable {
             fades.append(PictureFade(ramp: r, color: .black, segment: nil))
         }
         for cut in cuts where cut.transition.kind == .dip {
-            let half = MediaTime(value: cut.transition.duration.value, timescale: cut.transition.duration.timescale * 2)
+            let half = cut.transition.duration.half
             let a = MediaTime.max(.zero, cut.at - half), b = MediaTime.min(end, cut.at + half)
             if a < cut.at { fades.append(PictureFade(ramp: Ramp(start: a, end: cut.at, from: 1, to: 0), color: cut.transition.color, segment: cut.segment)) }
             if cut.at < b { fades.append(PictureFade(ramp: Ramp(start: cut.at, end: b, from: 0, to: 1), color: cut.transition.color, segment: cut.segment)) }
