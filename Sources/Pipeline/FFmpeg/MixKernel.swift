@@ -42,7 +42,8 @@ final class MixFormat {
 }
 
 enum MixKernel {
-    /// `sum[c][i] += gains[i] · input[c][i]` for i < input's samples (both planar float, same layout).
+    /// `sum[c][i] += gains[i] · input[c][i]` for i below the input's samples, the sum's and the
+    /// gains' counts (both planar float, same layout).
     static func accumulate(_ input: Frame, gains: [Float], into sum: Frame) {
         let n = Int(min(input.samples, sum.samples, Int32(gains.count)))
         for c in 0..<Int(min(input.channels, sum.channels)) {

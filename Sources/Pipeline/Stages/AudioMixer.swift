@@ -23,8 +23,10 @@ final class AudioMixer: SourceStage {
         var resampler: Resampler?
         let fifo: AudioFIFO
         var done = false
-        /// Reused per chunk: the gains of the chunk's samples.
+        /// Reused per chunk: the gains of the chunk's samples, and the samples read from the
+        /// queue (a chunk's room; only the first `gains.count` of them count).
         var gains: [Float] = []
+        var part: Frame?
         init(_ input: Input, format: MixFormat) {
             stage = input.stage; volume = input.volume; fade = input.fade
             fifo = format.queue()
@@ -72,7 +74,8 @@ final class AudioMixer: SourceStage {
         let sum = try format.silence(count: Int32(n))
         for feed in feeds where feed.fifo.count > 0 {
             let take = Int32(min(n, Int64(feed.fifo.count)))
-            let part = try format.silence(count: take)
+            if feed.part == nil { feed.part = try format.silence(count: Self.chunk) }
+            guard let part = feed.part else { continue }
             _ = try feed.fifo.read(into: part, samples: take)
             gains(for: feed, count: Int(take))
             MixKernel.accumulate(part, gains: feed.gains, into: sum)
