@@ -27,13 +27,21 @@ struct AudioMixTests {
         }
     }
 
+    /// A planar float frame's samples, `[channel][sample]`.
+    static func planes(_ f: Frame) -> [[Float]] {
+        (0..<Int(f.channels)).map { c in
+            let p = UnsafeMutableRawPointer(f.pointer.pointee.extended_data[c]!).assumingMemoryBound(to: Float.self)
+            return Array(UnsafeBufferPointer(start: p, count: Int(f.samples)))
+        }
+    }
+
     static func drain(_ mixer: AudioMixer) throws -> [[Float]] {
         var out: [[Float]] = [[], []]
         var expected: Int64 = 0
         while let t = try mixer.next() {
             guard case .samples(let f, let position) = t else { Issue.record("a picture from a mixer"); continue }
             #expect(position == expected, "runs are contiguous from 0")
-            let s = MixKernel.samples(f)
+            let s = Self.planes(f)
             out[0] += s[0]; out[1] += s[1]
             expected += Int64(f.samples)
         }

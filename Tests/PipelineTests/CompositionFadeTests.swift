@@ -64,32 +64,11 @@ struct CompositionFadeTests {
         #expect(throws: MediaError.self) { try Frame.video(width: 8, height: 8, format: AV_PIX_FMT_RGB24).faded(0.5) }
     }
 
-    /// 3 s of 30 fps grey (Y 180) pictures and a 1 kHz tone.
-    static func source(_ path: String) throws {
-        let rate = FrameRate(frames: 30)
-        var v = GeneratedVideoFormat(width: 64, height: 64, frameRate: rate)
-        v.codecOptions = ["preset": "ultrafast"]
-        v.quality = 1
-        let s = try FrameSource(path: path, video: v, audio: GeneratedAudioFormat())
-        var done = 0
-        for i in 0..<90 {
-            try s.appendPicture(at: rate.frameDuration * Int64(i)) { p in
-                p.fill(plane: 0, x: 0, y: 0, width: 64, height: 64, value: 180)
-                p.fill(plane: 1, x: 0, y: 0, width: 32, height: 32, value: 128)
-                p.fill(plane: 2, x: 0, y: 0, width: 32, height: 32, value: 128)
-            }
-            let until = (i + 1) * 1600
-            try s.appendAudio(count: until - done) { _, n in Float(0.5 * sin(2 * Double.pi * 1000 * Double(n) / 48000)) }
-            done = until
-        }
-        try s.finish()
-    }
-
     @Test("fade-in 1 s and fade-out 1 s of a 3 s clip: each picture's grey is the fade's value at its time (±3), the sound's level too (±1 dB); 3 s still")
     func fadesInTheOutput() throws {
         let dir = Scratch()
         let src = dir.file("grey.mp4"), out = dir.file("out.mp4")
-        try Self.source(src)
+        try Self.grey(src, y: 180, frames: 90)
         var req = ConversionRequest(source: src, output: out, tracks: [
             TrackRequest(.type(.video, 0), .video(VideoSettings(codec: .h264, quality: 1, codecOptions: ["preset": "ultrafast"]))),
             TrackRequest(.type(.audio, 0), .audio(AudioSettings(bitrate: 256000))),

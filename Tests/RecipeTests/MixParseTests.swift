@@ -44,7 +44,6 @@ struct MixParseTests {
         #expect(c.mix.count == 1 && c.mix[0].layer == 1 && c.mix[0].segments.count == 1)
         #expect(abs((c.mix[0].volume?.constant ?? 0) - pow(10, -12.0 / 20)) < 1e-12)
         #expect(c.limit?.value == .soft)
-        #expect(c.mixes)
         #expect(c.mix[0].segments[0].source.value == "music")
     }
 

@@ -9,22 +9,22 @@ public struct AudioMix: Sendable, Hashable {
     public var limit: MixLimit
     /// Per input: how long its fade from silence at its start and to silence at its end last
     /// (nil: none). The planner resolves them onto the timeline (`fadeRamps`).
-    public var fades: [(in: MediaTime?, out: MediaTime?)]
+    public var fades: [InputFade]
     /// Per input, the fades as ramps on the timeline (the planner's; a factor on the volume).
     public internal(set) var fadeRamps: [[Ramp]] = []
     /// The whole output's fade (the composition's `fade-in`/`fade-out`), a factor on the sum.
     public internal(set) var master: Keyframes?
 
-    public init(volumes: [Keyframes?], limit: MixLimit = .clip, fades: [(in: MediaTime?, out: MediaTime?)] = []) {
+    /// An input's fades: from silence over its first `in`, to silence over its last `out`.
+    public struct InputFade: Sendable, Hashable {
+        public var `in`: MediaTime?
+        public var out: MediaTime?
+        public init(in fadeIn: MediaTime?, out fadeOut: MediaTime?) { self.in = fadeIn; self.out = fadeOut }
+    }
+
+    public init(volumes: [Keyframes?], limit: MixLimit = .clip, fades: [InputFade] = []) {
         self.volumes = volumes; self.limit = limit; self.fades = fades
     }
-
-    public static func == (a: AudioMix, b: AudioMix) -> Bool {
-        a.volumes == b.volumes && a.limit == b.limit && a.fadeRamps == b.fadeRamps && a.master == b.master
-            && a.fades.map { [$0.in, $0.out] } == b.fades.map { [$0.in, $0.out] }
-    }
-
-    public func hash(into h: inout Hasher) { h.combine(volumes); h.combine(limit); h.combine(fadeRamps) }
 
     /// The volume of input `layer` (1 when it states none).
     func volume(of layer: Int) -> Keyframes? { volumes.indices.contains(layer) ? volumes[layer] : nil }

@@ -41,7 +41,7 @@ extension ConversionPlan {
         // A mix input's segments are the audio lane's only: no frames of their own (and one
         // from a file without sound is still its mix input's: silence there).
         return timeline.segments.enumerated().map { i, s in
-            let layer = segmentLayers.indices.contains(i) ? segmentLayers[i] : 0
+            let layer = self.layer(of: i)
             return PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
                                   speed: s.scale.inverse.description, file: sources[s.source].path, track: namedTracks[i],
                                   frames: layer > 0 ? nil : frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },

@@ -246,7 +246,7 @@ public enum RecipeCompiler {
             || composition.explicitAudio.map({ $0.volume != nil || $0.fadeIn != nil || $0.fadeOut != nil }) == true {
             let tracks = [composition.explicitAudio] + composition.mix.map { Optional($0) }
             request.audioMix = AudioMix(volumes: tracks.map { $0?.volume }, limit: composition.limit?.value ?? .clip,
-                                        fades: tracks.map { ($0?.fadeIn?.value, $0?.fadeOut?.value) })
+                                        fades: tracks.map { AudioMix.InputFade(in: $0?.fadeIn?.value, out: $0?.fadeOut?.value) })
         }
         var plan: ConversionPlan
         do throws(MediaError) { plan = try Planner.plan(request, asset: asset, sources: others, assistant: assistant) } catch {

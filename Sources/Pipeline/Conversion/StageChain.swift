@@ -14,8 +14,6 @@ struct StageChain: Sendable {
         let timeline: TimeMapping
         /// Which segment of the plan's timeline it plays (0 for a plain conversion).
         var segment = 0
-        /// Which composition track it belongs to: 0 the lane's own, j ≥ 1 mix input j (audio).
-        var layer = 0
     }
 
     let inputs: [Input]
@@ -61,31 +59,32 @@ extension ConversionPlan {
         // A composition track is known by its mix input and the lanes that read it.
         var tracks: [[Int]: Int] = [:]
         return timeline.segments.enumerated().map { k, segment in
-            var streams: [Int] = [], readers: [Int] = [], layer = 0
+            var streams: [Int] = [], readers: [Int] = []
             for (lane, chain) in chains.enumerated() {
                 for input in chain.inputs where input.segment == k {
                     streams.append(input.track)
                     readers.append(lane)
-                    layer = input.layer
                 }
             }
             var group = ReaderPool.Group(source: sources[segment.source], streams: streams, lanes: readers, start: readingStart(k))
-            let key = [layer] + readers
+            let key = [layer(of: k)] + readers
             if tracks[key] == nil { tracks[key] = tracks.count }
             group.track = tracks[key] ?? 0
             return group
         }
     }
 
+    /// Segment k's composition track: 0 the video or audio list, j ≥ 1 mix input j.
+    func layer(of k: Int) -> Int { segmentLayers.indices.contains(k) ? segmentLayers[k] : 0 }
+
     /// Where segment k's reader is positioned: its source start, or earlier for a stretched
-    /// segment, whose stretcher is led in with the sound before it (`TimeStretchLead.leadIn`:
-    /// half a second of source per step of speed-up, up to 8) — the sources before the start
-    /// are decoded and not shown.
+    /// segment, by the lead-in its stretcher takes (`TimeStretchLead.leadInDuration`) — the
+    /// sources before the start are decoded and not shown.
     private func readingStart(_ k: Int) -> MediaTime {
         let segment = timeline.segments[k]
-        guard let method = audioStretches[k], method != .mute, !segment.scale.isIdentity else { return segment.sourceRange.start }
-        let speedUp = min(8, max(1, (segment.scale.den + segment.scale.num - 1) / segment.scale.num))
-        return segment.sourceRange.start - MediaTime(value: speedUp, timescale: 2)
+        guard let stretch = audioStretches[k], let method = TimeStretcher.Method(rawValue: stretch.rawValue), method != .mute,
+              !segment.scale.isIdentity else { return segment.sourceRange.start }
+        return segment.sourceRange.start - TimeStretchLead.leadInDuration(method: method, source: segment.scale.den, target: segment.scale.num)
     }
 
     /// Where lane `lane`'s input `input` is read: its reader group and the group's output.
@@ -125,8 +124,7 @@ extension ConversionPlan {
                 let chosen = tracks.map { $0[l][k] } ?? (segment.track ?? lane.track.index)
                 guard let track = chosen else { continue }
                 let s = segment.withTrack(track)
-                inputs.append(StageChain.Input(source: s.source, track: track, timeline: TimeMapping([s]), segment: k,
-                                               layer: layers.indices.contains(k) ? layers[k] : 0))
+                inputs.append(StageChain.Input(source: s.source, track: track, timeline: TimeMapping([s]), segment: k))
             }
             return StageChain(inputs: inputs)
         }

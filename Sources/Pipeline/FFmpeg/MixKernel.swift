@@ -94,13 +94,4 @@ enum MixKernel {
             return x < 0 ? -y : y
         }
     }
-
-    /// The first sample's channels, for tests: `[channel][sample]`.
-    static func samples(_ f: Frame) -> [[Float]] {
-        (0..<Int(f.channels)).map { c in
-            guard let plane = f.pointer.pointee.extended_data[c] else { return [] }
-            let p = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
-            return Array(UnsafeBufferPointer(start: p, count: Int(f.samples)))
-        }
-    }
 }

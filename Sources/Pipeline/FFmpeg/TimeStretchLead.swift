@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Recipe
 
 /// Where a pitch-keeping kernel puts a sound relative to where the scale says, measured on the
 /// kernel itself, once per method, scale and rate in a process.
@@ -38,11 +39,22 @@ enum TimeStretchLead {
     /// splice search and onset hold reach 70 ms back, its onset scan 20 ms), longer for a speed-up
     /// so that it still lasts as long in the kernel's output (up to 8 times).
     static func leadIn(method: TimeStretcher.Method, scale: TimeStretchScale, sampleRate: Int32) -> Int64 {
-        Int64(sampleRate) / (method == .timeDomain ? 10 : 2) * speedUp(scale)
+        Int64(sampleRate) / perStep(method) * speedUp(scale)
     }
 
-    private static func speedUp(_ scale: TimeStretchScale) -> Int64 {
-        min(8, max(1, (scale.source + scale.target - 1) / scale.target))
+    /// The same lead-in as source time, for a range whose `source` span plays in `target`: how
+    /// much earlier its reader starts.
+    static func leadInDuration(method: TimeStretcher.Method, source: Int64, target: Int64) -> MediaTime {
+        MediaTime(value: speedUp(source: source, target: target), timescale: Int32(perStep(method)))
+    }
+
+    /// The lead-in's seconds per step of speed-up are 1/perStep.
+    private static func perStep(_ method: TimeStretcher.Method) -> Int64 { method == .timeDomain ? 10 : 2 }
+
+    private static func speedUp(_ scale: TimeStretchScale) -> Int64 { speedUp(source: scale.source, target: scale.target) }
+
+    private static func speedUp(source: Int64, target: Int64) -> Int64 {
+        min(8, max(1, (source + target - 1) / target))
     }
 
     /// Four tone bursts, each after a quiet stretch (the first after the range's lead-in), at

@@ -257,12 +257,6 @@ public struct Composition: Sendable {
 
     public var tracks: [CompositionTrack] { [video, audio].compactMap { $0 } + mix }
 
-    /// Whether the sound is mixed (several inputs, or a volume to apply) rather than played as is.
-    public var mixes: Bool {
-        if !mix.isEmpty || fadeIn != nil || fadeOut != nil { return true }
-        guard let audio = explicitAudio else { return false }
-        return audio.volume != nil || audio.fadeIn != nil || audio.fadeOut != nil
-    }
 
     /// Whether a segment plays the source's own slow-motion segments: its own `slow-motion:`,
     /// else none when it has a `speed`/`target-duration` (those say its timing), else the
