@@ -90,6 +90,7 @@ struct PlanCommand: Command {
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
             "mix": p.audioMix.map(MixText.object) ?? NSNull(),
             "video": LayerText.object(p),
+            "crossFades": p.crossFades.map { ["segment": $0.segment, "start": $0.start.seconds, "end": $0.end.seconds] as [String: Any] },
             "fade": p.pictureFades.isEmpty ? NSNull() : p.pictureFades.map { f -> [String: Any] in
                 ["kind": f.name, "start": f.ramp.start.seconds, "end": f.ramp.end.seconds, "color": f.color.description,
                  "segment": f.segment ?? NSNull()]
@@ -130,6 +131,10 @@ struct PlanCommand: Command {
                     }
                 }
                 lines.append("fade     " + parts.joined(separator: ", "))
+            }
+            if !p.crossFades.isEmpty {
+                let parts = p.crossFades.map { "\($0.start.secondsDescription)–\($0.end.secondsDescription) into segment \($0.segment)" }
+                lines.append("cross-fade " + parts.joined(separator: ", ") + (p.audioMix?.crossFadeInput != nil ? ", the sound with it (equal power)" : ""))
             }
             lines += LayerText.lines(p)
             if let mix = p.audioMix, !(mix.volumes.count == 1 && mix.volumes[0] == nil && (mix.fadeRamps.first ?? []).isEmpty) {

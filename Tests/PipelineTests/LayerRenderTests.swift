@@ -217,6 +217,75 @@ struct LayerRenderTests {
     }
 }
 
+extension LayerRenderTests {
+    /// `seconds` of grey pictures (64×64, 30 fps) with a `hz` tone at −12 dBFS, 48 kHz.
+    static func toned(_ path: String, hz: Double, seconds: Int) throws {
+        var v = GeneratedVideoFormat(width: 64, height: 64, frameRate: rate)
+        v.codecOptions = ["preset": "ultrafast"]
+        let s = try FrameSource(path: path, video: v, audio: GeneratedAudioFormat())
+        let amplitude = pow(10, -12.0 / 20)
+        for i in 0..<(30 * seconds) {
+            try s.appendPicture(at: rate.frameDuration * Int64(i)) { p in
+                p.fill(plane: 0, x: 0, y: 0, width: 64, height: 64, value: 120)
+                p.fill(plane: 1, x: 0, y: 0, width: 32, height: 32, value: 128)
+                p.fill(plane: 2, x: 0, y: 0, width: 32, height: 32, value: 128)
+            }
+            try s.appendAudio(count: 1600) { _, n in Float(amplitude * sin(2 * Double.pi * hz * Double(n) / 48000)) }
+        }
+        try s.finish()
+    }
+
+    @Test("the sound follows the pictures' cross-fade: equal-power over 1.5–2.5 s, the summed level within 0.5 dB throughout, each clip's tone alone outside it (from the files' handles)")
+    func soundCrossFades() throws {
+        let dir = Scratch()
+        let a = dir.file("a.mp4"), b = dir.file("b.mp4"), out = dir.file("out.mp4")
+        try Self.toned(a, hz: 1000, seconds: 3)
+        try Self.toned(b, hz: 1500, seconds: 3)
+        var first = SegmentRequest(source: 0)
+        first.end = MediaTime(seconds: 2)
+        var second = SegmentRequest(source: 1)
+        second.start = MediaTime(seconds: 1)
+        var req = ConversionRequest(source: a, output: out, tracks: [Self.video(), TrackRequest(.type(.audio, 0), .audio(AudioSettings(bitrate: 256000)))])
+        req.sources = [b]
+        req.timeline = [first, Self.crossFaded(second)]
+        req.videoComposition = VideoCompositionRequest(styles: [VideoLayerStyle()])
+        let plan = try Planner.plan(req)
+        #expect(plan.audioMix?.crossFadeInput == 1)
+        #expect(plan.audioMix?.volumes.map { $0?.ramps.map(\.curve) } == [[.equalPower], [.equalPower]])
+        try ExportSession(plan: plan).run()
+        let (x, rate) = try CompositionStretchTests.sound(out)
+        // 4 s (the encoder's last frame is whole: up to 1023 samples more).
+        #expect(x.count >= 4 * rate && x.count < 4 * rate + 1024, "\(x.count) samples")
+        let steady = StretchSignal.rms(x[(rate / 4)..<(3 * rate / 4)])
+        var t = 0.5
+        while t < 3.5 {
+            let i = Int(t * Double(rate))
+            let level = StretchSignal.rms(x[i..<(i + rate / 50)])
+            #expect(abs(20 * log10(level / steady)) < 0.5, "at \(t) s: \(20 * log10(level / steady)) dB")
+            t += 0.05
+        }
+        // Inside it each tone at its equal-power weight: √(1 − x) and √x of its own level, x the
+        // fade's fraction (20 ms windows: whole periods of both tones, so each is measured alone).
+        func amplitude(_ hz: Double, at t: Double) -> Double {
+            let n = rate / 50, a = Int(t * Double(rate)) - n / 2
+            var c = 0.0, s = 0.0
+            for i in 0..<n {
+                let w = 2 * Double.pi * hz * Double(a + i) / Double(rate)
+                c += Double(x[a + i]) * cos(w); s += Double(x[a + i]) * sin(w)
+            }
+            return 2 * (c * c + s * s).squareRoot() / Double(n)
+        }
+        let full = amplitude(1000, at: 1)
+        for t in [1.6, 1.75, 2.0, 2.25, 2.4] {
+            let f = t - 1.5
+            #expect(abs(20 * log10(amplitude(1000, at: t) / (full * (1 - f).squareRoot()))) < 0.5, "1 kHz at \(t) s")
+            #expect(abs(20 * log10(amplitude(1500, at: t) / (full * f.squareRoot()))) < 0.5, "1.5 kHz at \(t) s")
+        }
+        #expect(abs(StretchSignal.dominantFrequency(x[(rate + rate / 4)..<(rate + rate / 4 + 4800)], rate: rate) - 1000) < 10)
+        #expect(abs(StretchSignal.dominantFrequency(x[(3 * rate)..<(3 * rate + 4800)], rate: rate) - 1500) < 10)
+    }
+}
+
 /// The stamp a `TestPattern` picture carries, from its decoded code values (limited range).
 enum SampleReaderStamp {
     static func stamp(_ p: DecodedPlanes) -> Int? {

@@ -146,6 +146,8 @@ public struct ConversionPlan: Sendable {
     var segmentVideoLayers: [Int] = []
     /// What the layers are drawn over.
     public internal(set) var background: RecipeColor = .black
+    /// The video track's cross-fades, in order.
+    public internal(set) var crossFades: [CrossFade] = []
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -384,11 +386,14 @@ public enum Planner {
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment, layers: composed.layers)
             plan.audioStretches = composed.audioStretches
             plan.segmentLists = composed.lists
+            /// The mix the sound gets when it cross-fades with the pictures.
+            var crossFadeMix: AudioMix?
             if let drawn = request.videoComposition, let settings = lanes.lazy.compactMap(\.videoSettings).first {
                 let render = renderFrame ?? (settings.width, settings.height)
                 let layered = try VideoLayerPlan.plan(drawn, composed: composed, requests: request.timeline ?? [], render: render,
                                                       output: (settings.width, settings.height), file: src)
                 plan.videoLayers = layered.layers
+                plan.crossFades = layered.crossFades
                 plan.segmentVideoLayers = layered.segmentLayers
                 plan.background = drawn.background
                 // The video lanes read the segments a cross-fade lengthens as lengthened.
@@ -398,6 +403,30 @@ public enum Planner {
                         guard let longer = layered.lengthened[input.segment] else { continue }
                         plan.chains[lane].inputs[i].timeline = TimeMapping([longer.withTrack(input.track)])
                         plan.chains[lane].inputs[i].holdsEdges = true
+                    }
+                }
+                // The sound that follows the pictures cross-fades with them: its segments on the
+                // upper roll are one more mix input, both rolls lengthened as the pictures are
+                // (silence where a file has no sound there), with equal-power ramps.
+                if !ownAudio, !layered.crossFades.isEmpty, lanes.contains(where: { $0.track.mediaType == .audio }) {
+                    var mix = request.audioMix ?? AudioMix(volumes: [nil])
+                    let upper = mix.volumes.count
+                    let (lowerVolume, upperVolume) = CrossFade.soundVolumes(layered.crossFades)
+                    mix.volumes[0] = lowerVolume
+                    mix.volumes.append(upperVolume)
+                    while mix.fades.count < upper { mix.fades.append(AudioMix.InputFade(in: nil, out: nil)) }
+                    mix.fades.append(AudioMix.InputFade(in: nil, out: nil))
+                    mix.crossFadeInput = upper
+                    crossFadeMix = mix
+                    for lane in plan.chains.indices where lanes[lane].track.mediaType == .audio {
+                        for i in plan.chains[lane].inputs.indices {
+                            let input = plan.chains[lane].inputs[i]
+                            guard composed.lists[input.segment] == .video, composed.layers[input.segment] == 0 else { continue }
+                            if layered.segmentLayers[input.segment] == 1 { plan.chains[lane].inputs[i].mixInput = upper }
+                            if let longer = layered.lengthened[input.segment] {
+                                plan.chains[lane].inputs[i].timeline = TimeMapping([longer.withTrack(input.track)])
+                            }
+                        }
                     }
                 }
             }
@@ -414,7 +443,7 @@ public enum Planner {
                 cuts.append((videoNumber, composed.timeline.segments[k].targetStart, t))
             }
             plan.pictureFades = try PictureFade.plan(fadeIn: request.fade?.in, fadeOut: request.fade?.out, end: plan.duration, cuts: cuts, file: src)
-            if var mix = request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
+            if var mix = crossFadeMix ?? request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
                 // Each input's fades where it plays, from its first segment's start to its last
                 // one's end: the composition's sound where its audio list (else the video list)
                 // places it — an audio list shorter than the pictures fades out where it ends —

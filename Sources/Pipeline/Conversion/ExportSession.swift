@@ -222,7 +222,7 @@ public final class ExportSession: Sendable {
                 throw MediaError(.processing, "\(asset.path) has no track #\(input.track)")
             }
             inputs.append(SourceInput(group: at.group, output: at.output, track: track, segment: segments[j],
-                                      timelineSegment: input.segment, file: asset.path, layer: plan.layer(of: input.segment),
+                                      timelineSegment: input.segment, file: asset.path, layer: input.mixInput ?? plan.layer(of: input.segment),
                                       videoLayer: plan.videoLayer(of: input.segment), holdsEdges: input.holdsEdges))
         }
         return inputs

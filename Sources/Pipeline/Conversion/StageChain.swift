@@ -18,6 +18,9 @@ struct StageChain: Sendable {
         /// early the file ends or late it starts: a segment lengthened for a cross-fade beyond
         /// its file holds its edge picture.
         var holdsEdges = false
+        /// The mix input it is summed in, when not its composition track's (the sound of a
+        /// cross-fade's upper roll); nil: `ConversionPlan.layer(of:)`.
+        var mixInput: Int?
     }
 
     var inputs: [Input]

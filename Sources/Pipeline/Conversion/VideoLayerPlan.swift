@@ -11,6 +11,29 @@ import Recipe
 /// (0 → 1 when the incoming segment is on it, 1 → 0 when the outgoing one is), so the blend is
 /// `outgoing·(1 − x) + incoming·x` with x linear over the cross-fade. The timeline's length
 /// and every other segment's place are unchanged.
+/// A cross-fade of the video track: into segment `segment` (1-based), over `[start, end)`.
+public struct CrossFade: Sendable, Hashable {
+    public let segment: Int
+    public let start: MediaTime
+    public let end: MediaTime
+    /// The incoming segment is on the upper roll (else the outgoing one is).
+    let intoUpperRoll: Bool
+
+    /// The sound of a video track that cross-fades: its two rolls' volumes, each 1 while its
+    /// segment plays alone and an equal-power ramp across each cross-fade (out for the outgoing
+    /// segment, in for the incoming one), so the power stays level through it.
+    static func soundVolumes(_ fades: [CrossFade]) -> (lower: Keyframes, upper: Keyframes) {
+        var lower: [Ramp] = [], upper: [Ramp] = []
+        for f in fades {
+            let incoming = Ramp(start: f.start, end: f.end, from: 0, to: 1, curve: .equalPower)
+            let outgoing = Ramp(start: f.start, end: f.end, from: 1, to: 0, curve: .equalPower)
+            lower.append(f.intoUpperRoll ? outgoing : incoming)
+            upper.append(f.intoUpperRoll ? incoming : outgoing)
+        }
+        return (Keyframes(ramps: lower), Keyframes(ramps: upper))
+    }
+}
+
 enum VideoLayerPlan {
     struct Result {
         var layers: [VideoLayer]
@@ -18,6 +41,8 @@ enum VideoLayerPlan {
         var segmentLayers: [Int]
         /// Timeline segments lengthened for a cross-fade, as the video lanes read them.
         var lengthened: [Int: TimeSegment]
+        /// The cross-fades, in order.
+        var crossFades: [CrossFade]
     }
 
     /// `render`: the render frame the recipe's rectangles are in; `output`: the video lane's
@@ -35,6 +60,7 @@ enum VideoLayerPlan {
         var current = 0
         var lengthened: [Int: TimeSegment] = [:]
         var upperRamps: [Ramp] = []
+        var crossFades: [CrossFade] = []
         var spans: [(number: Int, start: MediaTime, end: MediaTime, kind: Transition.Kind)] = []
         for (p, i) in main.enumerated() {
             let number = p + 1
@@ -50,6 +76,7 @@ enum VideoLayerPlan {
                     let ramp = try crossFade(t, number: number, into: kIn, from: kOut, segments: segments, lengthened: &lengthened, file: file)
                     // The upper roll's opacity: up as the incoming segment comes in on it, down as the outgoing one leaves it.
                     upperRamps.append(before == 0 ? ramp : Ramp(start: ramp.start, end: ramp.end, from: 1, to: 0, curve: ramp.curve))
+                    crossFades.append(CrossFade(segment: number, start: ramp.start, end: ramp.end, intoUpperRoll: before == 0))
                 }
             }
             roll[i] = current
@@ -84,7 +111,7 @@ enum VideoLayerPlan {
             let j = composed.layers[k]
             return j == 0 ? roll[composed.requests[k]] ?? 0 : j - 1 + rolls
         }
-        return Result(layers: layers, segmentLayers: segmentLayers, lengthened: lengthened)
+        return Result(layers: layers, segmentLayers: segmentLayers, lengthened: lengthened, crossFades: crossFades)
     }
 
     /// The cross-fade `t` into segment `number`: the outgoing timeline segment `kOut` played on
