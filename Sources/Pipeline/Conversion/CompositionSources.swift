@@ -80,7 +80,7 @@ enum CompositionSources {
                 s.frameRatePolicy = .exact
                 let list = rates.map { "\(FilePaths.label(of: $0.0, among: formats.map(\.file))) \($0.1.decimalDescription)" }.joined(separator: ", ")
                 decisions.append(Decision(setting: "frame-rate", value: rate.description, rule: "composition.frame-rate",
-                                          reason: "the composition's sources run at different times (\(list)): they share the highest standard rate, so none loses a frame"))
+                                          reason: "the composition's sources (\(list)) share one grid at the highest standard rate among them, so none loses a frame"))
             }
         }
         return (merged, s, decisions)
