@@ -103,23 +103,36 @@ final class VideoCompositor: SourceStage {
     }
 
     private func draw(_ shown: [(layer: Int, picture: Frame)], opacities: [Double]) throws(MediaError) -> Frame {
-        let canvas = try painter.canvas(like: shown.first?.picture)
-        for ((i, picture), opacity) in zip(shown, opacities) where opacity > 0 {
-            current = i
-            let prepared: PreparedLayer
-            if let kept = layers[i].prepared, kept.source === picture {
-                prepared = kept.layer
-            } else {
-                let display = picture.display ?? (0, .square)
-                let mapped = try toneMapping?.map(picture) ?? picture
-                let size = Self.displayedSize(width: Int(picture.width), height: Int(picture.height), rotation: display.rotation, pixelAspect: display.pixelAspect)
-                let placement = layers[i].layer.style.placement(forDisplayed: size.width, size.height)
-                prepared = try painter.prepare(mapped, rotation: display.rotation, pixelAspect: display.pixelAspect, placement: placement)
-                layers[i].prepared = (picture, prepared)
+        let drawn = zip(shown, opacities).filter { $0.1 > 0 }
+        // One opaque picture covering the whole frame is the frame: nothing to draw it on.
+        if drawn.count == 1, let only = drawn.first, only.1 >= 1 {
+            let prepared = try prepare(only.0.layer, only.0.picture)
+            if prepared.rect == PixelRect(x: 0, y: 0, width: painter.width, height: painter.height), prepared.pixels.pixelFormat == painter.pixelFormat {
+                return prepared.pixels
             }
-            try painter.draw(prepared, opacity: min(1, opacity), onto: canvas)
+        }
+        let canvas = try painter.canvas(like: shown.first?.picture)
+        for ((i, picture), opacity) in drawn {
+            try painter.draw(try prepare(i, picture), opacity: min(1, opacity), onto: canvas)
         }
         return canvas
+    }
+
+    /// Layer i's picture made ready to draw, or the one kept while the layer repeats it.
+    private func prepare(_ i: Int, _ picture: Frame) throws(MediaError) -> PreparedLayer {
+        current = i
+        let prepared: PreparedLayer
+        if let kept = layers[i].prepared, kept.source === picture {
+            prepared = kept.layer
+        } else {
+            let display = picture.display ?? (0, .square)
+            let mapped = try toneMapping?.map(picture) ?? picture
+            let size = Self.displayedSize(width: Int(picture.width), height: Int(picture.height), rotation: display.rotation, pixelAspect: display.pixelAspect)
+            let placement = layers[i].layer.style.placement(forDisplayed: size.width, size.height)
+            prepared = try painter.prepare(mapped, rotation: display.rotation, pixelAspect: display.pixelAspect, placement: placement)
+            layers[i].prepared = (picture, prepared)
+        }
+        return prepared
     }
 
     /// A picture's size as displayed: its pixel aspect applied to its width, then turned.
