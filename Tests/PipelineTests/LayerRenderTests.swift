@@ -286,6 +286,45 @@ extension LayerRenderTests {
     }
 }
 
+extension LayerRenderTests {
+    @Test("selective decode in a layer: a 120 fps layer (droppable B frames) in a 30 fps output decodes about a quarter of its pictures, and the output is the same with it off")
+    func selectiveDecodeInALayer() throws {
+        let dir = Scratch()
+        let main = dir.file("main.mp4"), fast = dir.file("fast.mp4")
+        try Self.stamped(main, frames: 30, width: 160, height: 96)
+        let rate120 = FrameRate(frames: 120)
+        let s = try FrameSource(path: fast, video: .droppableH264(width: 96, height: 64, frameRate: rate120), audio: nil)
+        for i in 0..<120 { try s.appendPicture(at: rate120.frameDuration * Int64(i)) { TestPattern.draw(index: 2000 + i, into: $0) } }
+        try s.finish()
+        func run(_ selective: Bool) throws -> (stamps: [Int?], decoded: Int) {
+            let out = dir.file("out-\(selective).mp4")
+            var layer = SegmentRequest(source: 1)
+            layer.list = .video
+            layer.layer = 1
+            var style = VideoLayerStyle()
+            style.rect = RecipeRect(x: .pixels(32), y: .pixels(16), width: .pixels(96), height: .pixels(64))
+            var settings = VideoSettings.fast(rate: FrameRate(frames: 30))
+            settings.quality = 1
+            var req = ConversionRequest(source: main, output: out, tracks: [TrackRequest(.type(.video, 0), .video(settings))])
+            req.sources = [fast]
+            req.timeline = [SegmentRequest(source: 0), layer]
+            req.selectiveDecode = selective
+            req.videoComposition = VideoCompositionRequest(styles: [VideoLayerStyle(), style])
+            let result = try runConversion(req)
+            let reader = try SampleReader(path: out, track: .type(.video, 0))
+            var stamps: [Int?] = []
+            while let p = try reader.nextPicture() { stamps.append(p.stamp(x: 32, y: 16, width: 96, height: 64)) }
+            return (stamps, result.lanes[0].framesDecoded)
+        }
+        let on = try run(true), off = try run(false)
+        #expect(on.stamps == (0..<30).map { Optional(2000 + 4 * $0) }, "the layer shows every fourth frame")
+        #expect(on.stamps == off.stamps)
+        // The main clip's 30 frames are decoded either way; the layer's 120 only a quarter with it on.
+        #expect(off.decoded == 30 + 120)
+        #expect(on.decoded <= 30 + 40, "decoded \(on.decoded)")
+    }
+}
+
 /// The stamp a `TestPattern` picture carries, from its decoded code values (limited range).
 enum SampleReaderStamp {
     static func stamp(_ p: DecodedPlanes) -> Int? {
