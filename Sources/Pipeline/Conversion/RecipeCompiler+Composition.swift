@@ -3,8 +3,9 @@ import Recipe
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
     /// it (exit 65) rather than converting something else: slow motion from the source on an
-    /// audio track, or on a video track other than the file's first; a cross-fade. Needs no file, so `batch`
-    /// says it once, before any file.
+    /// audio track, or on a video track other than the file's first; a cross-fade into or out of
+    /// a segment playing the phone's slow motion. Needs no file, so `batch` says it once, before
+    /// any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
