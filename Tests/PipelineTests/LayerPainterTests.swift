@@ -319,6 +319,24 @@ struct LayerPainterTests {
         #expect(wrong == 0, "luma samples not the layer's inside, black outside")
     }
 
+    @Test("a kept layer keeps its pixels while the painter prepares others (working pictures are not reused under it)")
+    func keptLayerSurvives() throws {
+        let painter = try LayerPainter(width: 32, height: 32, pixelFormat: AV_PIX_FMT_YUV420P, background: .black)
+        // An odd crop (through full chroma) already the size of an odd place: the layer is a view of that working picture.
+        let placement = LayerPlacement(rect: PixelRect(x: 3, y: 3, width: 8, height: 8), fit: .stretch,
+                                       crop: PixelRect(x: 1, y: 1, width: 8, height: 8))
+        let first = try painter.prepare(try Self.gradient(20, 20, AV_PIX_FMT_YUV420P), rotation: 0, pixelAspect: .square, placement: placement)
+        let kept = Self.all(first.pixels)
+        for seed in 1...3 {
+            let other = try painter.prepare(try Self.gradient(20, 20, AV_PIX_FMT_YUV420P, seed: seed), rotation: seed == 2 ? 180 : 0,
+                                            pixelAspect: .square, placement: placement)
+            #expect(Self.all(other.pixels) != kept)
+        }
+        #expect(Self.all(first.pixels) == kept)
+        // Its luma is the picture's, from (1, 1) on.
+        #expect(Self.value(first.pixels, 0, 0, 0) == 20 + (7 + 13) % 200 && Self.value(first.pixels, 0, 5, 2) == 20 + (6 * 7 + 3 * 13) % 200)
+    }
+
     // MARK: Canvas and refusals
 
     @Test("the canvas is the background colour in the range and matrix of the picture it is like")
