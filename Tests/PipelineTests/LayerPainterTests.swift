@@ -78,8 +78,8 @@ struct LayerPainterTests {
     // MARK: Odd placement: chroma mixed by coverage
 
     @Test("a red 7x9 layer at (3, 5) over blue: luma exact inside and out, chroma by covered pixels",
-          arguments: ["yuv420p", "yuv420p10le"])
-    func oddPlacement(format name: String) throws {
+          arguments: ["yuv420p", "yuv420p10le", "yuv422p", "yuv444p"], [1.0, 0.5])
+    func oddPlacement(format name: String, opacity: Double) throws {
         let format = try #require(PixelFormats.named(name))
         let painter = try LayerPainter(width: 20, height: 20, pixelFormat: format, background: Self.blue)
         let depth = Self.depth(format)
@@ -90,29 +90,58 @@ struct LayerPainterTests {
         let layer = try painter.prepare(source, rotation: 0, pixelAspect: .square, placement: LayerPlacement(rect: rect, fit: .stretch))
         #expect(layer.rect == rect)
         let canvas = try painter.canvas(like: nil)
-        try painter.draw(layer, opacity: 1, onto: canvas)
+        try painter.draw(layer, opacity: opacity, onto: canvas)
+        let exact = opacity == 1 ? 0 : 1
         let inside = { (x: Int, y: Int) in x >= 3 && x < 10 && y >= 5 && y < 14 }
         var wrong = 0
         for y in 0..<20 {
-            for x in 0..<20 where Self.value(canvas, 0, x, y) != (inside(x, y) ? red[0] : blue[0]) {
-                wrong += 1
+            for x in 0..<20 {
+                let want = inside(x, y) ? blue[0] + Int((Double(red[0] - blue[0]) * opacity).rounded()) : blue[0]
+                if abs(Self.value(canvas, 0, x, y) - want) > exact { wrong += 1 }
             }
         }
-        #expect(wrong == 0, "luma samples not exactly red inside, blue outside")
+        #expect(wrong == 0, "luma samples not red inside (at the opacity), blue outside")
+        let d = av_pix_fmt_desc_get(format)!.pointee
+        let (sx, sy) = (Int(d.log2_chroma_w), Int(d.log2_chroma_h))
+        let footprint = (0..<(1 << sy)).flatMap { dy in (0..<(1 << sx)).map { dx in (dx, dy) } }
         var straddling = 0
         for p in 1...2 {
-            for cy in 0..<10 {
-                for cx in 0..<10 {
-                    let covered = [(0, 0), (1, 0), (0, 1), (1, 1)].filter { inside(2 * cx + $0.0, 2 * cy + $0.1) }.count
-                    if covered > 0 && covered < 4 { straddling += 1 }
-                    let want = blue[p] + Int((Double(red[p] - blue[p]) * Double(covered) / 4).rounded())
+            for cy in 0..<(20 >> sy) {
+                for cx in 0..<(20 >> sx) {
+                    let covered = footprint.filter { inside((cx << sx) + $0.0, (cy << sy) + $0.1) }.count
+                    let share = Double(covered) / Double(footprint.count)
+                    if covered > 0 && covered < footprint.count { straddling += 1 }
+                    let want = blue[p] + Int((Double(red[p] - blue[p]) * opacity * share).rounded())
                     let got = Self.value(canvas, p, cx, cy)
-                    let tolerance = covered == 0 || covered == 4 ? 0 : 1
-                    #expect(abs(got - want) <= tolerance, "plane \(p) chroma (\(cx), \(cy)), \(covered)/4 covered: \(got), want \(want)")
+                    let tolerance = covered == 0 ? 0 : (covered == footprint.count ? exact : 1)
+                    #expect(abs(got - want) <= tolerance, "plane \(p) chroma (\(cx), \(cy)), \(covered)/\(footprint.count) covered: \(got), want \(want)")
                 }
             }
         }
-        #expect(straddling == 2 * 8, "the odd left and top edges straddle 8 chroma samples a plane")
+        // 4:2:0: the odd left and top edges straddle 4 + 4 samples; 4:2:2: the left edge's 9; 4:4:4: none.
+        #expect(straddling == 2 * [0: 0, 1: 9, 2: 8][sx + sy]!)
+    }
+
+    @Test("a quarter turn into 4:2:2 (scaled through 4:4:0) and into 4:2:0 at an odd place: marker where the turn puts it",
+          arguments: ["yuv422p", "yuv420p"], [PixelRect(x: 10, y: 4, width: 36, height: 64), PixelRect(x: 11, y: 3, width: 35, height: 63)])
+    func quarterTurnChroma(format name: String, rect: PixelRect) throws {
+        let format = try #require(PixelFormats.named(name))
+        let painter = try LayerPainter(width: 64, height: 72, pixelFormat: format, background: .black)
+        // Stored 64x36 yuv444p: its top-left quarter Cb 200, the rest Cb 60; shown turned 270° it is at the bottom-left.
+        let source = try PictureFitterTests.picture(64, 36, AV_PIX_FMT_YUV444P) { p, x, y, _ in
+            p == 1 ? (x < 32 && y < 18 ? 200 : 60) : (p == 0 ? 120 : 128)
+        }
+        let layer = try painter.prepare(source, rotation: 270, pixelAspect: .square, placement: LayerPlacement(rect: rect, fit: .stretch))
+        let canvas = try painter.canvas(like: nil)
+        try painter.draw(layer, opacity: 1, onto: canvas)
+        let d = av_pix_fmt_desc_get(format)!.pointee
+        let cb = { (x: Int, y: Int) in Self.value(canvas, 1, x >> Int(d.log2_chroma_w), y >> Int(d.log2_chroma_h)) }
+        let (x, y, w, h) = (Int(rect.x), Int(rect.y), Int(rect.width), Int(rect.height))
+        #expect(abs(cb(x + w / 4, y + 3 * h / 4) - 200) <= 2, "bottom-left: the marker")
+        #expect(abs(cb(x + 3 * w / 4, y + 3 * h / 4) - 60) <= 2, "bottom-right")
+        #expect(abs(cb(x + w / 4, y + h / 4) - 60) <= 2, "top-left")
+        #expect(abs(cb(x + 3 * w / 4, y + h / 4) - 60) <= 2, "top-right")
+        #expect(cb(4, 4) == 128, "background")
     }
 
     // MARK: Opacity
@@ -288,6 +317,24 @@ struct LayerPainterTests {
             }
         }
         #expect(wrong == 0, "luma samples not the layer's inside, black outside")
+    }
+
+    @Test("a kept layer keeps its pixels while the painter prepares others (working pictures are not reused under it)")
+    func keptLayerSurvives() throws {
+        let painter = try LayerPainter(width: 32, height: 32, pixelFormat: AV_PIX_FMT_YUV420P, background: .black)
+        // An odd crop (through full chroma) already the size of an odd place: the layer is a view of that working picture.
+        let placement = LayerPlacement(rect: PixelRect(x: 3, y: 3, width: 8, height: 8), fit: .stretch,
+                                       crop: PixelRect(x: 1, y: 1, width: 8, height: 8))
+        let first = try painter.prepare(try Self.gradient(20, 20, AV_PIX_FMT_YUV420P), rotation: 0, pixelAspect: .square, placement: placement)
+        let kept = Self.all(first.pixels)
+        for seed in 1...3 {
+            let other = try painter.prepare(try Self.gradient(20, 20, AV_PIX_FMT_YUV420P, seed: seed), rotation: seed == 2 ? 180 : 0,
+                                            pixelAspect: .square, placement: placement)
+            #expect(Self.all(other.pixels) != kept)
+        }
+        #expect(Self.all(first.pixels) == kept)
+        // Its luma is the picture's, from (1, 1) on.
+        #expect(Self.value(first.pixels, 0, 0, 0) == 20 + (7 + 13) % 200 && Self.value(first.pixels, 0, 5, 2) == 20 + (6 * 7 + 3 * 13) % 200)
     }
 
     // MARK: Canvas and refusals

@@ -37,6 +37,9 @@ final class LayerPainter {
     private let fullChromaFormat: AVPixelFormat?
     /// Several layers, each its own source, alternate every output frame.
     private let scalers = ScalerCache(capacity: 8)
+    /// Working pictures (a layer before its turn, an odd crop's full-chroma copy) reused between
+    /// frames; one still referenced (by a prepared layer sharing it) is not written again.
+    private var workingPictures: [Frame] = []
 
     init(width: Int32, height: Int32, pixelFormat: AVPixelFormat, background: RecipeColor) throws(MediaError) {
         layout = try PlanarYUV(pixelFormat)
@@ -69,8 +72,15 @@ final class LayerPainter {
         let source = try cropped(picture, to: g.stored)
         // Already the size and format wanted: no scaling (the layer then shares the source's buffers, read only).
         let unscaled = (source.width, source.height, source.pixelFormat) == (tw, th, scaledFormat)
-        let scaled = unscaled ? source : try scalers.scaler(from: source, to: (tw, th, scaledFormat)).scale(source)
-        guard turns != 0 else { return PreparedLayer(pixels: scaled, rect: d) }
+        guard turns != 0 else {
+            let scaled = unscaled ? source : try scalers.scaler(from: source, to: (tw, th, scaledFormat)).scale(source)
+            return PreparedLayer(pixels: scaled, rect: d)
+        }
+        var scaled = source
+        if !unscaled {
+            scaled = try workingPicture(tw, th, scaledFormat)
+            try scalers.scaler(from: source, to: (tw, th, scaledFormat)).scale(source, into: scaled)
+        }
         let turned = try Frame.video(width: d.width, height: d.height, format: layerFormat)
         for (s, t) in try zip(PlaneLayout.planes(of: scaledFormat), PlaneLayout.planes(of: layerFormat)) {
             guard let src = scaled.plane(s.index), let dst = turned.plane(t.index) else { continue }
@@ -98,7 +108,8 @@ final class LayerPainter {
         let x1 = min((region.x + region.width + gx - 1) / gx * gx, picture.width)
         let y1 = min((region.y + region.height + gy - 1) / gy * gy, picture.height)
         let around = try view(of: picture, PixelRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
-        let full = try scalers.scaler(from: around, to: (around.width, around.height, try fullChroma())).scale(around)
+        let full = try workingPicture(around.width, around.height, try fullChroma())
+        try scalers.scaler(from: around, to: (around.width, around.height, full.pixelFormat)).scale(around, into: full)
         return try view(of: full, PixelRect(x: region.x - x0, y: region.y - y0, width: region.width, height: region.height))
     }
 
@@ -111,6 +122,18 @@ final class LayerPainter {
         v.pointer.pointee.crop_bottom = Int(frame.height - r.y - r.height)
         try FFmpeg.check(av_frame_apply_cropping(v.pointer, Int32(AV_FRAME_CROP_UNALIGNED)), "cannot crop a picture to \(r)")
         return v
+    }
+
+    /// A kept working picture of this size and format that nothing else references, or a new one
+    /// kept in place of the oldest.
+    private func workingPicture(_ w: Int32, _ h: Int32, _ format: AVPixelFormat) throws(MediaError) -> Frame {
+        if let f = workingPictures.first(where: { ($0.width, $0.height, $0.pixelFormat) == (w, h, format) && av_frame_is_writable($0.pointer) != 0 }) {
+            return f
+        }
+        let f = try Frame.video(width: w, height: h, format: format)
+        if workingPictures.count == 4 { workingPictures.removeFirst() }
+        workingPictures.append(f)
+        return f
     }
 
     private func fullChroma() throws(MediaError) -> AVPixelFormat {

@@ -25,9 +25,14 @@ final class Scaler {
 
     func scale(_ src: Frame) throws(MediaError) -> Frame {
         let dst = try Frame.video(width: width, height: height, format: format)
-        try FFmpeg.check(rx_sws_scale_frame(context, src.pointer, dst.pointer), "cannot scale")
+        try scale(src, into: dst)
         try FFmpeg.check(av_frame_copy_props(dst.pointer, src.pointer), "frame properties")
         return dst
+    }
+
+    /// The pixels only, into `dst` (this scaler's size and format): a working picture kept and reused.
+    func scale(_ src: Frame, into dst: Frame) throws(MediaError) {
+        try FFmpeg.check(rx_sws_scale_frame(context, src.pointer, dst.pointer), "cannot scale")
     }
 }
 
