@@ -92,6 +92,7 @@ enum VideoLayerPlan {
         let base = styles.first ?? VideoLayerStyle()
         var layers = [layer("video", base, opacity: base.opacity, render: render, output: output)]
         if rolls == 2 {
+            layers[0].roll = 0
             // The video track's own opacity, a constant, scales its cross-fades; ramps of its own
             // and cross-fades would multiply two timelines of ramps.
             if let own = base.opacity, !own.isConstant, let first = main.first(where: { requests[$0].transition?.kind == .crossFade }) {
@@ -101,7 +102,9 @@ enum VideoLayerPlan {
             }
             let c = base.opacity?.constant ?? 1
             let scaled = upperRamps.map { Ramp(start: $0.start, end: $0.end, from: $0.from * c, to: $0.to * c, curve: $0.curve) }
-            layers.append(layer("video (cross-fades)", base, opacity: Keyframes(ramps: scaled), render: render, output: output))
+            var upper = layer("video (cross-fades)", base, opacity: Keyframes(ramps: scaled), render: render, output: output)
+            upper.roll = 1
+            layers.append(upper)
         }
         for j in styles.indices.dropFirst() {
             layers.append(layer("layer \(j)", styles[j], opacity: styles[j].opacity, render: render, output: output))

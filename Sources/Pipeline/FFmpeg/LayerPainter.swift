@@ -166,6 +166,17 @@ final class LayerPainter {
         return f
     }
 
+    /// `layer` as a whole frame over the background colour: its bars are then part of it (a
+    /// cross-fade's roll fades them with its picture, as the picture shows alone). `like`: the
+    /// canvas it is drawn onto, whose background it repeats.
+    func wholeFrame(_ layer: PreparedLayer, like: Frame) throws(MediaError) -> PreparedLayer {
+        let whole = PixelRect(x: 0, y: 0, width: width, height: height)
+        guard layer.rect != whole else { return layer }
+        let frame = try canvas(like: like)
+        try draw(layer, opacity: 1, onto: frame)
+        return PreparedLayer(pixels: frame, rect: whole)
+    }
+
     // MARK: Draw
 
     /// Draws `layer` onto `canvas` at `opacity` (0…1; 1 replaces, 0 leaves it as it was),
