@@ -154,9 +154,11 @@ enum VideoLayerPlan {
             func scaled(_ v: Int, _ out: Int, _ whole: Int) -> Int32 {
                 Int32(clamping: Int((Double(v) * Double(out) / Double(max(whole, 1))).rounded(.toNearestOrAwayFromZero)))
             }
-            placement.rect = PixelRect(x: scaled(px.x, output.width, render.width), y: scaled(px.y, output.height, render.height),
-                                       width: max(1, scaled(px.width, output.width, render.width)),
-                                       height: max(1, scaled(px.height, output.height, render.height)))
+            // By its edges: one at the render frame's edge stays at the output's, two that meet still meet.
+            let x = scaled(px.x, output.width, render.width), y = scaled(px.y, output.height, render.height)
+            placement.rect = PixelRect(x: x, y: y,
+                                       width: max(1, scaled(px.x + px.width, output.width, render.width) - x),
+                                       height: max(1, scaled(px.y + px.height, output.height, render.height) - y))
         }
         return VideoLayer(name: name, placement: placement, crop: style.crop, opacity: opacity)
     }
