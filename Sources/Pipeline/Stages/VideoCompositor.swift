@@ -112,7 +112,8 @@ final class VideoCompositor: SourceStage {
     }
 
     private func draw(_ shown: [(layer: Int, picture: Frame)], opacities: [Double]) throws(MediaError) -> Frame {
-        let canvas = try painter.canvas(like: shown.first?.picture)
+        // In the output's colours, whichever picture comes first (or none).
+        let canvas = try painter.canvas(like: nil)
         for ((i, picture), opacity) in zip(shown, opacities) where opacity > 0 {
             current = i
             let prepared: PreparedLayer
