@@ -38,7 +38,7 @@ struct LayerPlanTests {
         return s
     }
 
-    @Test("a 1 s cross-fade of two 2 s clips: two rolls; the pictures of the first play to 2.5 s, of the second from 1.5 s; the sound cuts at 2 s; 4 s still")
+    @Test("a 1 s cross-fade of two 2 s clips: two rolls; the pictures of the first play to 2.5 s, of the second from 1.5 s; the sound is read as long (it cross-fades with them); 4 s still")
     func twoRolls() throws {
         let dir = Scratch()
         let files = try Self.clips(dir, [180, 100])
@@ -54,7 +54,9 @@ struct LayerPlanTests {
                                                                       TimeRange(start: Self.ms(-500), end: MediaTime(seconds: 2))])
         #expect(video.map { $0.timeline.segments[0].targetStart } == [.zero, Self.ms(1500)])
         #expect(video.map(\.holdsEdges) == [true, true])
-        #expect(sound.map { $0.timeline.segments[0].sourceRange } == [TimeRange(start: .zero, end: MediaTime(seconds: 2)), TimeRange(start: .zero, end: MediaTime(seconds: 2))])
+        #expect(sound.map { $0.timeline.segments[0].sourceRange } == [TimeRange(start: .zero, end: Self.ms(2500)),
+                                                                      TimeRange(start: Self.ms(-500), end: MediaTime(seconds: 2))])
+        #expect(sound.map(\.mixInput) == [nil, 1], "the second clip's sound is the cross-fade's own mix input")
         #expect(sound.map(\.holdsEdges) == [false, false])
         // The second clip's reader starts where its pictures are read from: its start (nothing before 0).
         #expect(plan.readerGroups.map(\.start) == [.zero, Self.ms(-500)])

@@ -201,7 +201,9 @@ public final class ExportSession: Sendable {
             layers.append(VideoCompositor.Layer(stage: SequenceCombiner(first: stage, rest: Array(own.dropFirst()), make: make,
                                                                         constantRate: true, end: end, leavesGaps: true), style: style))
         }
-        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format, background: plan.background)
+        // The canvas in the output's colours: a source picture's (full range, another matrix) is converted as it is drawn.
+        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format, background: plan.background,
+                                       outputColor: (s.colorRange, s.colorMatrix, s.colorPrimaries, s.colorTransfer))
         let compositor = VideoCompositor(layers: layers, painter: painter, toneMapping: s.toneMapping.map { PictureToneMapping($0, target: format) },
                                          end: end, frameDuration: rate.frameDuration)
         return StagedLane(env: env, track: lp.track.index, stage: compositor, sink: sink)

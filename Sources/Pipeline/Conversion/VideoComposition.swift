@@ -27,6 +27,11 @@ public struct VideoLayer: Sendable, Hashable {
     public let crop: RecipeRect?
     /// Its opacity over the timeline (with a cross-fade's ramps); nil: 1 throughout.
     public let opacity: Keyframes?
+    /// The video track's roll when it cross-fades: 0 the lower, 1 the upper (nil: not a roll).
+    /// The upper roll's pictures are whole frames, their bars in the background colour as the
+    /// track shows them alone, and the lower roll is drawn so that the two mix linearly under
+    /// the track's own opacity (`VideoCompositor`).
+    public var roll: Int?
 
     public init(name: String, placement: LayerPlacement, crop: RecipeRect? = nil, opacity: Keyframes? = nil) {
         self.name = name; self.placement = placement; self.crop = crop; self.opacity = opacity

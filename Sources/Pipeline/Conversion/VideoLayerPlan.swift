@@ -92,6 +92,7 @@ enum VideoLayerPlan {
         let base = styles.first ?? VideoLayerStyle()
         var layers = [layer("video", base, opacity: base.opacity, render: render, output: output)]
         if rolls == 2 {
+            layers[0].roll = 0
             // The video track's own opacity, a constant, scales its cross-fades; ramps of its own
             // and cross-fades would multiply two timelines of ramps.
             if let own = base.opacity, !own.isConstant, let first = main.first(where: { requests[$0].transition?.kind == .crossFade }) {
@@ -101,7 +102,9 @@ enum VideoLayerPlan {
             }
             let c = base.opacity?.constant ?? 1
             let scaled = upperRamps.map { Ramp(start: $0.start, end: $0.end, from: $0.from * c, to: $0.to * c, curve: $0.curve) }
-            layers.append(layer("video (cross-fades)", base, opacity: Keyframes(ramps: scaled), render: render, output: output))
+            var upper = layer("video (cross-fades)", base, opacity: Keyframes(ramps: scaled), render: render, output: output)
+            upper.roll = 1
+            layers.append(upper)
         }
         for j in styles.indices.dropFirst() {
             layers.append(layer("layer \(j)", styles[j], opacity: styles[j].opacity, render: render, output: output))
@@ -151,9 +154,11 @@ enum VideoLayerPlan {
             func scaled(_ v: Int, _ out: Int, _ whole: Int) -> Int32 {
                 Int32(clamping: Int((Double(v) * Double(out) / Double(max(whole, 1))).rounded(.toNearestOrAwayFromZero)))
             }
-            placement.rect = PixelRect(x: scaled(px.x, output.width, render.width), y: scaled(px.y, output.height, render.height),
-                                       width: max(1, scaled(px.width, output.width, render.width)),
-                                       height: max(1, scaled(px.height, output.height, render.height)))
+            // By its edges: one at the render frame's edge stays at the output's, two that meet still meet.
+            let x = scaled(px.x, output.width, render.width), y = scaled(px.y, output.height, render.height)
+            placement.rect = PixelRect(x: x, y: y,
+                                       width: max(1, scaled(px.x + px.width, output.width, render.width) - x),
+                                       height: max(1, scaled(px.y + px.height, output.height, render.height) - y))
         }
         return VideoLayer(name: name, placement: placement, crop: style.crop, opacity: opacity)
     }

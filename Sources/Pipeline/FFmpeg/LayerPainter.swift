@@ -41,7 +41,24 @@ final class LayerPainter {
     /// frames; one still referenced (by a prepared layer sharing it) is not written again.
     private var workingPictures: [Frame] = []
 
-    init(width: Int32, height: Int32, pixelFormat: AVPixelFormat, background: RecipeColor) throws(MediaError) {
+    /// The output's colour tags, which the canvas and its background's code values follow
+    /// (nil: as `canvas(like:)` is given).
+    private let outputColor: (range: AVColorRange, matrix: AVColorSpace, primaries: AVColorPrimaries, transfer: AVColorTransferCharacteristic)?
+
+    /// `outputColor`: the output's tags by FFmpeg's names (`tv`, `smpte170m`; nil each: unspecified).
+    init(width: Int32, height: Int32, pixelFormat: AVPixelFormat, background: RecipeColor,
+         outputColor: (range: String?, matrix: String?, primaries: String?, transfer: String?)? = nil) throws(MediaError) {
+        self.outputColor = outputColor.map { c in
+            func value(_ name: String?, _ lookup: (UnsafePointer<CChar>) -> Int32) -> UInt32? {
+                let v = name.map { $0.withCString(lookup) } ?? -1
+                return v >= 0 ? UInt32(v) : nil
+            }
+            let range = value(c.range, av_color_range_from_name).map { AVColorRange(rawValue: $0) }
+            return (range.flatMap { $0 == AVCOL_RANGE_UNSPECIFIED ? nil : $0 } ?? (pixelFormat.isFullRangeYUV ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG),
+                    value(c.matrix, av_color_space_from_name).map { AVColorSpace(rawValue: $0) } ?? AVCOL_SPC_UNSPECIFIED,
+                    value(c.primaries, av_color_primaries_from_name).map { AVColorPrimaries(rawValue: $0) } ?? AVCOL_PRI_UNSPECIFIED,
+                    value(c.transfer, av_color_transfer_from_name).map { AVColorTransferCharacteristic(rawValue: $0) } ?? AVCOL_TRC_UNSPECIFIED)
+        }
         layout = try PlanarYUV(pixelFormat)
         let (sx, sy) = (Int32(layout.shiftX), Int32(layout.shiftY))
         guard width > 0, height > 0, width % (1 << sx) == 0, height % (1 << sy) == 0 else {
@@ -153,12 +170,15 @@ final class LayerPainter {
     // MARK: Canvas
 
     /// A new output picture filled with the background colour. Its range, matrix, primaries and
-    /// transfer are `like`'s when given (the colour's code values follow them), else the format's
-    /// (full range for yuvj formats, limited otherwise).
+    /// transfer are the output's when the painter was given them, else `like`'s when given (the
+    /// colour's code values follow them), else the format's (full range for yuvj formats,
+    /// limited otherwise).
     func canvas(like: Frame?) throws(MediaError) -> Frame {
         let f = try Frame.video(width: width, height: height, format: pixelFormat)
         let p = f.pointer
-        if let like {
+        if let c = outputColor {
+            (p.pointee.color_range, p.pointee.colorspace, p.pointee.color_primaries, p.pointee.color_trc) = (c.range, c.matrix, c.primaries, c.transfer)
+        } else if let like {
             p.pointee.color_range = like.pointer.pointee.color_range
             p.pointee.colorspace = like.pointer.pointee.colorspace
             p.pointee.color_primaries = like.pointer.pointee.color_primaries
@@ -187,6 +207,17 @@ final class LayerPainter {
             }
         }
         return f
+    }
+
+    /// `layer` as a whole frame over the background colour: its bars are then part of it (a
+    /// cross-fade's roll fades them with its picture, as the picture shows alone). `like`: the
+    /// canvas it is drawn onto, whose background it repeats.
+    func wholeFrame(_ layer: PreparedLayer, like: Frame) throws(MediaError) -> PreparedLayer {
+        let whole = PixelRect(x: 0, y: 0, width: width, height: height)
+        guard layer.rect != whole else { return layer }
+        let frame = try canvas(like: like)
+        try draw(layer, opacity: 1, onto: frame)
+        return PreparedLayer(pixels: frame, rect: whole)
     }
 
     // MARK: Draw

@@ -75,7 +75,16 @@ final class VideoCompositor: SourceStage {
         }
         if end == nil && !more { return nil }
         let t = (frameDuration * slot).seconds
-        let drawn = shown.map { Drawn(layer: $0.layer, picture: ObjectIdentifier($0.picture), opacity: layers[$0.layer].layer.style.opacity?.value(atSeconds: t) ?? 1) }
+        var opacities = shown.map { layers[$0.layer].layer.style.opacity?.value(atSeconds: t) ?? 1 }
+        // Where both rolls of a cross-fade show, the lower one at (c − u)/(1 − u), c the track's
+        // opacity and u the upper's (c·x): the result is c·(outgoing·(1 − x) + incoming·x) over
+        // the background, as the track alone at opacity c would show the mix.
+        if let l = shown.firstIndex(where: { layers[$0.layer].layer.style.roll == 0 }),
+           let u = shown.firstIndex(where: { layers[$0.layer].layer.style.roll == 1 }) {
+            let upper = min(1, opacities[u])
+            opacities[l] = upper >= 1 ? 0 : max(0, min(1, (opacities[l] - upper) / (1 - upper)))
+        }
+        let drawn = zip(shown, opacities).map { Drawn(layer: $0.layer, picture: ObjectIdentifier($0.picture), opacity: $1) }
         let picture: Frame
         if let last, last.drawn == drawn {
             picture = last.picture
@@ -111,7 +120,8 @@ final class VideoCompositor: SourceStage {
                 return prepared.pixels
             }
         }
-        let canvas = try painter.canvas(like: shown.first?.picture)
+        // In the output's colours, whichever picture comes first (or none).
+        let canvas = try painter.canvas(like: nil)
         for ((i, picture), opacity) in drawn {
             try painter.draw(try prepare(i, picture), opacity: min(1, opacity), onto: canvas)
         }
@@ -129,7 +139,9 @@ final class VideoCompositor: SourceStage {
             let mapped = try toneMapping?.map(picture) ?? picture
             let size = Self.displayedSize(width: Int(picture.width), height: Int(picture.height), rotation: display.rotation, pixelAspect: display.pixelAspect)
             let placement = layers[i].layer.style.placement(forDisplayed: size.width, size.height)
-            prepared = try painter.prepare(mapped, rotation: display.rotation, pixelAspect: display.pixelAspect, placement: placement)
+            let placed = try painter.prepare(mapped, rotation: display.rotation, pixelAspect: display.pixelAspect, placement: placement)
+            // The upper roll covers the whole frame, bars included, so they fade with it.
+            prepared = layers[i].layer.style.roll == 1 ? try painter.wholeFrame(placed, like: mapped) : placed
             layers[i].prepared = (picture, prepared)
         }
         return prepared
