@@ -90,7 +90,7 @@ struct PlanCommand: Command {
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
             "mix": p.audioMix.map(MixText.object) ?? NSNull(),
             "video": LayerText.object(p),
-            "crossFades": p.crossFades.map { ["segment": $0.segment, "start": $0.start.seconds, "end": $0.end.seconds] as [String: Any] },
+            "crossFades": p.crossFades.map { ["segment": $0.timelineSegment, "videoSegment": $0.segment, "start": $0.start.seconds, "end": $0.end.seconds] as [String: Any] },
             "fade": p.pictureFades.isEmpty ? NSNull() : p.pictureFades.map { f -> [String: Any] in
                 ["kind": f.name, "start": f.ramp.start.seconds, "end": f.ramp.end.seconds, "color": f.color.description,
                  "segment": f.segment ?? NSNull()]
@@ -127,13 +127,13 @@ struct PlanCommand: Command {
                     switch f.name {
                     case "in": return "in \(span) from black and silence"
                     case "out": return "out \(span) to black and silence"
-                    default: return "dip \(span) \(f.ramp.from > f.ramp.to ? "to" : "from") \(f.color) and silence (segment \(f.segment ?? 0))"
+                    default: return "dip \(span) \(f.ramp.from > f.ramp.to ? "to" : "from") \(f.color) and silence (segment \(f.timelineSegment ?? f.segment ?? 0))"
                     }
                 }
                 lines.append("fade     " + parts.joined(separator: ", "))
             }
             if !p.crossFades.isEmpty {
-                let parts = p.crossFades.map { "\($0.start.secondsDescription)–\($0.end.secondsDescription) into segment \($0.segment)" }
+                let parts = p.crossFades.map { "\($0.start.secondsDescription)–\($0.end.secondsDescription) into segment \($0.timelineSegment)" }
                 lines.append("cross-fade " + parts.joined(separator: ", ") + (p.audioMix?.crossFadeInput != nil ? ", the sound with it (equal power)" : ""))
             }
             lines += LayerText.lines(p)

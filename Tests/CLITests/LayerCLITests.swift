@@ -56,7 +56,7 @@ struct LayerCLITests {
             timeline |a.mp4 =========================|b.mp4 =========================|
             layer 1  ················|b.mp4 =========|································
                      0.000s          1.000s          2.000s                          4.000s
-            cross-fade 1.500s–2.500s into segment 2, the sound with it (equal power)
+            cross-fade 1.500s–2.500s into segment 3, the sound with it (equal power)
             layers   drawn bottom first in 160x96, over black
                      video: whole frame, fit, opacity 1
                      video (cross-fades): whole frame, fit, opacity 0 from 0.000s, ramps 1.500s–2.500s 0 → 1 linear
@@ -75,7 +75,8 @@ struct LayerCLITests {
         #expect(layers[2]["opacity"] as? Double == 0.5)
         #expect((layers[1]["ramps"] as? [[String: Any]])?.map { $0["to"] as? Double } == [1])
         let fades = try #require(o["crossFades"] as? [[String: Any]])
-        #expect(fades.map { $0["segment"] as? Int } == [2] && fades.map { $0["start"] as? Double } == [1.5])
+        // `segment` as plan numbers the segments (the timeline's third), `videoSegment` as the recipe (the video list's second).
+        #expect(fades.map { $0["segment"] as? Int } == [3] && fades.map { $0["videoSegment"] as? Int } == [2] && fades.map { $0["start"] as? Double } == [1.5])
         let segments = try #require(o["segments"] as? [[String: Any]])
         #expect(segments.map { $0["layer"] as? Int } == [nil, 1, nil])
         #expect(segments.map { $0["videoLayer"] as? Int } == [0, 2, 1])

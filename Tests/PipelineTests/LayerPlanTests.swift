@@ -108,6 +108,20 @@ struct LayerPlanTests {
         #expect(decision.value == "1280x720")
     }
 
+    @Test("a layer's segment from a file without pictures draws nothing: a warning names the segment and the file")
+    func soundOnlyLayer() throws {
+        let dir = Scratch()
+        let files = try Self.clips(dir, [180])
+        let tone = dir.file("tone.m4a")
+        try AudioMixTests.tone(tone, hz: 440, amplitude: 0.5, seconds: 1)
+        var layer = SegmentRequest(source: 1)
+        layer.list = .video
+        layer.layer = 1
+        let plan = try Planner.plan(Self.request(files + [tone], [SegmentRequest(source: 0), layer], styles: [VideoLayerStyle(), VideoLayerStyle()]))
+        #expect(plan.notices.map(\.message) == ["segment 1 of layer 1: \(tone) has no pictures, so the layer shows nothing there"])
+        #expect(plan.notices.map(\.item) == ["composition.layer-1-segment.1"])
+    }
+
     static let refusals: [(name: String, segments: [SegmentRequest], styles: [VideoLayerStyle], message: String, setting: String)] = [
         ("a gap before the cut", [SegmentRequest(source: 0), { var s = crossFade(1, from: 1); s.at = MediaTime(seconds: 3); return s }()], [VideoLayerStyle()],
          "the cross-fade into segment 2: segment 1 ends at 2.000s and segment 2 starts at 3.000s; a cross-fade joins two segments that meet (leave out 'at', or use 'kind: dip')", "segment.2.transition"),

@@ -383,6 +383,16 @@ public enum Planner {
                     return bySource[segment.source]
                 }
             }
+            // A layer's segment whose file has no pictures draws nothing: said, not silent.
+            let requests = request.timeline ?? []
+            for k in composed.timeline.segments.indices where composed.lists[k] == .video && composed.layers[k] > 0 {
+                let videoLanes = zip(perSegment, lanes).filter { $0.1.track.mediaType == .video }
+                guard !videoLanes.isEmpty, videoLanes.allSatisfy({ $0.0[k] == nil }) else { continue }
+                let i = composed.requests[k], r = requests[i], file = assets[r.source].path
+                let n = requests[...i].filter { $0.list == r.list && $0.layer == r.layer }.count
+                plan.notices.append(PlanNotice(.dropped, "composition.\(SegmentRequest.trackKey(list: r.list, layer: r.layer)).\(n)", file: r.source == 0 ? nil : file,
+                                               "\(SegmentRequest.name(n, list: r.list, layer: r.layer)): \(file) has no pictures, so the layer shows nothing there"))
+            }
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment, layers: composed.layers)
             plan.audioStretches = composed.audioStretches
             plan.segmentLists = composed.lists
@@ -443,6 +453,14 @@ public enum Planner {
                 cuts.append((videoNumber, composed.timeline.segments[k].targetStart, t))
             }
             plan.pictureFades = try PictureFade.plan(fadeIn: request.fade?.in, fadeOut: request.fade?.out, end: plan.duration, cuts: cuts, file: src)
+            // `plan` numbers segments by their place on the timeline.
+            var places: [Int: Int] = [:]
+            videoNumber = 0
+            for (i, r) in (request.timeline ?? []).enumerated() where r.list == .video && r.layer == 0 {
+                videoNumber += 1
+                if let k = composed.requests.firstIndex(of: i) { places[videoNumber] = k + 1 }
+            }
+            for f in plan.pictureFades.indices { plan.pictureFades[f].timelineSegment = plan.pictureFades[f].segment.flatMap { places[$0] } }
             if var mix = crossFadeMix ?? request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
                 // Each input's fades where it plays, from its first segment's start to its last
                 // one's end: the composition's sound where its audio list (else the video list)

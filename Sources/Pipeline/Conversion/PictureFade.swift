@@ -9,6 +9,8 @@ public struct PictureFade: Sendable, Hashable {
     public let color: RecipeColor
     /// The segment of the video list whose transition made it (1-based); nil: the output's fades.
     public let segment: Int?
+    /// That segment's place on the timeline (1-based), as `plan` numbers segments.
+    public var timelineSegment: Int?
 
     /// What `plan` calls it: `in`, `out`, or `dip`.
     public var name: String { segment != nil ? "dip" : ramp.from < ramp.to ? "in" : "out" }

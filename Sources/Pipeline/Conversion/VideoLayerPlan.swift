@@ -1,19 +1,11 @@
 import Recipe
 
-/// A composition's pictures as layers, bottom to top: the video track, then (when it
-/// cross-fades) its second roll, then each of `layers:`.
-///
-/// A cross-fade shows two segments at once, so the video track's segments alternate between two
-/// rolls (as film editors' A/B rolls): a cut keeps the roll, a cross-fade moves to the other one.
-/// Around a cross-fade's cut, over its duration, the outgoing segment plays on past its end and
-/// the incoming one starts before its start — from their files when the files have pictures
-/// there (handles), else holding their edge picture — and the upper roll's opacity ramps
-/// (0 → 1 when the incoming segment is on it, 1 → 0 when the outgoing one is), so the blend is
-/// `outgoing·(1 − x) + incoming·x` with x linear over the cross-fade. The timeline's length
-/// and every other segment's place are unchanged.
 /// A cross-fade of the video track: into segment `segment` (1-based), over `[start, end)`.
 public struct CrossFade: Sendable, Hashable {
+    /// As the recipe counts: the video list's segment number.
     public let segment: Int
+    /// As `plan` counts: the incoming segment's place on the timeline (1-based).
+    public let timelineSegment: Int
     public let start: MediaTime
     public let end: MediaTime
     /// The incoming segment is on the upper roll (else the outgoing one is).
@@ -34,6 +26,17 @@ public struct CrossFade: Sendable, Hashable {
     }
 }
 
+/// A composition's pictures as layers, bottom to top: the video track, then (when it
+/// cross-fades) its second roll, then each of `layers:`.
+///
+/// A cross-fade shows two segments at once, so the video track's segments alternate between two
+/// rolls (as film editors' A/B rolls): a cut keeps the roll, a cross-fade moves to the other one.
+/// Around a cross-fade's cut, over its duration, the outgoing segment plays on past its end and
+/// the incoming one starts before its start — from their files when the files have pictures
+/// there (handles), else holding their edge picture — and the upper roll's opacity ramps
+/// (0 → 1 when the incoming segment is on it, 1 → 0 when the outgoing one is), so the blend is
+/// `outgoing·(1 − x) + incoming·x` with x linear over the cross-fade. The timeline's length
+/// and every other segment's place are unchanged.
 enum VideoLayerPlan {
     struct Result {
         var layers: [VideoLayer]
@@ -76,7 +79,7 @@ enum VideoLayerPlan {
                     let ramp = try crossFade(t, number: number, into: kIn, from: kOut, segments: segments, lengthened: &lengthened, file: file)
                     // The upper roll's opacity: up as the incoming segment comes in on it, down as the outgoing one leaves it.
                     upperRamps.append(before == 0 ? ramp : Ramp(start: ramp.start, end: ramp.end, from: 1, to: 0, curve: ramp.curve))
-                    crossFades.append(CrossFade(segment: number, start: ramp.start, end: ramp.end, intoUpperRoll: before == 0))
+                    crossFades.append(CrossFade(segment: number, timelineSegment: kIn + 1, start: ramp.start, end: ramp.end, intoUpperRoll: before == 0))
                 }
             }
             roll[i] = current

@@ -248,20 +248,23 @@ extension Parser {
         for (k, value, _) in pairs {
             let text = value.scalar?.trimmingWhitespace() ?? ""
             var length: RecipeLength?
-            if text.hasSuffix("%"), let q = Double(text.dropLast().trimmingWhitespace()), q.isFinite, abs(q) <= 1000 {
+            // At most 16384 pixels or 400 % each way: a rectangle is drawn at its full size.
+            if text.hasSuffix("%"), let q = Double(text.dropLast().trimmingWhitespace()), q.isFinite, abs(q) <= 400 {
                 length = .percent(q)
-            } else if value.scalar != nil, let p = Int(text), abs(p) <= 65536 {
+            } else if value.scalar != nil, let p = Int(text), abs(p) <= 16384 {
                 length = .pixels(p)
             }
             guard let length else {
-                error(value.mark, "'\(k)' of '\(key)' must be whole pixels (640) or a percentage (25%), not \(value.kindDescription)"); ok = false; continue
+                error(value.mark, "'\(k)' of '\(key)' must be whole pixels (640, at most 16384) or a percentage (25%, at most 400%), not \(value.kindDescription)"); ok = false; continue
             }
             let positive: Bool
             switch length { case .pixels(let p): positive = p > 0; case .percent(let q): positive = q > 0 }
             if (k == "width" || k == "height") && !positive {
                 error(value.mark, "'\(k)' of '\(key)' must be more than 0"); ok = false; continue
             }
-            if key == "crop" && (k == "x" || k == "y"), case .pixels(let p) = length, p < 0 {
+            let negative: Bool
+            switch length { case .pixels(let p): negative = p < 0; case .percent(let q): negative = q < 0 }
+            if key == "crop" && (k == "x" || k == "y") && negative {
                 error(value.mark, "'\(k)' of 'crop' must be 0 or more: a crop is a part of the picture"); ok = false; continue
             }
             values[k] = length
