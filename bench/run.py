@@ -739,7 +739,7 @@ def report(results, meta, runs, quick, chart):
             notes.append(f"encoder floor {r['floor']:.2f} s ({100 * r['floorShare']:.0f} % of reencode's wall)")
         if "bound" in r:
             notes.append(f"bound (floor ∥ needed decoding + audio) {r['bound']:.2f} s = {r['boundRatio']:.2f} × ffmpeg; "
-                         f"reencode {r['reencodeOverBound']:.2f} × the bound")
+                         f"reencode {r['reencode']['wall'] / r['bound']:.2f} × the bound")
         if r.get("machine") and r["machine"] is not meta:
             m = r["machine"]
             notes.append(f"run of {m['date']}, median of {m['runs']}{' (quick inputs)' if m.get('quick') else ''}")
