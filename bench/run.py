@@ -43,6 +43,9 @@ TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65}  #
 # High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
 # and the floor and bound are measured.
 HFR = ("a", "b", "h", "i")
+# Scenarios that also run the best command: the high-frame-rate ones and (j) (a 240 fps source:
+# its slowed part needs every picture, so `-skip_frame noref` is expected to show other frames).
+WITH_BEST = HFR + ("j",)
 # Source frames per output frame (120 or 240 fps → 30): reencode shows the nearest, 0, step, 2·step …
 STEP = {"a": 4, "b": 4, "c": 2, "h": 8, "i": 8}
 # (i)'s encoder: x265 10-bit, as bench/recipes/hfr-30-hevc10.yaml (reencode passes log-level=error too).
@@ -218,7 +221,7 @@ def run_pair(key, src, runs, extra_check=None):
     out = {"re": out_dir / f"{key}-reencode{ext}", "ff": out_dir / f"{key}-ffmpeg{ext}"}
     re_cmd, ff_cmd = scenario_cmds(key, src, out)
     tools = [("reencode", re_cmd), ("ffmpeg", ff_cmd)]
-    if key in HFR:
+    if key in WITH_BEST:
         out["best"] = out_dir / f"{key}-ffmpeg-best{ext}"
         tools.append(("best", best_cmd(ff_cmd, out["best"])))
     samples = {name: [] for name, _ in tools}
@@ -608,6 +611,12 @@ def main():
             r["title"] = titles[key]
             seconds = Fraction(round(probe(src[key])["duration"] * SLOMO_FPS), SLOMO_FPS)
             r.update(slomo_check(src[key], {"reencode": out["re"], "ffmpeg": out["ff"]}, seconds))
+            qr, qb = quality(src[key], out["re"], SLOMO_W, SLOMO_H), quality(src[key], out["best"], SLOMO_W, SLOMO_H)
+            if qr and qb and "selection" in r:
+                # Counted only when it shows what reencode shows: else it is another output.
+                differ = sum(1 for x, y in zip(qr["shown"], qb["shown"]) if x != y) + abs(len(qr["shown"]) - len(qb["shown"]))
+                r["selection"] |= {"bestSameFrames": differ == 0, "bestDiffer": differ, "bestShown": qb["shown"][:4]}
+                r["psnr"]["best"] = qb["psnr"]
             results[key] = r
         elif key == "k":
             samples, out = run_pair(key, src[key], a.runs)
@@ -707,6 +716,10 @@ def slomo_notes(r):
             notes.append(f"{x} shows {', '.join(map(str, s['head']))} … (1–2 s: {', '.join(map(str, s['slowedFirst']))} … "
                          f"{', '.join(map(str, s['slowedLast']))}{', every frame once' if s['slowedEveryFrameOnce'] else ', NOT every frame once'}) "
                          f"then {', '.join(map(str, s['tail']))} …{'' if x != 'reencode' or s['asExpected'] else ' (NOT the expected frames)'}")
+        if "bestShown" in sel:
+            notes.append(f"best ffmpeg (-skip_frame noref) shows {', '.join(map(str, sel['bestShown']))} …; "
+                         + ("the same frames as reencode" if sel["bestSameFrames"] else
+                            f"OTHER source frames than reencode in {sel['bestDiffer']} output frames: information only"))
         d = sel["differ"]
         notes.append(f"{d['count']} output frames show another source frame in ffmpeg's output ({d['inSlowed']} of them in 1–2 s; "
                      f"ffmpeg − reencode: {', '.join(f'{x:+d}' for x in d['offsets']) or 'none'})")
