@@ -10,7 +10,7 @@ GOP and threads, alternating, several times, and writes bench/results/latest.{js
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
-Scenarios a–g write results/latest.*; the composition scenarios j and k write results/compositions.*
+Scenarios a–i write results/latest.*; the composition scenarios j and k write results/compositions.*
 (so running one group leaves the other's reference numbers alone; within compositions, a scenario
 not run keeps its last numbers, with that run's date).
 """
