@@ -53,29 +53,30 @@ final class AssetReader: @unchecked Sendable {
     var path: String { input.path }
 
     /// Set when the container is the asset's probed one, borrowed: given back when this reader goes.
-    private var lentBy: ProbedInput?
+    private let lentBy: ProbedInput?
 
     deinit { lentBy?.giveBack() }
 
     /// `streams[i]` is the stream index output i reads. Takes over the demuxer the asset was
     /// probed with when it is still unused (packets read while probing are handed out first);
-    /// opens the file again otherwise, or when `takingProbe` is false (a rehearsal leaves it to
-    /// the run).
+    /// opens the file again otherwise, or when `takingProbe` is false.
     ///
     /// `consumers[i]` owns output i (nil: each output its own consumer). `borrowingProbe` (a
     /// rehearsal's reader, which only opens decoders): the probed demuxer is borrowed, not
     /// taken, and nothing is read from it — opening the file again would read its stream
-    /// information a second time (`avformat_find_stream_info` decodes pictures: on 1080p H.264
-    /// about as much work as the run's own decoding of the first 2 s).
+    /// information a second time (`avformat_find_stream_info` decodes pictures: on 1080p120
+    /// H.264, 263 M instructions, what decoding 7 of its pictures costs).
     init(asset: Asset, streams: [Int], consumers: [Int]? = nil,
          capacity: Int = 96, takingProbe: Bool = true, borrowingProbe: Bool = false) throws(MediaError) {
         if takingProbe, let probed = asset.probed.take() {
             input = probed
+            lentBy = nil
         } else if borrowingProbe, let probed = asset.probed.lend() {
             input = probed
             lentBy = asset.probed
         } else {
             input = try InputContainer(path: asset.path)
+            lentBy = nil
         }
         self.capacity = capacity
         self.streams = streams
