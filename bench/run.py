@@ -5,9 +5,12 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,j,k] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k] [--quick]
 
-Scenarios a–g write results/latest.*; the composition scenarios j and k write results/compositions.*
+High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
+before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
+
+Scenarios a–i write results/latest.*; the composition scenarios j and k write results/compositions.*
 (so running one group leaves the other's reference numbers alone; within compositions, a scenario
 not run keeps its last numbers, with that run's date).
 """
@@ -36,7 +39,17 @@ MUSIC_DUCK = (1.0, 1.5, -6.0, -18.0)  # the ramp: start s, end s, from dB, to dB
 MUSIC_FADE_IN, MUSIC_FADE_OUT = 0.5, 1.0
 COMPOSITION_KEYS = ("j", "k")
 
-TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25}  # wall ratios (e: loop time / batch time ≥ 1.25)
+TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65}  # wall ratios (e: loop time / batch time ≥ 1.25)
+# High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
+# and the floor and bound are measured.
+HFR = ("a", "b", "h", "i")
+# Scenarios that also run the best command: the high-frame-rate ones and (j) (a 240 fps source:
+# its slowed part needs every picture, so `-skip_frame noref` is expected to show other frames).
+WITH_BEST = HFR + ("j",)
+# Source frames per output frame (120 or 240 fps → 30): reencode shows the nearest, 0, step, 2·step …
+STEP = {"a": 4, "b": 4, "c": 2, "h": 8, "i": 8}
+# (i)'s encoder: x265 10-bit, as bench/recipes/hfr-30-hevc10.yaml (reencode passes log-level=error too).
+X265_10 = ["-c:v", "libx265", "-preset", "veryfast", "-crf", "24", "-g", "60", "-pix_fmt", "yuv420p10le", "-x265-params", "log-level=error"]
 
 
 def sh(cmd, **kw):
@@ -81,16 +94,23 @@ def inputs(quick, wanted):
                       "--audio-rate", MUSIC_RATE)
         # The recipe finds it beside the clip ("{dir}/k-music-30s.m4a"); longer than either clip.
         i["kMusic"] = make(WORK / f"k-music-{MUSIC_SECONDS}s.m4a", "--seconds", MUSIC_SECONDS, "--music")
-    if not set(wanted) & set("abcdefg"):
+    if "a" in wanted or "d" in wanted:
+        i["a"] = make(WORK / f"a-1080p120-droppable-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--droppable", "--texture")
+    if "b" in wanted:
+        i["b"] = make(WORK / f"b-1080p120-ippp-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--structure", "ippp", "--texture")
+    if "c" in wanted:
+        i["c"] = make(WORK / f"c-2160p60-{s // 2}s.mp4", "--seconds", s // 2, "--width", 3840, "--height", 2160, "--fps", 60, "--texture")
+    if "f" in wanted:
+        i["f"] = make(WORK / "f-audio-60s.m4a", "--seconds", 60, "--audio-only")
+    if "g" in wanted:
+        i["g10"] = make(WORK / "g-720p60-10s.mp4", "--seconds", 10, "--width", 1280, "--height", 720, "--fps", 60, "--texture")
+        i["g60"] = make(WORK / "g-720p60-60s.mp4", "--seconds", 60, "--width", 1280, "--height", 720, "--fps", 60, "--texture")
+    if "h" in wanted or "i" in wanted:
+        # HEVC with temporal sub-layers, as phones write: x265 bframes=7:b-adapt=0:b-pyramid=0:temporal-layers=1.
+        i["h"] = i["i"] = make(WORK / f"h-1080p240-layers-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 240,
+                               "--structure", "layers", "--texture")
+    if "e" not in wanted:
         return i
-    i |= {
-        "a": make(WORK / f"a-1080p120-droppable-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--droppable", "--texture"),
-        "b": make(WORK / f"b-1080p120-ippp-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--structure", "ippp", "--texture"),
-        "c": make(WORK / f"c-2160p60-{s // 2}s.mp4", "--seconds", s // 2, "--width", 3840, "--height", 2160, "--fps", 60, "--texture"),
-        "f": make(WORK / "f-audio-60s.m4a", "--seconds", 60, "--audio-only"),
-        "g10": make(WORK / "g-720p60-10s.mp4", "--seconds", 10, "--width", 1280, "--height", 720, "--fps", 60, "--texture"),
-        "g60": make(WORK / "g-720p60-60s.mp4", "--seconds", 60, "--width", 1280, "--height", 720, "--fps", 60, "--texture"),
-    }
     clips = WORK / "e-clips"
     clips.mkdir(exist_ok=True)
     for n in range(24):
@@ -111,9 +131,12 @@ def x264(preset, crf, gop):
 
 def scenario_cmds(key, src, out):
     ff = ["ffmpeg", "-v", "error", "-y", "-nostdin"]
-    if key in ("a", "b"):
+    if key in ("a", "b", "h"):
         return ([str(REENCODE), "run", str(RECIPES / "hfr-30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-i", str(src), "-vf", "fps=30"] + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
+    if key == "i":
+        return ([str(REENCODE), "run", str(RECIPES / "hfr-30-hevc10.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src), "-vf", "fps=30"] + X265_10 + AAC + [str(out["ff"])])
     if key == "c":
         return ([str(REENCODE), "run", str(RECIPES / "4k-to-1080p30.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-i", str(src), "-vf", "fps=30,scale=1920:1080"] + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
@@ -133,6 +156,14 @@ def scenario_cmds(key, src, out):
                       "-filter_complex", music_filtergraph(clip_seconds(src)), "-map", "0:v", "-map", "[a]"]
                 + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     raise KeyError(key)
+
+
+def best_cmd(ff_cmd, output):
+    """The peer's best command for high-frame-rate footage: the decoder skips every non-reference
+    picture (`-skip_frame noref`, an input option: before `-i`), otherwise the same command. Right
+    exactly when every picture the output shows is a reference one — the harness checks."""
+    i = ff_cmd.index("-i")
+    return ff_cmd[:i] + ["-skip_frame", "noref"] + ff_cmd[i:-1] + [str(output)]
 
 
 def clip_seconds(src):
@@ -189,9 +220,13 @@ def run_pair(key, src, runs, extra_check=None):
     ext = ".m4a" if key == "f" else ".mp4"
     out = {"re": out_dir / f"{key}-reencode{ext}", "ff": out_dir / f"{key}-ffmpeg{ext}"}
     re_cmd, ff_cmd = scenario_cmds(key, src, out)
-    samples = {"reencode": [], "ffmpeg": []}
-    for r in range(runs):  # alternate, so drift on a shared machine hits both
-        order = [("reencode", re_cmd), ("ffmpeg", ff_cmd)] if r % 2 == 0 else [("ffmpeg", ff_cmd), ("reencode", re_cmd)]
+    tools = [("reencode", re_cmd), ("ffmpeg", ff_cmd)]
+    if key in WITH_BEST:
+        out["best"] = out_dir / f"{key}-ffmpeg-best{ext}"
+        tools.append(("best", best_cmd(ff_cmd, out["best"])))
+    samples = {name: [] for name, _ in tools}
+    for r in range(runs):  # alternate (rotate), so drift on a shared machine hits every tool
+        order = tools[r % len(tools):] + tools[:r % len(tools)] if r % 2 == 0 else list(reversed(tools))
         for name, cmd in order:
             samples[name].append(timed(cmd))
     return samples, out
@@ -421,7 +456,7 @@ def music_check(src, paths, seconds):
     return r
 
 
-def floor_and_bound(source, output, w, h, fps, runs, skip_nonref):
+def floor_and_bound(source, output, w, h, fps, runs, skip_nonref, encoder=None, pix_fmt="yuv420p"):
     """The encoder alone: the output's frames as raw pictures in memory (tmpfs), encoded with the same
     settings. And the bound for any decode-then-encode pipeline: that encode run side by side with
     the rest of the job's necessary work — decoding the pictures it must decode (`-skip_frame noref`
@@ -429,9 +464,9 @@ def floor_and_bound(source, output, w, h, fps, runs, skip_nonref):
     the OS overlaps them as well as it can. Medians of `runs`."""
     raw = Path("/dev/shm") / f"reencode-floor-{os.getpid()}.yuv"
     try:
-        sh(["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(output), "-an", "-f", "rawvideo", "-pix_fmt", "yuv420p", str(raw)])
-        encode = ["ffmpeg", "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{w}x{h}", "-r", str(fps),
-                  "-i", str(raw)] + x264("veryfast", 21, 60) + ["-f", "null", "-"]
+        sh(["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(output), "-an", "-f", "rawvideo", "-pix_fmt", pix_fmt, str(raw)])
+        encode = ["ffmpeg", "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", f"{w}x{h}", "-r", str(fps),
+                  "-i", str(raw)] + (encoder or x264("veryfast", 21, 60)) + ["-f", "null", "-"]
         decode = ["ffmpeg", "-v", "error", "-nostdin"] + (["-skip_frame", "noref"] if skip_nonref else []) + \
                  ["-i", str(source)] + AAC + ["-f", "null", "-"]
         both = f"{' '.join(map(shlex.quote, encode))} & {' '.join(map(shlex.quote, decode))}; wait"
@@ -455,34 +490,50 @@ def summarize(samples):
     for tool, xs in samples.items():
         r[tool] = {"wall": med(xs, "wall"), "cpu": med(xs, "cpu"), "rss": med(xs, "rss"), "runs": xs}
     r["ratio"] = {k: r["reencode"][k] / r["ffmpeg"][k] if r["ffmpeg"][k] else None for k in ("wall", "cpu", "rss")}
+    if "best" in r:  # reencode against the peer's best command
+        r["bestRatio"] = {k: r["reencode"][k] / r["best"][k] if r["best"][k] else None for k in ("wall", "cpu", "rss")}
     return r
 
 
 def svg(results):
-    keys = [k for k in "abcdef" if k in results]
-    bar_h, gap, left, width = 22, 14, 230, 420
-    height = 60 + len(keys) * (2 * bar_h + gap)
+    """Per scenario, side by side in units of plain ffmpeg's wall time (the 1.0 line): reencode, the
+    best ffmpeg command (high-frame-rate scenarios; grey and marked when it shows other source
+    frames), the bound, and reencode's peak RSS over ffmpeg's; the target as a dashed red line."""
+    keys = [k for k in "abcdefhi" if k in results]
+    bar_h, gap, left, width = 18, 14, 230, 420
+
+    def bars(r):
+        out = [("reencode wall", r["ratio"]["wall"], "#3b7dd8")]
+        if "best" in r:
+            same = (r.get("selection") or {}).get("bestSameFrames", True)
+            out.append(("best ffmpeg wall" + ("" if same else " (other frames)"), r["best"]["wall"] / r["ffmpeg"]["wall"],
+                        "#e08a2c" if same else "#bbbbbb"))
+        if "boundRatio" in r:
+            out.append(("bound", r["boundRatio"], "#4caf50"))
+        rss_name, rss = "peak RSS", r["ratio"]["rss"]
+        if "rssPerConversionRatio" in r:
+            rss_name, rss = "peak RSS per conversion", r["rssPerConversionRatio"]
+        out.append((rss_name, rss, "#9a6fd0"))
+        return [x for x in out if x[1] is not None]
+
+    height = 60 + sum(len(bars(results[k])) * bar_h + gap for k in keys)
     scale = width / 2.0  # ratio 2.0 at the right edge
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 80}" height="{height}" font-family="sans-serif" font-size="12">',
-             '<text x="10" y="20" font-size="14" font-weight="bold">reencode / ffmpeg (median; lower is better; 1.0 = same)</text>']
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 150}" height="{height}" font-family="sans-serif" font-size="12">',
+             '<text x="10" y="20" font-size="14" font-weight="bold">× plain ffmpeg (median; lower is better; 1.0 = ffmpeg)</text>']
     y = 40
     for k in keys:
-        ratio = results[k]["ratio"]
-        rss_name, rss = "peak RSS", ratio["rss"]
-        if "rssPerConversionRatio" in results[k]:
-            rss_name, rss = "peak RSS per conversion", results[k]["rssPerConversionRatio"]
-        parts.append(f'<text x="10" y="{y + 15}">({k}) {results[k]["title"][:30]}</text>')
-        for j, (name, val, colour) in enumerate([("wall", ratio["wall"], "#3b7dd8"), (rss_name, rss, "#9a6fd0")]):
-            if val is None:
-                continue
+        r = results[k]
+        bs = bars(r)
+        parts.append(f'<text x="10" y="{y + 13}">({k}) {r["title"][:30]}</text>')
+        for j, (name, val, colour) in enumerate(bs):
             yy = y + j * bar_h
-            parts.append(f'<rect x="{left}" y="{yy}" width="{min(val, 2.0) * scale:.1f}" height="{bar_h - 4}" fill="{colour}"/>')
-            parts.append(f'<text x="{left + min(val, 2.0) * scale + 4:.1f}" y="{yy + 13}">{name} {val:.2f}</text>')
-        target = results[k].get("target")
+            parts.append(f'<rect x="{left}" y="{yy}" width="{min(val, 2.0) * scale:.1f}" height="{bar_h - 3}" fill="{colour}"/>')
+            parts.append(f'<text x="{left + min(val, 2.0) * scale + 4:.1f}" y="{yy + 12}">{name} {val:.2f}</text>')
+        target = r.get("target")
         if target:
             x = left + target * scale
-            parts.append(f'<line x1="{x:.1f}" y1="{y - 2}" x2="{x:.1f}" y2="{y + 2 * bar_h}" stroke="#d33" stroke-dasharray="3,2"/>')
-        y += 2 * bar_h + gap
+            parts.append(f'<line x1="{x:.1f}" y1="{y - 2}" x2="{x:.1f}" y2="{y + len(bs) * bar_h}" stroke="#d33" stroke-dasharray="3,2"/>')
+        y += len(bs) * bar_h + gap
     x1 = left + scale
     parts.append(f'<line x1="{x1}" y1="34" x2="{x1}" y2="{height - 10}" stroke="#444"/>')
     parts.append(f'<text x="{x1 - 8}" y="{height - 2}">1.0</text></svg>')
@@ -492,7 +543,7 @@ def svg(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,j,k")
+    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,h,i,j,k")
     ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
     ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
     a = ap.parse_args()
@@ -506,12 +557,13 @@ def main():
 
     titles = {"a": "1080p120 droppable → 30 fps", "b": "1080p120 IPPP → 30 fps", "c": "4K60 → 1080p30",
               "d": "passthrough remux, trim", "e": "24 × 720p60 clips: batch vs loop", "f": "audio AAC → AAC 48 kHz",
-              "g": "memory: 60 s vs 10 s", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps",
+              "g": "memory: 60 s vs 10 s", "h": "1080p240 HEVC layers → 30 fps H.264",
+              "i": "1080p240 HEVC layers → 30 fps HEVC 10-bit", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps",
               "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
-        if key in ("a", "b", "c", "d", "f"):
+        if key in ("a", "b", "c", "d", "f", "h", "i"):
             samples, out = run_pair(key, src["a" if key == "d" else key], a.runs)
             r = summarize(samples)
             r["title"] = titles[key]
@@ -521,18 +573,28 @@ def main():
                 pr, pf = probe(out["re"]), probe(out["ff"])
                 r["outputs"] = {"reencode": pr, "ffmpeg": pf, "sameFrameCount": pr["frames"] == pf["frames"],
                                 "durationDiff": abs(pr["duration"] - pf["duration"])}
-            if key in ("a", "b", "c"):
+            if "best" in out:
+                r["outputs"]["best"] = probe(out["best"])
+            if key in ("a", "b", "c", "h", "i"):
                 w, h = (1920, 1080)
                 qr, qf = quality(src[key], out["re"], w, h), quality(src[key], out["ff"], w, h)
                 if qr and qf:
-                    step = 4 if key != "c" else 2
+                    step = STEP[key]
                     r["selection"] = {"reencode": qr["shown"][:12], "ffmpeg": qf["shown"][:12],
                                       "reencodeIsNearest": qr["shown"] == [step * k for k in range(len(qr["shown"]))]}
                     r["psnr"] = {"reencode": qr["psnr"], "ffmpeg": qf["psnr"]}
-                if key in ("a", "b"):
-                    r["floor"], r["bound"] = floor_and_bound(src[key], out["re"], 1920, 1080, 30, a.runs, key == "a")
+                    qb = quality(src[key], out["best"], w, h) if "best" in out else None
+                    if qb:
+                        # Counted only when it shows what reencode shows: else it is another output.
+                        differ = sum(1 for x, y in zip(qr["shown"], qb["shown"]) if x != y) + abs(len(qr["shown"]) - len(qb["shown"]))
+                        r["selection"] |= {"best": qb["shown"][:12], "bestSameFrames": differ == 0, "bestDiffer": differ}
+                        r["psnr"]["best"] = qb["psnr"]
+                if key in HFR:
+                    encoder, pix = (X265_10, "yuv420p10le") if key == "i" else (None, "yuv420p")
+                    r["floor"], r["bound"] = floor_and_bound(src[key], out["re"], 1920, 1080, 30, a.runs, key != "b", encoder, pix)
                     r["floorShare"] = r["floor"] / r["reencode"]["wall"]
                     r["boundRatio"] = r["bound"] / r["ffmpeg"]["wall"]
+                    r["reencodeOverBound"] = r["reencode"]["wall"] / r["bound"]
             results[key] = r
         elif key == "e":
             r = summarize(run_batch(src["e"], a.runs, a.jobs))
@@ -549,6 +611,12 @@ def main():
             r["title"] = titles[key]
             seconds = Fraction(round(probe(src[key])["duration"] * SLOMO_FPS), SLOMO_FPS)
             r.update(slomo_check(src[key], {"reencode": out["re"], "ffmpeg": out["ff"]}, seconds))
+            qr, qb = quality(src[key], out["re"], SLOMO_W, SLOMO_H), quality(src[key], out["best"], SLOMO_W, SLOMO_H)
+            if qr and qb and "selection" in r:
+                # Counted only when it shows what reencode shows: else it is another output.
+                differ = sum(1 for x, y in zip(qr["shown"], qb["shown"]) if x != y) + abs(len(qr["shown"]) - len(qb["shown"]))
+                r["selection"] |= {"bestSameFrames": differ == 0, "bestDiffer": differ, "bestShown": qb["shown"][:4]}
+                r["psnr"]["best"] = qb["psnr"]
             results[key] = r
         elif key == "k":
             samples, out = run_pair(key, src[key], a.runs)
@@ -648,6 +716,10 @@ def slomo_notes(r):
             notes.append(f"{x} shows {', '.join(map(str, s['head']))} … (1–2 s: {', '.join(map(str, s['slowedFirst']))} … "
                          f"{', '.join(map(str, s['slowedLast']))}{', every frame once' if s['slowedEveryFrameOnce'] else ', NOT every frame once'}) "
                          f"then {', '.join(map(str, s['tail']))} …{'' if x != 'reencode' or s['asExpected'] else ' (NOT the expected frames)'}")
+        if "bestShown" in sel:
+            notes.append(f"best ffmpeg (-skip_frame noref) shows {', '.join(map(str, sel['bestShown']))} …; "
+                         + ("the same frames as reencode" if sel["bestSameFrames"] else
+                            f"OTHER source frames than reencode in {sel['bestDiffer']} output frames: information only"))
         d = sel["differ"]
         notes.append(f"{d['count']} output frames show another source frame in ffmpeg's output ({d['inSlowed']} of them in 1–2 s; "
                      f"ffmpeg − reencode: {', '.join(f'{x:+d}' for x in d['offsets']) or 'none'})")
@@ -659,16 +731,28 @@ def report(results, meta, runs, quick, chart):
     lines = [f"# Benchmark results — {meta['date']}", "",
              f"{meta['cores']} cores, {meta['cpu']}, {meta['memory_gib']} GiB; {versions['ffmpeg']}; {versions['swift']}; "
              f"median of {runs} alternating runs{' (quick inputs)' if quick else ''}.", "",
-             "| scenario | reencode wall | ffmpeg wall | wall ratio | target | CPU ratio | RSS ratio | notes |", "|---|---|---|---|---|---|---|---|"]
+             "Ratios are reencode's over plain ffmpeg's, and (\"vs best\") over the best ffmpeg command's: `-skip_frame noref` "
+             "before `-i`, for the high-frame-rate scenarios; in parentheses when that command shows other source frames than "
+             "reencode (then it makes another output, and counts only as information).", "",
+             "| scenario | reencode wall | ffmpeg wall | best ffmpeg wall | bound | wall ratio | vs best | target | CPU ratio | CPU vs best | RSS ratio | notes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for k, r in results.items():
         if k == "g":
-            lines.append(f"| (g) {r['title']} | | | | | | {r['ratio']['rss']:.3f} | peak RSS {r['rss10']} kB (10 s) vs {r['rss60']} kB (60 s); target ≤ 1.10 |")
+            lines.append(f"| (g) {r['title']} | | | | | | | | | | {r['ratio']['rss']:.3f} | peak RSS {r['rss10']} kB (10 s) vs {r['rss60']} kB (60 s); target ≤ 1.10 |")
             continue
         notes = []
+        sel = r.get("selection") or {}
+        best_ok = sel.get("bestSameFrames", True)
+        if "best" in sel:
+            notes.append(f"shown source frames: reencode {', '.join(map(str, sel['reencode'][:4]))} …, ffmpeg {', '.join(map(str, sel['ffmpeg'][:4]))} …, "
+                         f"best ffmpeg {', '.join(map(str, sel['best'][:4]))} …"
+                         + ("; best ffmpeg shows the same frames as reencode" if best_ok else
+                            f"; best ffmpeg shows OTHER source frames in {sel['bestDiffer']} output frames: information only"))
         if "floor" in r:
             notes.append(f"encoder floor {r['floor']:.2f} s ({100 * r['floorShare']:.0f} % of reencode's wall)")
         if "bound" in r:
-            notes.append(f"bound (floor ∥ needed decoding + audio) {r['bound']:.2f} s = {r['boundRatio']:.2f} × ffmpeg")
+            notes.append(f"bound (floor ∥ needed decoding + audio) {r['bound']:.2f} s = {r['boundRatio']:.2f} × ffmpeg; "
+                         f"reencode {r['reencode']['wall'] / r['bound']:.2f} × the bound")
         if r.get("machine") and r["machine"] is not meta:
             m = r["machine"]
             notes.append(f"run of {m['date']}, median of {m['runs']}{' (quick inputs)' if m.get('quick') else ''}")
@@ -680,14 +764,22 @@ def report(results, meta, runs, quick, chart):
             o = r["outputs"]
             notes.append(f"frames {o['reencode']['frames']} vs {o['ffmpeg']['frames']}")
         if "psnr" in r and r["psnr"]["reencode"]:
-            notes.append(f"PSNR {r['psnr']['reencode']:.2f} vs {r['psnr']['ffmpeg']:.2f} dB")
+            notes.append(f"PSNR {r['psnr']['reencode']:.2f} vs {r['psnr']['ffmpeg']:.2f} dB"
+                         + (f" (best ffmpeg {r['psnr']['best']:.2f})" if r["psnr"].get("best") else ""))
         if "throughputRatio" in r:
             notes.append(f"throughput {r['throughputRatio']:.2f}× the loop (target ≥ {1 / TARGETS['e']:.2f})")
         if "rssPerConversionRatio" in r:
             notes.append(f"RSS is {r['jobs']} conversions at once: {r['rssPerConversionRatio']:.2f} × ffmpeg's per conversion")
         tgt = f"≤ {r['target']:.2f}" if r.get("target") and k != "e" else ""
-        lines.append(f"| ({k}) {r['title']} | {r['reencode']['wall']:.2f} s | {r['ffmpeg']['wall']:.2f} s | {r['ratio']['wall']:.2f} | {tgt} | "
-                     f"{r['ratio']['cpu']:.2f} | {r['ratio']['rss']:.2f} | {'; '.join(notes)} |")
+
+        def info(x):  # the best command's figures count only when it shows reencode's frames
+            return x if best_ok else f"({x})"
+        best_wall = info(f"{r['best']['wall']:.2f} s") if "best" in r else ""
+        best_ratio = info(f"{r['bestRatio']['wall']:.2f}") if "bestRatio" in r else ""
+        best_cpu = info(f"{r['bestRatio']['cpu']:.2f}") if "bestRatio" in r else ""
+        bound = f"{r['bound']:.2f} s" if "bound" in r else ""
+        lines.append(f"| ({k}) {r['title']} | {r['reencode']['wall']:.2f} s | {r['ffmpeg']['wall']:.2f} s | {best_wall} | {bound} | "
+                     f"{r['ratio']['wall']:.2f} | {best_ratio} | {tgt} | {r['ratio']['cpu']:.2f} | {best_cpu} | {r['ratio']['rss']:.2f} | {'; '.join(notes)} |")
     lines += ["", "![ratios](latest.svg)", ""] if chart else [""]
     return lines
 

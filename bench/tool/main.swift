@@ -4,7 +4,8 @@ import Pipeline
 import Recipe
 
 // reencode-bench: media generation and engine measurements for bench/ scripts.
-//   make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp]
+//   make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp|layers]
+//               (layers: HEVC with temporal sub-layers, as phones write high frame rates)
 //               [--texture] [--no-audio] [--audio-only] [--music] [--audio-rate HZ]
 //   convert SRC OUT [--fps R] [--preset P] [--no-selective]
 //   cycles N SRC            open/convert/close N times, printing RSS and heap in use after each
@@ -62,8 +63,16 @@ struct Texture {
         chroma = uv
     }
 
-    func draw(frame i: Int, into p: borrowing PictureBuffer) {
-        let dx = (i * 3) % Self.margin, dy = (i * 2) % Self.margin
+    /// `pingPong`: the pan turns back at the margin instead of jumping to its start. The jump is a
+    /// cut, where x265 ends a group of pictures early even with scenecut=0: the layered HEVC
+    /// input would lose its fixed pattern (a reference picture every 8th frame).
+    func draw(frame i: Int, into p: borrowing PictureBuffer, pingPong: Bool = false) {
+        func pan(_ x: Int) -> Int {
+            guard pingPong else { return x % Self.margin }
+            let period = 2 * (Self.margin - 1), q = x % period
+            return q < Self.margin ? q : period - q
+        }
+        let dx = pan(i * 3), dy = pan(i * 2)
         luma.withUnsafeBufferPointer { t in
             for r in 0..<p.height {
                 p.setRow(plane: 0, y: r, UnsafeBufferPointer(rebasing: t[((r + dy) * width + dx)..<((r + dy) * width + dx + p.width)]))
@@ -97,6 +106,13 @@ func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: Frame
         v = GeneratedVideoFormat(width: width, height: height, frameRate: fps)
         v.codecOptions = ["preset": "ultrafast", "bf": "0"]
         v.gop = Int(fps.frames / fps.seconds)
+    case "layers":
+        // HEVC with temporal sub-layers, the structure phones write at high frame rates: groups of
+        // 8 (I/P then 7 B frames, no pyramid), the B frames unreferenced in temporal layer 1.
+        v = GeneratedVideoFormat(width: width, height: height, frameRate: fps)
+        v.codec = .hevc
+        v.gop = Int(fps.frames / fps.seconds) / 8 * 8
+        v.codecOptions = ["preset": "ultrafast", "x265-params": "bframes=7:b-adapt=0:b-pyramid=0:temporal-layers=1:scenecut=0"]
     default:
         v = GeneratedVideoFormat(width: width, height: height, frameRate: fps)
         v.codecOptions = ["preset": "ultrafast"]
@@ -114,7 +130,7 @@ func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: Frame
     for i in 0..<frames {
         let t = fps.frameDuration * Int64(i)
         try source.appendPicture(at: t) { p in
-            if let pattern { pattern.draw(frame: i, into: p) } else { TestPattern.draw(index: i, into: p) }
+            if let pattern { pattern.draw(frame: i, into: p, pingPong: structure == "layers") } else { TestPattern.draw(index: i, into: p) }
         }
         if audio {
             let rate = audioRate

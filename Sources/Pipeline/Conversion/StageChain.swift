@@ -121,7 +121,7 @@ extension ConversionPlan {
 
     /// The readers a run (or a rehearsal) reads its sources with.
     func makeReaders(rehearsal: Bool = false) -> ReaderPool {
-        ReaderPool(groups: readerGroups, takingProbe: !rehearsal, positions: !rehearsal)
+        ReaderPool(groups: readerGroups, takingProbe: !rehearsal, positions: !rehearsal, borrowingProbe: rehearsal)
     }
 
     /// This plan with its timeline replaced: every lane plays the timeline's segments one after

@@ -18,7 +18,14 @@ final class InputContainer {
     /// A packet read at open to prove the file holds one (only when probing met damage).
     private var pending: Packet?
 
-    init(path: String) throws(MediaError) {
+    /// Whether `avformat_find_stream_info` ran (it decodes pictures to learn the streams).
+    let readStreamInformation: Bool
+
+    /// `streamInformation` false: a reader of packet times only (FrameStartScan) skips the stream
+    /// information where the demuxer names every stream in its header; one that finds streams in
+    /// the packets (`AVFMTCTX_NOHEADER`: MPEG-TS, FLV) reads it all the same, so the streams and
+    /// their numbers are those of a full open.
+    init(path: String, streamInformation: Bool = true) throws(MediaError) {
         _ = FFmpeg.installLog
         self.path = path
         try SourceFileKind.checkRegularFile(path)
@@ -49,7 +56,8 @@ final class InputContainer {
         }
         context = ctx
         self.io = io
-        let info = avformat_find_stream_info(ctx, nil)
+        readStreamInformation = streamInformation || ctx.pointee.ctx_flags & AVFMTCTX_NOHEADER != 0
+        let info = readStreamInformation ? avformat_find_stream_info(ctx, nil) : 0
         if info < 0 {
             throw Self.failure(info, io: io, "cannot read stream information").at(file: path)
         }

@@ -52,15 +52,32 @@ final class AssetReader: @unchecked Sendable {
 
     var path: String { input.path }
 
+    /// Set when the container is the asset's probed one, borrowed: given back when this reader goes.
+    private let lentBy: ProbedInput?
+
+    deinit { lentBy?.giveBack() }
+
     /// `streams[i]` is the stream index output i reads. Takes over the demuxer the asset was
     /// probed with when it is still unused (packets read while probing are handed out first);
-    /// opens the file again otherwise, or when `takingProbe` is false (a rehearsal leaves it to
-    /// the run).
+    /// opens the file again otherwise, or when `takingProbe` is false.
     ///
-    /// `consumers[i]` owns output i (nil: each output its own consumer).
+    /// `consumers[i]` owns output i (nil: each output its own consumer). `borrowingProbe` (a
+    /// rehearsal's reader, which only opens decoders): the probed demuxer is borrowed, not
+    /// taken, and nothing is read from it — opening the file again would read its stream
+    /// information a second time (`avformat_find_stream_info` decodes pictures: on 1080p120
+    /// H.264, 263 M instructions, what decoding 7 of its pictures costs).
     init(asset: Asset, streams: [Int], consumers: [Int]? = nil,
-         capacity: Int = 96, takingProbe: Bool = true) throws(MediaError) {
-        if takingProbe, let probed = asset.probed.take() { input = probed } else { input = try InputContainer(path: asset.path) }
+         capacity: Int = 96, takingProbe: Bool = true, borrowingProbe: Bool = false) throws(MediaError) {
+        if takingProbe, let probed = asset.probed.take() {
+            input = probed
+            lentBy = nil
+        } else if borrowingProbe, let probed = asset.probed.lend() {
+            input = probed
+            lentBy = asset.probed
+        } else {
+            input = try InputContainer(path: asset.path)
+            lentBy = nil
+        }
         self.capacity = capacity
         self.streams = streams
         self.consumers = consumers.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(streams.indices)
@@ -69,7 +86,8 @@ final class AssetReader: @unchecked Sendable {
         detached = Array(repeating: false, count: streams.count)
         for (i, s) in streams.enumerated() { routing[Int32(s), default: []].append(i) }
         // Streams nobody reads are not even handed to us by the demuxer where it can skip them.
-        for i in 0..<input.streamCount where routing[Int32(i)] == nil {
+        // (A borrowed demuxer is left as it is: its reader reads nothing.)
+        for i in 0..<input.streamCount where routing[Int32(i)] == nil && lentBy == nil {
             input.stream(i).pointee.discard = AVDISCARD_ALL
         }
     }
@@ -87,6 +105,7 @@ final class AssetReader: @unchecked Sendable {
     /// or between sync samples. So the packets after the seek are checked, and the seek goes
     /// back further (1, 2, 4 … 32 s, then the file's start) until they are right.
     func seek(to time: MediaTime, fileStart: MediaTime) throws(MediaError) {
+        if lentBy != nil { throw MediaError(.processing, "a rehearsal reads no packets", file: input.path) }
         try rawSeek(time)
         if try leadIn(to: time, accept: false) { return }
         var back = MediaTime(value: 1, timescale: 1)
@@ -200,6 +219,8 @@ final class AssetReader: @unchecked Sendable {
     /// The next packet for output `i`, or nil at the end of the file. Throws the read error, or
     /// `.cancelled` once `stop()` was called.
     func next(_ i: Int) throws(MediaError) -> Packet? {
+        // The run takes the probed demuxer at the position the probe left it.
+        if lentBy != nil { throw MediaError(.processing, "a rehearsal reads no packets", file: input.path) }
         condition.lock()
         defer { condition.unlock() }
         while true {

@@ -43,14 +43,16 @@ final class ReaderPool: @unchecked Sendable {
     /// The most readers open at once (for tests: flat however many segments).
     private var mostOpen = 0
     private let takingProbe: Bool
+    private let borrowingProbe: Bool
     private let positions: Bool
 
     /// `takingProbe`: the first group's reader may take over the demuxer its asset was probed with;
     /// `positions`: readers are positioned at their starts. A rehearsal, which only opens the
-    /// decoders, does neither.
-    init(groups: [Group], takingProbe: Bool = true, positions: Bool = true) {
+    /// decoders, does neither: its readers borrow the probed demuxers (`borrowingProbe`).
+    init(groups: [Group], takingProbe: Bool = true, positions: Bool = true, borrowingProbe: Bool = false) {
         self.groups = groups
         self.takingProbe = takingProbe
+        self.borrowingProbe = borrowingProbe
         self.positions = positions
         readers = Array(repeating: nil, count: groups.count)
         remaining = groups.map(\.streams.count)
@@ -89,7 +91,7 @@ final class ReaderPool: @unchecked Sendable {
         guard !opened[group] else { throw MediaError(.processing, "a source's reading was asked for again after it ended") }
         let g = groups[group]
         let reader = try AssetReader(asset: g.source, streams: g.streams, consumers: g.lanes,
-                                     takingProbe: takingProbe && group == 0)
+                                     takingProbe: takingProbe && group == 0, borrowingProbe: borrowingProbe)
         if positions, let start = g.start, start > g.source.startTime { try reader.seek(to: start, fileStart: g.source.startTime) }
         readers[group] = reader
         opened[group] = true
