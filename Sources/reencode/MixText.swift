@@ -12,7 +12,7 @@ enum MixText {
     static func lines(_ mix: AudioMix) -> [String] {
         var out: [String] = []
         for (j, volume) in mix.volumes.enumerated() {
-            let name = j == 0 ? "sound" : "input \(j)"
+            let name = j == 0 ? "sound" : j == mix.crossFadeInput ? "sound, cross-fading in and out" : "input \(j)"
             let fades = mix.fadeRamps.indices.contains(j) ? mix.fadeRamps[j].map { r in
                 ", fade \(r.from < r.to ? "in" : "out") \(r.start.secondsDescription)–\(r.end.secondsDescription)"
             }.joined() : ""
@@ -47,7 +47,7 @@ enum MixText {
     static func object(_ mix: AudioMix) -> [String: Any] {
         [
             "inputs": mix.volumes.enumerated().map { j, v -> [String: Any] in
-                var o: [String: Any] = ["input": j]
+                var o: [String: Any] = ["input": j, "crossFades": j == mix.crossFadeInput]
                 if let v, !v.isConstant {
                     o["volume"] = v.ramps[0].from
                     o["ramps"] = v.ramps.map { ["start": $0.start.seconds, "end": $0.end.seconds, "from": $0.from, "to": $0.to, "curve": $0.curve.rawValue] as [String: Any] }

@@ -89,6 +89,8 @@ struct PlanCommand: Command {
             "timeRange": timeRangeObject(p),
             "segments": p.composedSegments.map { $0.map(segmentObject) } ?? NSNull(),
             "mix": p.audioMix.map(MixText.object) ?? NSNull(),
+            "video": LayerText.object(p),
+            "crossFades": p.crossFades.map { ["segment": $0.segment, "start": $0.start.seconds, "end": $0.end.seconds] as [String: Any] },
             "fade": p.pictureFades.isEmpty ? NSNull() : p.pictureFades.map { f -> [String: Any] in
                 ["kind": f.name, "start": f.ramp.start.seconds, "end": f.ramp.end.seconds, "color": f.color.description,
                  "segment": f.segment ?? NSNull()]
@@ -115,7 +117,8 @@ struct PlanCommand: Command {
                              + (s.audioStretch.map { ", audio-stretch \($0.rawValue)" } ?? "")
                              + (s.slowMotionDivisor.map { $0 == 1 ? " (the source's slow motion: real time)" : " (the source's slow motion: ÷\($0))" } ?? "")
                              + "  (\(([FilePaths.label(of: s.file, among: p.sources.map(\.path)) + (s.track.map { " #\($0)" } ?? "")] + counts).joined(separator: ", ")))"
-                             + (s.mixInput.map { "  mix \($0)" } ?? ""))
+                             + (s.mixInput.map { "  mix \($0)" } ?? "")
+                             + (s.videoLayer.flatMap { $0 > 0 && p.videoLayers.indices.contains($0) ? "  \(p.videoLayers[$0].name)" : nil } ?? ""))
             }
             lines += TimelinePicture.lines(segments, total: p.duration, files: p.sources.map(\.path))
             if !p.pictureFades.isEmpty {
@@ -129,6 +132,11 @@ struct PlanCommand: Command {
                 }
                 lines.append("fade     " + parts.joined(separator: ", "))
             }
+            if !p.crossFades.isEmpty {
+                let parts = p.crossFades.map { "\($0.start.secondsDescription)–\($0.end.secondsDescription) into segment \($0.segment)" }
+                lines.append("cross-fade " + parts.joined(separator: ", ") + (p.audioMix?.crossFadeInput != nil ? ", the sound with it (equal power)" : ""))
+            }
+            lines += LayerText.lines(p)
             if let mix = p.audioMix, !(mix.volumes.count == 1 && mix.volumes[0] == nil && (mix.fadeRamps.first ?? []).isEmpty) {
                 lines += MixText.lines(mix)
             }
@@ -182,7 +190,7 @@ func segmentObject(_ s: PlannedSegment) -> [String: Any] {
      "at": s.targetStart.seconds, "duration": s.targetDuration.isNumeric ? s.targetDuration.seconds : NSNull(), "speed": s.speed,
      "file": s.file, "track": s.track ?? NSNull(), "frames": s.frames.map { $0 as Any } ?? NSNull(), "samples": s.samples.map { $0 as Any } ?? NSNull(),
      "slowMotionDivisor": s.slowMotionDivisor ?? NSNull(), "audioStretch": s.audioStretch?.rawValue ?? NSNull(),
-     "mixInput": s.mixInput ?? NSNull()]
+     "mixInput": s.mixInput ?? NSNull(), "layer": s.layer ?? NSNull(), "videoLayer": s.videoLayer ?? NSNull()]
 }
 
 /// The planned range on the file's timeline, and what was asked when a trim moved to frame

@@ -10,12 +10,19 @@ import Recipe
 enum TimelinePicture {
     static let width = 64
 
-    /// One bar for the video and audio lists, one more per `mix:` input (`mix 1    |…|`), then
+    /// One bar for the video and audio lists, one more per `layers:` track (`layer 1  |…|`) and
+    /// per `mix:` input (`mix 1    |…|`), then
     /// the times under them.
     static func lines(_ segments: [PlannedSegment], total: MediaTime, files: [String]) -> [String] {
         guard total.isNumeric, total > .zero, !segments.isEmpty else { return [] }
         var marks: [(Int, MediaTime)] = []
-        var out = ["timeline " + bar(segments.filter { $0.mixInput == nil }, total: total, files: files, marks: &marks)]
+        // The video list's two rolls (a cross-fade's) share the timeline bar; a layer has its own.
+        var out = ["timeline " + bar(segments.filter { $0.mixInput == nil && $0.layer == nil }, total: total, files: files, marks: &marks)]
+        for j in Set(segments.compactMap(\.layer)).sorted() {
+            let title = "layer \(j)"
+            out.append(title.padding(toLength: max(9, title.count + 1), withPad: " ", startingAt: 0)
+                       + bar(segments.filter { $0.layer == j }, total: total, files: files, marks: &marks))
+        }
         for j in Set(segments.compactMap(\.mixInput)).sorted() {
             let title = "mix \(j)"
             out.append(title.padding(toLength: max(9, title.count + 1), withPad: " ", startingAt: 0)

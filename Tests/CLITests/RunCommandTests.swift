@@ -34,7 +34,7 @@ struct RunCommandTests {
                     try FileManager.default.createDirectory(atPath: dir.file("samples"), withIntermediateDirectories: true)
                     try FileManager.default.copyItem(atPath: repo.appendingPathComponent("samples/music.m4a").path, toPath: dir.file("samples/music.m4a"))
                 }
-                if name == "concat.yaml" {
+                if name == "concat.yaml" || name == "crossfade.yaml" || name == "pip.yaml" {
                     // Its intro and outro are the shipped samples, relative to the current folder.
                     try FileManager.default.createDirectory(atPath: dir.file("samples"), withIntermediateDirectories: true)
                     for f in ["intro.mp4", "outro.mp4"] {
@@ -142,6 +142,37 @@ struct RunCommandTests {
                     let expected = 20 * log10(swell(1.7) * pow(10, -18.0 / 20) / (swell(0.7) * pow(10, -6.0 / 20)))
                     #expect(abs(20 * log10(late / early) - expected) < 1, "the music lowered by 12 dB: \(20 * log10(late / early)) dB, expected \(expected)")
                     #expect(20 * log10(note(at: 2.9) / early) < -25, "faded out at the end: \(20 * log10(note(at: 2.9) / early)) dB")
+                case "crossfade.yaml":
+                    // samples/intro.mp4 (2 s, 1280x720, 25 fps), the 3 s clip (640x360, 120 fps),
+                    // samples/outro.mp4 (2 s, 640x480, 60 fps), cross-faded over 1.5–2.5 s and
+                    // 4.75–5.25 s: still 7 s at 120 fps in 1280x720; outside the fades each shows itself.
+                    #expect(r.status == 0, "\(name): \(r.stderr)")
+                    let out = dir.file("clip-crossfaded.mp4")
+                    let reader = try SampleReader(path: out, track: .type(.video, 0))
+                    var pictures: [DecodedPicture] = []
+                    while let p = try reader.nextPicture() { pictures.append(p) }
+                    #expect(pictures.count == 840)
+                    #expect(pictures[0].stamp == 0 && pictures[179].stamp == 37, "the intro before the first fade")
+                    #expect(pictures[300].stamp == 60 && pictures[570].stamp == 330, "the clip between the fades (its 0.5 s, its 2.75 s)")
+                    #expect(pictures[630].stamp(x: 160, y: 0, width: 960, height: 720) == 15 && pictures[839].stamp(x: 160, y: 0, width: 960, height: 720) == 119, "the outro after")
+                    // The first fade's middle: neither picture alone (no stamp reads), between their brightness.
+                    #expect(pictures[240].stamp == nil)
+                    let audio = try #require(try Asset.load(out).track(.audio, ordinal: 0))
+                    #expect(abs(audio.duration.seconds - 7) < 0.03, "sound lasts \(audio.duration.seconds) s")
+                case "pip.yaml":
+                    // The 3 s clip (640x360) with samples/intro.mp4 in 442,14 173x97 (69%, 4%, 27%, 27%)
+                    // from 0.5 s for 2 s, fading in over 0.5–1 s and out over 2–2.5 s.
+                    #expect(r.status == 0, "\(name): \(r.stderr)")
+                    let out = dir.file("clip-pip.mp4")
+                    let reader = try SampleReader(path: out, track: .type(.video, 0))
+                    var pictures: [DecodedPicture] = []
+                    while let p = try reader.nextPicture() { pictures.append(p) }
+                    #expect(pictures.count == 360)
+                    #expect((0..<60).allSatisfy { pictures[$0].stamp == $0 } && (300..<360).allSatisfy { pictures[$0].stamp == $0 }, "the clip alone before and after the inset")
+                    // While opaque (1–2 s), the rectangle shows the intro's frame nearest its time (ties to the earlier).
+                    let inset = (120..<240).map { pictures[$0].stamp(x: 442, y: 14, width: 173, height: 97) }
+                    #expect(inset == (120..<240).map { k in Optional(((k - 60) * 5 + 11) / 24) }, "\(inset)")
+                    #expect(try Asset.load(out).audioTracks.count == 1)
                 default:
                     Issue.record("\(name): a composition recipe this test does not know")
                 }

@@ -185,14 +185,14 @@ struct CompositionFadeTests {
         }
     }
 
-    @Test("a cross-fade is refused at its line (65) before any file is read: it needs layers")
+    @Test("a cross-fade into or out of a phone's slow motion is refused at its line (65) before any file is read")
     func crossFadeRefused() throws {
         let text = """
         recipe: 1
         output: out.mp4
         composition:
           video:
-            - { end: 1s }
+            - { end: 1s, slow-motion: from-source }
             - { start: 2s, transition: { kind: cross-fade, duration: 1s } }
         reader:
           outputs:
@@ -205,7 +205,7 @@ struct CompositionFadeTests {
         #expect {
             try RecipeCompiler.refuseUnsupportedComposition(recipe)
         } throws: { error in
-            (error as? RecipeErrors)?.diagnostics.map(\.headline) == ["r.yaml:6:32: error: a cross-fade is not yet supported: it shows two segments at once, as layers; 'kind: dip' goes through a colour, one segment after the other"]
+            (error as? RecipeErrors)?.diagnostics.map(\.headline) == ["r.yaml:6:32: error: a cross-fade into segment 2 is not yet supported: segment 1 plays the phone's slow motion ('slow-motion: from-source'), whose pictures cannot be read past its range; use 'kind: dip' or a cut"]
         }
     }
 }

@@ -117,7 +117,7 @@ struct CompositionErrorTests {
         (with([8: "  slow-motion: from-source", 9: "", 10: ""]),
          ["r.yaml:7:1: error: the composition has no segments: give it a 'video:' or 'audio:' list of segments"]),
         (with([8: "  video: { source: clip }", 9: "", 10: ""]),
-         ["r.yaml:8:10: error: 'video' must be a list of segments (- { source: …, start: …, end: … }), not a mapping"]),
+         ["r.yaml:8:10: error: 'video' must be a list of segments (- { source: …, start: …, end: … }), not a mapping: write the segment as a list item, or put it under 'segments'"]),
         // Values.
         (with(line: 9, "    - { source: intro, audio-stretch: spectal }"),
          ["r.yaml:9:39: error: 'audio-stretch' must be one of spectral, time-domain, varispeed, mute, not 'spectal' (did you mean 'spectral'?)"]),

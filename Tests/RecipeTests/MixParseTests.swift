@@ -92,7 +92,7 @@ struct MixParseTests {
         (with([13: "  limit: hard"]),
          ["r.yaml:13:10: error: 'limit' must be clip or soft, not 'hard'"]),
         (with([7: "  video: { volume: 1, segments: [] }", 8: ""]),
-         ["r.yaml:7:10: error: 'video' must be a list of segments (- { source: …, start: …, end: … }), not a mapping"]),
+         ["r.yaml:7:12: error: unknown key 'volume' in 'video'"]),
     ]
 
     @Test("each mistake: its exact message at its line and column", arguments: 0..<bad.count)

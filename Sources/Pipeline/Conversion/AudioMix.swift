@@ -14,6 +14,9 @@ public struct AudioMix: Sendable, Hashable {
     public internal(set) var fadeRamps: [[Ramp]] = []
     /// The whole output's fade (the composition's `fade-in`/`fade-out`), a factor on the sum.
     public internal(set) var master: Keyframes?
+    /// The input that carries the sound of the video track's upper roll when it cross-fades
+    /// (its segments there; input 0 the others'); nil: none.
+    public internal(set) var crossFadeInput: Int?
 
     /// An input's fades: from silence over its first `in`, to silence over its last `out`.
     public struct InputFade: Sendable, Hashable {

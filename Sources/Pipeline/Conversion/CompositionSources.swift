@@ -22,24 +22,34 @@ enum CompositionSources {
     /// The video format the assistant decides from, the settings it decides with (a frame rate
     /// forced where the recipe gives none: sources of different timing share one grid), and what
     /// was reconciled, for the plan. `formats`: every used source's picture format with its file.
-    static func video(_ formats: [(file: String, format: FormatDescription)], settings: VideoSettings) throws(MediaError)
+    /// `renderFiles`: the files whose pictures decide the render size (a layer's pictures go in
+    /// a rectangle of it; nil: all); `renderSize`: the recipe's own, which wins.
+    static func video(_ formats: [(file: String, format: FormatDescription)], settings: VideoSettings,
+                      renderFiles: Set<String>? = nil, renderSize: RenderSize? = nil) throws(MediaError)
         -> (format: FormatDescription, settings: VideoSettings, decisions: [Decision]) {
         guard var merged = formats.first?.format else { return (FormatDescription(mediaType: .video, codec: "none"), settings, []) }
         var s = settings
         var decisions: [Decision] = []
         // Render size: the largest displayed picture (by area; the first of equals).
-        let largest = formats.max { a, b in
+        let sizing = renderFiles.map { files in formats.filter { files.contains($0.file) } }.flatMap { $0.isEmpty ? nil : $0 } ?? formats
+        let largest = sizing.max { a, b in
             let (aw, ah) = a.format.displaySize, (bw, bh) = b.format.displaySize
             return aw * ah < bw * bh
-        } ?? formats[0]
-        let (w, h) = largest.format.displaySize
+        } ?? sizing[0]
+        let (w, h) = renderSize.map { ($0.width, $0.height) } ?? largest.format.displaySize
         merged.width = w
         merged.height = h
         merged.pixelAspect = .square
         merged.rotation = 0
-        let sizes = formats.map { "\(FilePaths.label(of: $0.file, among: formats.map(\.file))) \($0.format.displaySize.width)x\($0.format.displaySize.height)" }
-        decisions.append(Decision(setting: "render-size", value: "\(w)x\(h)", rule: "composition.render-size",
-                                  reason: "the largest picture of the composition's sources as displayed (\(sizes.joined(separator: ", "))); each source is turned upright and fitted inside it, aspect kept, on black"))
+        if renderSize != nil {
+            decisions.append(Decision(setting: "render-size", value: "\(w)x\(h)", rule: "composition.render-size",
+                                      reason: "the composition's 'render-size'; each picture is turned upright and fitted inside its place, aspect kept"))
+        } else {
+            let sizes = sizing.map { "\(FilePaths.label(of: $0.file, among: formats.map(\.file))) \($0.format.displaySize.width)x\($0.format.displaySize.height)" }
+            let whose = sizing.count < formats.count ? "the video track's sources" : "the composition's sources"
+            decisions.append(Decision(setting: "render-size", value: "\(w)x\(h)", rule: "composition.render-size",
+                                      reason: "the largest picture of \(whose) as displayed (\(sizes.joined(separator: ", "))); each source is turned upright and fitted inside it, aspect kept, on black"))
+        }
         // Dynamic range: one output holds one kind. Files that differ (SDR beside HDR, PQ beside
         // HLG) make an SDR output with every HDR picture tone-mapped, whichever file comes first.
         if let firstHDR = formats.first(where: { $0.format.dynamicRange != .sdr }),
@@ -70,7 +80,7 @@ enum CompositionSources {
                 s.frameRatePolicy = .exact
                 let list = rates.map { "\(FilePaths.label(of: $0.0, among: formats.map(\.file))) \($0.1.decimalDescription)" }.joined(separator: ", ")
                 decisions.append(Decision(setting: "frame-rate", value: rate.description, rule: "composition.frame-rate",
-                                          reason: "the composition's sources run at different times (\(list)): they share the highest standard rate, so none loses a frame"))
+                                          reason: "the composition's sources (\(list)) share one grid at the highest standard rate among them, so none loses a frame"))
             }
         }
         return (merged, s, decisions)

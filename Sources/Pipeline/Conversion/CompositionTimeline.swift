@@ -18,7 +18,7 @@ enum CompositionTimeline {
         let lists: [SegmentRequest.List]
         /// Per timeline segment, the request it came from (a phone's slow motion makes several of one).
         let requests: [Int]
-        /// Per timeline segment, its mix input (0: the list itself).
+        /// Per timeline segment, its mix input (audio list) or layer (video list); 0: the list itself.
         let layers: [Int]
     }
 
@@ -51,7 +51,8 @@ enum CompositionTimeline {
             numbers[key] = n
             let previousEnd = ends[key] ?? .zero
             let name = SegmentRequest.name(n, list: r.list, layer: r.layer)
-            let soundFollows = r.list == .audio || !ownAudio
+            // A layer's sound is not played (the video list's is, without an audio list).
+            let soundFollows = r.list == .audio || (!ownAudio && r.layer == 0)
             guard assets.indices.contains(r.source), lanesByRequest.indices.contains(i) else {
                 throw MediaError(.invalidSettings, "\(name) names no source of the plan", file: first.path)
             }
@@ -61,7 +62,7 @@ enum CompositionTimeline {
             // A notice about this segment's range names its own file (nil: the plan's source) and
             // its list: `composition.segment.N`, `composition.audio-segment.N`, `composition.mix-J-segment.N`.
             let about = r.source == 0 ? nil : src
-            let noticeKey = "composition." + (r.layer > 0 ? "mix-\(r.layer)-segment" : r.list == .audio ? "audio-segment" : "segment") + ".\(n)"
+            let noticeKey = "composition.\(SegmentRequest.trackKey(list: r.list, layer: r.layer)).\(n)"
             func refuse(_ field: String, _ message: String) -> MediaError {
                 MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list, layer: r.layer))
             }
@@ -132,8 +133,9 @@ enum CompositionTimeline {
             from.append(i)
             layers.append(r.layer)
         }
-        // A mix input (music under a clip) never makes the timeline longer: it is cut where the
-        // video and audio lists end, and a segment of it placed after that is not played.
+        // A mix input (music under a clip) or a layer (a picture in the picture) never makes the
+        // timeline longer: it is cut where the video and audio lists end, and a segment of it
+        // placed after that is not played.
         if layers.contains(where: { $0 > 0 }), let mainEnd = ends.filter({ $0.key.layer == 0 }).values.max(), mainEnd.isNumeric {
             var keep: [Int] = []
             for k in segments.indices {
@@ -143,7 +145,7 @@ enum CompositionTimeline {
                     // Said, not dropped silently: a later video segment would have made room for it.
                     let r = requests[from[k]]
                     let n = requests[...from[k]].filter { $0.list == r.list && $0.layer == r.layer }.count
-                    notices.append(PlanNotice(.dropped, "composition.mix-\(r.layer)-segment.\(n)", file: r.source == 0 ? nil : assets[r.source].path,
+                    notices.append(PlanNotice(.dropped, "composition.\(SegmentRequest.trackKey(list: r.list, layer: r.layer)).\(n)", file: r.source == 0 ? nil : assets[r.source].path,
                                               "\(SegmentRequest.name(n, list: r.list, layer: r.layer)) starts at \(s.targetStart.secondsDescription) on the timeline, at or after its end (\(mainEnd.secondsDescription)): it is not played"))
                     continue
                 }

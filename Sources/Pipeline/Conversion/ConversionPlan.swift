@@ -66,6 +66,9 @@ public struct ConversionRequest: Sendable {
     /// A composition's fades of the whole output: from black and silence over its first `in`, to
     /// them over its last `out`.
     public var fade: (in: MediaTime?, out: MediaTime?)?
+    /// A composition's video tracks drawn as layers (their segments are in `timeline`, list video,
+    /// `layer` ≥ 1 for `layers:`); nil: its one video track fitted in the whole frame.
+    public var videoComposition: VideoCompositionRequest?
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks
@@ -86,6 +89,9 @@ public struct LanePlan: Sendable {
     /// Which of the plan's sources `track` is of (a composition may find a kind of track only in
     /// a later file; 0 otherwise).
     var source = 0
+
+    /// The video settings, for a video lane.
+    var videoSettings: ResolvedVideoSettings? { if case .video(let s) = kind { return s } else { return nil } }
 }
 
 /// A conversion compiled against its real source: nothing is left open, and everything that can
@@ -130,6 +136,18 @@ public struct ConversionPlan: Sendable {
     /// Per timeline segment, its composition track: 0 the video or audio list, j ≥ 1 mix input j
     /// (whether or not its file has a track any lane reads).
     var segmentLayers: [Int] = []
+    /// Per timeline segment, the list it came from (a layer and a mix input share numbers).
+    var segmentLists: [SegmentRequest.List] = []
+
+    /// A composition's pictures drawn as layers, bottom first (`VideoCompositor`); empty: its one
+    /// video track fitted in the whole frame.
+    public internal(set) var videoLayers: [VideoLayer] = []
+    /// Per timeline segment, its video layer (an index of `videoLayers`; 0 for sound).
+    var segmentVideoLayers: [Int] = []
+    /// What the layers are drawn over.
+    public internal(set) var background: RecipeColor = .black
+    /// The video track's cross-fades, in order.
+    public internal(set) var crossFades: [CrossFade] = []
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
@@ -176,8 +194,13 @@ public enum Planner {
         // audio list (else the video list) and every mix input. Each kind is reconciled over its own.
         let requested = request.timeline ?? []
         let ownSound = requested.contains { $0.list == .audio && $0.layer == 0 }
-        let pictureSources = Set(requested.filter { $0.list == .video && $0.layer == 0 }.map(\.source))
-        let soundSources = Set(requested.filter { $0.layer > 0 || $0.list == (ownSound ? .audio : .video) }.map(\.source))
+        // Every video track's files are reconciled (rate, dynamic range); the render size is the
+        // video list's alone: a layer's pictures go in a rectangle of it.
+        let pictureSources = Set(requested.filter { $0.list == .video }.map(\.source))
+        let renderFiles = Set(requested.filter { $0.list == .video && $0.layer == 0 }.map { assets.indices.contains($0.source) ? assets[$0.source].path : "" })
+        let soundSources = Set(requested.filter { $0.isMixInput || ($0.layer == 0 && $0.list == (ownSound ? .audio : .video)) }.map(\.source))
+        /// The render frame the recipe's layer rectangles are in (a composition's video lane).
+        var renderFrame: (width: Int, height: Int)?
         // The tracks segments name (`track:`), each found in its own file before anything else.
         let ownTracks = try request.timeline.map { t throws(MediaError) in try SegmentTracks.resolve(t, assets: assets) } ?? []
         /// The tracks of `type` a lane whose own is `track` of file `home` shows: its own, the other
@@ -251,10 +274,12 @@ public enum Planner {
                     var source = VariableRate.measured(track, path: trackFile, settings: s)
                     var settings = s, reconciled: [Decision] = []
                     let shown = shownTracks(.video, home: home, track: track)
-                    if reconciles || shown.count > 1 {
+                    if reconciles || shown.count > 1 || request.videoComposition != nil {
                         var formats = [(file: trackFile, format: source)]
                         for (file, t) in shown.dropFirst() { formats.append((file, VariableRate.measured(t, path: file, settings: s))) }
-                        (source, settings, reconciled) = try CompositionSources.video(formats, settings: s)
+                        (source, settings, reconciled) = try CompositionSources.video(formats, settings: s, renderFiles: renderFiles,
+                                                                                      renderSize: request.videoComposition?.renderSize)
+                        renderFrame = renderFrame ?? (source.width, source.height)
                     }
                     var resolved = try assistant.video(source: source, settings: settings)
                     if !reconciled.isEmpty {
@@ -304,7 +329,8 @@ public enum Planner {
             // file's pictures are not shown, so they neither cut its range nor need decoding.
             let byRequest = zip(segments, ownTracks).map { r, own in
                 lanes.enumerated().compactMap { l, lane -> LanePlan? in
-                    if r.layer > 0, lane.track.mediaType != .audio { return nil }
+                    if r.isMixInput, lane.track.mediaType != .audio { return nil }
+                    if r.isVideoLayer, lane.track.mediaType != .video { return nil }
                     let index = own.flatMap { $0.kind == lane.track.mediaType ? $0.index : nil } ?? trackMap[l][r.source]
                     return index.flatMap { assets[r.source].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
                 }
@@ -346,7 +372,8 @@ public enum Planner {
                 composed.timeline.segments.enumerated().map { k, segment -> Int? in
                     let audioLane = lane.track.mediaType == .audio
                     if composed.layers[k] > 0 {
-                        guard audioLane else { return nil }
+                        // A mix input is sound only, a layer pictures only.
+                        guard composed.lists[k] == .audio ? audioLane : lane.track.mediaType == .video else { return nil }
                         if let own = ownTracks[composed.requests[k]], own.kind == .audio { return own.index }
                         return bySource[segment.source]
                     }
@@ -358,6 +385,51 @@ public enum Planner {
             }
             plan = plan.composed(composed.timeline, sources: extras, tracks: perSegment, layers: composed.layers)
             plan.audioStretches = composed.audioStretches
+            plan.segmentLists = composed.lists
+            /// The mix the sound gets when it cross-fades with the pictures.
+            var crossFadeMix: AudioMix?
+            if let drawn = request.videoComposition, let settings = lanes.lazy.compactMap(\.videoSettings).first {
+                let render = renderFrame ?? (settings.width, settings.height)
+                let layered = try VideoLayerPlan.plan(drawn, composed: composed, requests: request.timeline ?? [], render: render,
+                                                      output: (settings.width, settings.height), file: src)
+                plan.videoLayers = layered.layers
+                plan.crossFades = layered.crossFades
+                plan.segmentVideoLayers = layered.segmentLayers
+                plan.background = drawn.background
+                // The video lanes read the segments a cross-fade lengthens as lengthened.
+                for lane in plan.chains.indices where lanes[lane].videoSettings != nil {
+                    for i in plan.chains[lane].inputs.indices {
+                        let input = plan.chains[lane].inputs[i]
+                        guard let longer = layered.lengthened[input.segment] else { continue }
+                        plan.chains[lane].inputs[i].timeline = TimeMapping([longer.withTrack(input.track)])
+                        plan.chains[lane].inputs[i].holdsEdges = true
+                    }
+                }
+                // The sound that follows the pictures cross-fades with them: its segments on the
+                // upper roll are one more mix input, both rolls lengthened as the pictures are
+                // (silence where a file has no sound there), with equal-power ramps.
+                if !ownAudio, !layered.crossFades.isEmpty, lanes.contains(where: { $0.track.mediaType == .audio }) {
+                    var mix = request.audioMix ?? AudioMix(volumes: [nil])
+                    let upper = mix.volumes.count
+                    let (lowerVolume, upperVolume) = CrossFade.soundVolumes(layered.crossFades)
+                    mix.volumes[0] = lowerVolume
+                    mix.volumes.append(upperVolume)
+                    while mix.fades.count < upper { mix.fades.append(AudioMix.InputFade(in: nil, out: nil)) }
+                    mix.fades.append(AudioMix.InputFade(in: nil, out: nil))
+                    mix.crossFadeInput = upper
+                    crossFadeMix = mix
+                    for lane in plan.chains.indices where lanes[lane].track.mediaType == .audio {
+                        for i in plan.chains[lane].inputs.indices {
+                            let input = plan.chains[lane].inputs[i]
+                            guard composed.lists[input.segment] == .video, composed.layers[input.segment] == 0 else { continue }
+                            if layered.segmentLayers[input.segment] == 1 { plan.chains[lane].inputs[i].mixInput = upper }
+                            if let longer = layered.lengthened[input.segment] {
+                                plan.chains[lane].inputs[i].timeline = TimeMapping([longer.withTrack(input.track)])
+                            }
+                        }
+                    }
+                }
+            }
             for (k, segment) in composed.timeline.segments.enumerated() {
                 guard let own = ownTracks[composed.requests[k]], assets[segment.source].track(own.kind, ordinal: 0)?.index != own.index else { continue }
                 plan.namedTracks[k] = own.index
@@ -371,14 +443,15 @@ public enum Planner {
                 cuts.append((videoNumber, composed.timeline.segments[k].targetStart, t))
             }
             plan.pictureFades = try PictureFade.plan(fadeIn: request.fade?.in, fadeOut: request.fade?.out, end: plan.duration, cuts: cuts, file: src)
-            if var mix = request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
+            if var mix = crossFadeMix ?? request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
                 // Each input's fades where it plays, from its first segment's start to its last
                 // one's end: the composition's sound where its audio list (else the video list)
                 // places it — an audio list shorter than the pictures fades out where it ends —
                 // a mix input where its segments are.
                 var spans: [Int: (start: MediaTime, end: MediaTime)] = [:]
                 let soundList: SegmentRequest.List = ownAudio ? .audio : .video
-                for (k, segment) in composed.timeline.segments.enumerated() where composed.layers[k] > 0 || composed.lists[k] == soundList {
+                for (k, segment) in composed.timeline.segments.enumerated()
+                where composed.lists[k] == .audio && composed.layers[k] > 0 || composed.lists[k] == soundList && composed.layers[k] == 0 {
                     let j = composed.layers[k], range = segment.targetRange
                     let old = spans[j] ?? (range.start, range.end)
                     spans[j] = (MediaTime.min(old.start, range.start), MediaTime.max(old.end, range.end))

@@ -102,11 +102,14 @@ public final class ExportSession: Sendable {
                 let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
                     do throws(MediaError) {
                         return try VideoSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
-                                               segment: k.segment, frameRate: s.frameRate, fillsRange: plan.isComposed)
+                                               segment: k.segment, frameRate: s.frameRate, fillsRange: plan.isComposed, holdsEdges: k.holdsEdges)
                     } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
                 guard let firstInput = inputs.first, let first = try make(firstInput) as? VideoSource else {
                     throw MediaError(.processing, "the plan reads no source for this track")
+                }
+                if !plan.videoLayers.isEmpty {
+                    return try layeredLane(plan, output: i, env: env, settings: s, inputs: inputs, first: first, make: make)
                 }
                 let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
                                          timeBase: first.outputTimeBase, frameRate: first.outputFrameRate,
@@ -172,6 +175,36 @@ public final class ExportSession: Sendable {
         let file: String
         /// Its composition track: 0 the lane's own, j ≥ 1 mix input j.
         var layer = 0
+        /// Its video layer, when the pictures are drawn as layers (`ConversionPlan.videoLayers`).
+        var videoLayer = 0
+        /// It shows its edge pictures where its file has none (`StageChain.Input.holdsEdges`).
+        var holdsEdges = false
+    }
+
+    /// A video lane whose pictures are drawn as layers: one sequence per layer (pictures only
+    /// where its segments are) into the compositor, into the sink. `first` is `inputs[0]`'s
+    /// stage, made already (the sink's time base comes from it).
+    private static func layeredLane(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment, settings s: ResolvedVideoSettings,
+                                    inputs: [SourceInput], first: VideoSource, make: @escaping SequenceCombiner.Maker) throws(MediaError) -> any LaneWork {
+        let lp = plan.lanes[i]
+        guard let rate = s.frameRate, let format = PixelFormats.named(s.pixelFormat) else {
+            throw MediaError(.processing, "layers are drawn on a constant frame rate in a known pixel format")
+        }
+        let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
+        let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s, timeBase: first.outputTimeBase,
+                                 frameRate: first.outputFrameRate, composited: true, fades: plan.pictureFades)
+        var layers: [VideoCompositor.Layer] = []
+        for (j, style) in plan.videoLayers.enumerated() {
+            let own = inputs.filter { $0.videoLayer == j }
+            guard let head = own.first else { continue }
+            let stage = head.timelineSegment == inputs[0].timelineSegment ? first : try make(head)
+            layers.append(VideoCompositor.Layer(stage: SequenceCombiner(first: stage, rest: Array(own.dropFirst()), make: make,
+                                                                        constantRate: true, end: end, leavesGaps: true), style: style))
+        }
+        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format, background: plan.background)
+        let compositor = VideoCompositor(layers: layers, painter: painter, toneMapping: s.toneMapping.map { PictureToneMapping($0, target: format) },
+                                         end: end, frameDuration: rate.frameDuration)
+        return StagedLane(env: env, track: lp.track.index, stage: compositor, sink: sink)
     }
 
     /// Lane `lane`'s chain inputs, in order.
@@ -189,7 +222,8 @@ public final class ExportSession: Sendable {
                 throw MediaError(.processing, "\(asset.path) has no track #\(input.track)")
             }
             inputs.append(SourceInput(group: at.group, output: at.output, track: track, segment: segments[j],
-                                      timelineSegment: input.segment, file: asset.path, layer: plan.layer(of: input.segment)))
+                                      timelineSegment: input.segment, file: asset.path, layer: input.mixInput ?? plan.layer(of: input.segment),
+                                      videoLayer: plan.videoLayer(of: input.segment), holdsEdges: input.holdsEdges))
         }
         return inputs
     }

@@ -49,14 +49,18 @@ struct ConstantRateRetimer<Picture> {
     private var held: (picture: Picture, pts: MediaTime)?
     private(set) var nextSlot: Int64 = 0
 
-    init(grid: FrameGrid) { self.grid = grid }
+    /// The first picture fills the slots before it too, from slot 0 (a segment holding its edge
+    /// picture where its file has none).
+    private let fillsFromStart: Bool
+
+    init(grid: FrameGrid, fillsFromStart: Bool = false) { self.grid = grid; self.fillsFromStart = fillsFromStart }
 
     /// Slots filled by everything before `picture`; `picture` itself is held until its successor
     /// (or the end) shows how far it reaches. Frames that do not advance in time are dropped.
     mutating func push(_ picture: Picture, pts: MediaTime) -> [(Picture, Int64)] {
         guard let current = held else {
             held = (picture, pts)
-            nextSlot = grid.firstSlot(atOrAfter: pts - grid.frameDuration.half)
+            nextSlot = fillsFromStart ? 0 : grid.firstSlot(atOrAfter: pts - grid.frameDuration.half)
             return []
         }
         guard pts > current.pts else { return [] }

@@ -26,6 +26,11 @@ public struct PlannedSegment: Sendable, Hashable {
     public let audioStretch: AudioStretch?
     /// A segment of the composition's `mix:` input j (1…); nil for the video and audio lists'.
     public let mixInput: Int?
+    /// A segment of the composition's `layers:` j (1…); nil for the other lists'.
+    public let layer: Int?
+    /// When the pictures are drawn as layers, the plan's video layer it is drawn in
+    /// (`ConversionPlan.videoLayers`); nil otherwise and for sound.
+    public let videoLayer: Int?
 }
 
 extension ConversionPlan {
@@ -39,15 +44,18 @@ extension ConversionPlan {
             if case .audio(let a) = lane.kind { return Int32(a.sampleRate) } else { return nil }
         }.first
         // A mix input's segments are the audio lane's only: no frames of their own (and one
-        // from a file without sound is still its mix input's: silence there).
+        // from a file without sound is still its mix input's: silence there); a layer's are
+        // the video lane's only, drawn over the video track's: no frames or samples of their own.
         return timeline.segments.enumerated().map { i, s in
             let layer = self.layer(of: i)
+            let video = segmentLists.indices.contains(i) ? segmentLists[i] == .video : true
             return PlannedSegment(sourceRange: s.sourceRange, targetStart: s.targetStart, targetDuration: s.targetDuration,
                                   speed: s.scale.inverse.description, file: sources[s.source].path, track: namedTracks[i],
                                   frames: layer > 0 ? nil : frameDuration.flatMap { timeline.slots(ofSegment: i, frameDuration: $0) },
-                                  samples: sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) },
+                                  samples: layer > 0 && video ? nil : sampleRate.flatMap { TimeMapping.sampleCount(in: s.targetRange, rate: $0) },
                                   slowMotionDivisor: s.slowMotion?.speedDivisor, audioStretch: audioStretches[i],
-                                  mixInput: layer > 0 ? layer : nil)
+                                  mixInput: layer > 0 && !video ? layer : nil, layer: layer > 0 && video ? layer : nil,
+                                  videoLayer: video && !videoLayers.isEmpty ? videoLayer(of: i) : nil)
         }
     }
 }

@@ -3,12 +3,14 @@ import Recipe
 extension RecipeCompiler {
     /// What this build cannot convert of a composition, refused at the recipe line that asks for
     /// it (exit 65) rather than converting something else: slow motion from the source on an
-    /// audio track, or on a video track other than the file's first; a cross-fade. Needs no file, so `batch`
-    /// says it once, before any file.
+    /// audio track, or on a video track other than the file's first; a cross-fade into or out of
+    /// a segment playing the phone's slow motion. Needs no file, so `batch` says it once, before
+    /// any file.
     public static func refuseUnsupportedComposition(_ recipe: Recipe) throws(RecipeErrors) {
         guard let composition = recipe.composition else { return }
         var errors: [Diagnostic] = []
-        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) + composition.mix {
+        let video = composition.video?.segments ?? []
+        for track in composition.writtenTracks {
             for segment in track.segments {
                 // The phone's slow motion is read from the video's temporal layers; the sound
                 // follows the video's pieces.
@@ -16,9 +18,13 @@ extension RecipeCompiler {
                     let mark = segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
                     errors.append(recipe.diagnostic(mark, "'slow-motion: from-source' on the audio track is not yet supported: it is read from the video's frames, so give the composition a 'video:' track and the sound follows it"))
                 }
-                // A cross-fade shows two segments at once: layers, which this build does not compose.
-                if let t = segment.transition, t.kind == .crossFade {
-                    errors.append(recipe.diagnostic(t.mark, "a cross-fade is not yet supported: it shows two segments at once, as layers; 'kind: dip' goes through a colour, one segment after the other"))
+                // A cross-fade reads past the outgoing segment's end and before the incoming one's
+                // start; a phone's slow motion is read piece by piece from its own layers.
+                if let t = segment.transition, t.kind == .crossFade, track.layer == 0, track.kind == .video,
+                   let i = video.firstIndex(where: { $0.number == segment.number }), i > 0 {
+                    for other in [video[i - 1], segment] where composition.slowMotion(for: other) == .fromSource {
+                        errors.append(recipe.diagnostic(t.mark, "a cross-fade into segment \(segment.number) is not yet supported: segment \(other.number) plays the phone's slow motion ('slow-motion: from-source'), whose pictures cannot be read past its range; use 'kind: dip' or a cut"))
+                    }
                 }
                 // The phone's slow-motion data describes the file's first video track.
                 if track.kind == .video, composition.slowMotion(for: segment) == .fromSource, let own = segment.track,
@@ -37,7 +43,8 @@ extension RecipeCompiler {
     static func timeline(of recipe: Recipe, files: [String], input: String) -> [SegmentRequest]? {
         guard let composition = recipe.composition else { return nil }
         var requests: [SegmentRequest] = []
-        let tracks = [(composition.video, SegmentRequest.List.video), (composition.explicitAudio, .audio)] + composition.mix.map { ($0, .audio) }
+        let tracks = [(composition.video, SegmentRequest.List.video), (composition.explicitAudio, .audio)]
+            + composition.layers.map { ($0, .video) } + composition.mix.map { ($0, .audio) }
         for (track, list) in tracks {
             guard let track else { continue }
             for segment in track.segments {
@@ -68,7 +75,7 @@ extension RecipeCompiler {
     static func compositionFiles(_ recipe: Recipe, input: String) -> [String] {
         guard let composition = recipe.composition else { return [input] }
         var files: [String] = []
-        for segment in ([composition.video, composition.explicitAudio].compactMap({ $0 }) + composition.mix).flatMap(\.segments) {
+        for segment in composition.writtenTracks.flatMap(\.segments) {
             let path = recipe.source(named: segment.source.value).map { sourcePath($0, input: input) } ?? input
             if !files.contains(path) { files.append(path) }
         }
@@ -92,7 +99,7 @@ extension RecipeCompiler {
     /// The recipe line a refusal about segment `number` of `list` (field `field`) comes from.
     static func segmentMark(_ number: Int, field: String, list: SegmentRequest.List, layer: Int = 0, in recipe: Recipe) -> Mark? {
         guard let composition = recipe.composition,
-              let track = layer > 0 ? (composition.mix.indices.contains(layer - 1) ? composition.mix[layer - 1] : nil)
+              let track = layer > 0 ? (list == .audio ? composition.mix : composition.layers).element(layer - 1)
                 : list == .audio ? composition.explicitAudio : composition.video ?? composition.explicitAudio,
               let segment = track.segments.first(where: { $0.number == number }) else { return nil }
         switch field {
@@ -109,4 +116,8 @@ extension RecipeCompiler {
         default: return segment.mark
         }
     }
+}
+
+private extension Array {
+    func element(_ i: Int) -> Element? { indices.contains(i) ? self[i] : nil }
 }

@@ -241,6 +241,10 @@ public enum RecipeCompiler {
         if let composition = recipe.composition, composition.fadeIn != nil || composition.fadeOut != nil {
             request.fade = (composition.fadeIn?.value, composition.fadeOut?.value)
         }
+        if let composition = recipe.composition, composition.drawsLayers || composition.renderSize != nil {
+            request.videoComposition = VideoCompositionRequest(styles: ([composition.video] + composition.layers.map { Optional($0) }).map { $0?.style ?? VideoLayerStyle() },
+                                                               renderSize: composition.renderSize?.value, background: composition.background?.value ?? .black)
+        }
         // The whole output's fades need no inputs' volumes: the planner gives the sound a mix of one.
         if let composition = recipe.composition, !composition.mix.isEmpty
             || composition.explicitAudio.map({ $0.volume != nil || $0.fadeIn != nil || $0.fadeOut != nil }) == true {

@@ -10,8 +10,14 @@ public struct SegmentRequest: Sendable, Hashable {
         case video, audio
     }
     public var list: List = .video
-    /// 0: the list itself; j ≥ 1: input j of the composition's `mix:` (audio), mixed with it.
+    /// 0: the list itself; j ≥ 1: input j of the composition's `mix:` (audio list), mixed with
+    /// it, or layer j of its `layers:` (video list), drawn over it.
     public var layer = 0
+
+    /// A `mix:` input's segment.
+    var isMixInput: Bool { list == .audio && layer > 0 }
+    /// A `layers:` segment.
+    var isVideoLayer: Bool { list == .video && layer > 0 }
     /// Which file: 0 the request's `source`, k its `sources[k - 1]`.
     public var source: Int
     public var start: MediaTime
@@ -51,8 +57,13 @@ public struct SegmentRequest: Sendable, Hashable {
     /// `speed`, `audio-stretch`) of segment `number` (1-based) of a list, so a recipe can point
     /// at its line: `segment.N.field` (video list), `audio-segment.N.field`.
     static func setting(_ number: Int, _ field: String, list: List = .video, layer: Int = 0) -> String {
-        let name = layer > 0 ? "mix-\(layer)-segment" : list == .video ? "segment" : "audio-segment"
-        return "\(name).\(number).\(field)"
+        return "\(trackKey(list: list, layer: layer)).\(number).\(field)"
+    }
+
+    /// How settings and notice keys name a segment's list: `segment`, `audio-segment`,
+    /// `mix-J-segment`, `layer-J-segment`.
+    static func trackKey(list: List, layer: Int) -> String {
+        layer > 0 ? (list == .audio ? "mix-\(layer)-segment" : "layer-\(layer)-segment") : list == .video ? "segment" : "audio-segment"
     }
 
     /// The list, mix input (0: none), segment number and field of a refusal's `setting`, when it
@@ -64,14 +75,14 @@ public struct SegmentRequest: Sendable, Hashable {
         case "audio-segment": return (.audio, 0, n, String(parts[2]))
         default:
             let words = parts[0].split(separator: "-")
-            guard words.count == 3, words[0] == "mix", words[2] == "segment", let j = Int(words[1]), j > 0 else { return nil }
-            return (.audio, j, n, String(parts[2]))
+            guard words.count == 3, words[0] == "mix" || words[0] == "layer", words[2] == "segment", let j = Int(words[1]), j > 0 else { return nil }
+            return (words[0] == "mix" ? .audio : .video, j, n, String(parts[2]))
         }
     }
 
     /// How messages name segment `number` of its list: `segment 2`, `segment 2 of the audio
     /// track`, `segment 2 of mix input 1`.
     static func name(_ number: Int, list: List, layer: Int) -> String {
-        layer > 0 ? "segment \(number) of mix input \(layer)" : list == .audio ? "segment \(number) of the audio track" : "segment \(number)"
+        layer > 0 ? "segment \(number) of \(list == .audio ? "mix input" : "layer") \(layer)" : list == .audio ? "segment \(number) of the audio track" : "segment \(number)"
     }
 }

@@ -11,12 +11,19 @@ struct StageChain: Sendable {
         /// The source's track index.
         let track: Int
         /// Where this input's material goes on the output's timeline.
-        let timeline: TimeMapping
+        var timeline: TimeMapping
         /// Which segment of the plan's timeline it plays (0 for a plain conversion).
         var segment = 0
+        /// Its first picture is shown from the segment's start and its last to its end, however
+        /// early the file ends or late it starts: a segment lengthened for a cross-fade beyond
+        /// its file holds its edge picture.
+        var holdsEdges = false
+        /// The mix input it is summed in, when not its composition track's (the sound of a
+        /// cross-fade's upper roll); nil: `ConversionPlan.layer(of:)`.
+        var mixInput: Int?
     }
 
-    let inputs: [Input]
+    var inputs: [Input]
 
     /// The chain of a single-source lane: its track over the plan's timeline.
     static func single(track: Int, timeline: TimeMapping) -> StageChain {
@@ -67,20 +74,30 @@ extension ConversionPlan {
                 }
             }
             var group = ReaderPool.Group(source: sources[segment.source], streams: streams, lanes: readers, start: readingStart(k))
-            let key = [layer(of: k)] + readers
+            let key = [layer(of: k), videoLayer(of: k)] + readers
             if tracks[key] == nil { tracks[key] = tracks.count }
             group.track = tracks[key] ?? 0
             return group
         }
     }
 
-    /// Segment k's composition track: 0 the video or audio list, j ≥ 1 mix input j.
+    /// Segment k's composition track: 0 the video or audio list, j ≥ 1 mix input j (audio) or layer j (video).
     func layer(of k: Int) -> Int { segmentLayers.indices.contains(k) ? segmentLayers[k] : 0 }
+
+    /// Segment k's video layer (`videoLayers`) when the pictures are drawn as layers; else 0.
+    func videoLayer(of k: Int) -> Int { segmentVideoLayers.indices.contains(k) ? segmentVideoLayers[k] : 0 }
 
     /// Where segment k's reader is positioned: its source start, or earlier for a stretched
     /// segment, by the lead-in its stretcher takes (`TimeStretchLead.leadInDuration`) — the
     /// sources before the start are decoded and not shown.
     private func readingStart(_ k: Int) -> MediaTime {
+        // A chain may read the segment from earlier (a cross-fade's incoming segment).
+        let earliest = chains.flatMap(\.inputs).filter { $0.segment == k }.compactMap { $0.timeline.segments.first?.sourceRange.start }.min()
+        let own = stretchedReadingStart(k)
+        return earliest.map { MediaTime.min($0, own) } ?? own
+    }
+
+    private func stretchedReadingStart(_ k: Int) -> MediaTime {
         let segment = timeline.segments[k]
         guard let stretch = audioStretches[k], let method = TimeStretcher.Method(rawValue: stretch.rawValue), method != .mute,
               !segment.scale.isIdentity else { return segment.sourceRange.start }

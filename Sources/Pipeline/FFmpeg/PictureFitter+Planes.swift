@@ -48,11 +48,20 @@ struct PlaneLayout: Equatable {
     static func quarterTurnSource(for format: AVPixelFormat) -> AVPixelFormat? {
         guard let d = av_pix_fmt_desc_get(format)?.pointee else { return nil }
         if d.log2_chroma_w == d.log2_chroma_h { return format }
+        return twin(of: format, chromaShift: (Int(d.log2_chroma_h), Int(d.log2_chroma_w)))
+    }
+
+    /// The format laid out like `format` (planes, sample sizes, depth, range) but with its chroma
+    /// subsampled by `chromaShift` (powers of two across, down): yuv444p10le for yuv420p10le at
+    /// (0, 0). `format` itself when it already is; nil when FFmpeg has no such format.
+    static func twin(of format: AVPixelFormat, chromaShift: (x: Int, y: Int)) -> AVPixelFormat? {
+        guard let d = av_pix_fmt_desc_get(format)?.pointee else { return nil }
+        if (Int(d.log2_chroma_w), Int(d.log2_chroma_h)) == chromaShift { return format }
         let comps = components(of: d)
         var next = av_pix_fmt_desc_next(nil)
         while let c = next {
             let e = c.pointee
-            if e.log2_chroma_w == d.log2_chroma_h && e.log2_chroma_h == d.log2_chroma_w && e.flags == d.flags
+            if Int(e.log2_chroma_w) == chromaShift.x && Int(e.log2_chroma_h) == chromaShift.y && e.flags == d.flags
                 && e.nb_components == d.nb_components && components(of: e).elementsEqual(comps, by: sameLayout) {
                 let candidate = av_pix_fmt_desc_get_id(c)
                 // yuvj440p has yuv440p's layout but not its range.

@@ -21,9 +21,8 @@ final class PictureFitter {
     /// What pictures are scaled into before a quarter turn (see `PlaneLayout.quarterTurnSource`),
     /// and its planes; nil when the target format has no such twin.
     private let quarterTurnSource: (format: AVPixelFormat, planes: [PlaneLayout])?
-    /// One per source format and fitted size seen lately (a composition alternates a few sources).
-    private var scalers: [Scaler] = []
-    private static let keptScalers = 4
+    /// One per source format and fitted size seen lately.
+    private let scalers = ScalerCache(capacity: 4)
 
     init(width: Int32, height: Int32, pixelFormat: AVPixelFormat) throws(MediaError) {
         guard width >= 2, height >= 2, width % 2 == 0, height % 2 == 0 else {
@@ -56,7 +55,7 @@ final class PictureFitter {
         // Already the size and format wanted: no scaling (and libswscale's nv12 → nv12 copy
         // leaves the chroma plane unwritten). Only read from here on.
         let unscaled = (frame.width, frame.height, frame.pixelFormat) == (sw, sh, scaledFormat)
-        let scaled = unscaled ? frame : try scaler(from: frame, to: (sw, sh, scaledFormat)).scale(frame)
+        let scaled = unscaled ? frame : try scalers.scaler(from: frame, to: (sw, sh, scaledFormat)).scale(frame)
         let range = outputRange(of: frame)
         if turns == 0 && place == (0, 0, width, height) {
             let out = unscaled ? try copy(of: frame) : scaled
@@ -142,19 +141,5 @@ final class PictureFitter {
         f.pointer.pointee.color_range = range
         f.pointer.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         av_frame_remove_side_data(f.pointer, AV_FRAME_DATA_DISPLAYMATRIX)
-    }
-
-    /// A scaler from `frame`'s size and format to `target`: a kept one, or a new one kept in
-    /// place of the least recently used.
-    private func scaler(from frame: Frame, to target: (Int32, Int32, AVPixelFormat)) throws(MediaError) -> Scaler {
-        if let i = scalers.firstIndex(where: { $0.matches(frame) && ($0.width, $0.height, $0.format) == target }) {
-            let s = scalers.remove(at: i)
-            scalers.append(s)
-            return s
-        }
-        let s = try Scaler(from: (frame.width, frame.height, frame.pixelFormat), to: target)
-        if scalers.count == Self.keptScalers { scalers.removeFirst() }
-        scalers.append(s)
-        return s
     }
 }

@@ -2,6 +2,21 @@ import CFFmpeg
 import Recipe
 
 /// A decoded picture, as 8-bit luma (enough to read frame stamps and compare pictures).
+/// A decoded picture's code values, plane by plane, rows packed.
+public struct DecodedPlanes: Sendable {
+    public let pts: MediaTime
+    public let width: Int, height: Int
+    public let chromaWidth: Int, chromaHeight: Int
+    public let y: [Int], cb: [Int], cr: [Int]
+
+    /// The mean of a plane's values over a rectangle (in that plane's own coordinates).
+    public func mean(_ plane: [Int], x: Int, y top: Int, width w: Int, height h: Int, planeWidth: Int) -> Double {
+        var sum = 0
+        for row in top..<(top + h) { for col in x..<(x + w) { sum += plane[row * planeWidth + col] } }
+        return Double(sum) / Double(max(1, w * h))
+    }
+}
+
 public struct DecodedPicture: Sendable {
     public let pts: MediaTime
     public let width: Int
@@ -99,6 +114,33 @@ public final class SampleReader {
             for y in 0..<h { (dst.baseAddress! + y * w).update(from: base + y * line, count: w) }
         }
         return DecodedPicture(pts: time(f), width: w, height: h, luma: luma)
+    }
+
+    /// The next picture's code values as decoded, plane by plane (planar Y'CbCr, 8 bits or more
+    /// in two bytes): what tests compare pixel values with, untouched by any conversion.
+    public func nextPlanes() throws(MediaError) -> DecodedPlanes? {
+        guard let f = try nextFrame() else { return nil }
+        guard let d = av_pix_fmt_desc_get(f.pixelFormat)?.pointee, d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0, d.nb_components >= 3 else {
+            throw MediaError(.unsupported, "cannot read the planes of \(pixelFormatName(f.pixelFormat)) pictures")
+        }
+        let wide = d.comp.0.depth > 8
+        var planes: [[Int]] = [], sizes: [(Int, Int)] = []
+        for p in 0..<3 {
+            let w = Int(p > 0 ? -((-f.width) >> d.log2_chroma_w) : f.width), h = Int(p > 0 ? -((-f.height) >> d.log2_chroma_h) : f.height)
+            guard let base = f.plane(Int32(p)) else { throw MediaError(.processing, "a decoded picture has no plane \(p)") }
+            let line = f.lineSize(Int32(p))
+            var values = [Int](repeating: 0, count: w * h)
+            for y in 0..<h {
+                let row = base + y * line
+                for x in 0..<w {
+                    values[y * w + x] = wide ? Int(UnsafeMutableRawPointer(row).assumingMemoryBound(to: UInt16.self)[x]) : Int(row[x])
+                }
+            }
+            planes.append(values)
+            sizes.append((w, h))
+        }
+        return DecodedPlanes(pts: time(f), width: sizes[0].0, height: sizes[0].1, chromaWidth: sizes[1].0, chromaHeight: sizes[1].1,
+                             y: planes[0], cb: planes[1], cr: planes[2])
     }
 
     public func nextAudio() throws(MediaError) -> DecodedAudio? {

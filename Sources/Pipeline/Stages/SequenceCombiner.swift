@@ -40,6 +40,8 @@ final class SequenceCombiner: SourceStage {
     private let outputRate: Int64
     /// Whether pictures are slots of a constant-rate grid (duration 1 each).
     private let constantRate: Bool
+    /// Pictures only where segments are: a layer's gaps show what is below it, so nothing fills them.
+    private let leavesGaps: Bool
     private var atSegmentStart = true
     private var filledEnd = false
     /// Video: the last picture handed out (pts, end).
@@ -59,7 +61,8 @@ final class SequenceCombiner: SourceStage {
     /// `first` is the first segment's source (made already: the sink is made from it); `rest`
     /// make the others, in order.
     init(first: any SourceStage, rest: [ExportSession.SourceInput], make: @escaping Maker,
-         outputRate: Int32 = 0, constantRate: Bool = false, end: Int64? = nil) {
+         outputRate: Int32 = 0, constantRate: Bool = false, end: Int64? = nil, leavesGaps: Bool = false) {
+        self.leavesGaps = leavesGaps
         source = first
         file = first.file
         self.rest = rest
@@ -136,14 +139,14 @@ final class SequenceCombiner: SourceStage {
         // A slot past the timeline's last (its midpoint after the end) is nobody's.
         if constantRate, let end, pts >= end { return }
         lastFrame.picture = picture
-        if lastPicture == nil, pts > 0 {
+        if lastPicture == nil, pts > 0, !leavesGaps {
             // The timeline starts with a gap (a first segment placed later, or a first source
             // without pictures): black from 0.
             lastPicture = (pts: -1, end: 0)
         }
         if let last = lastPicture {
             guard pts > last.pts else { return }
-            if first && pts > last.end {
+            if first && pts > last.end && !leavesGaps {
                 let black = try picture.black()
                 if constantRate {
                     blackSlots = (black, last.end, pts)
@@ -195,7 +198,7 @@ final class SequenceCombiner: SourceStage {
     private func fillToEnd() throws(MediaError) -> Bool {
         guard !filledEnd, let end else { return false }
         filledEnd = true
-        if let picture = lastFrame.picture, let last = lastPicture, constantRate, last.end < end {
+        if let picture = lastFrame.picture, let last = lastPicture, constantRate, last.end < end, !leavesGaps {
             blackSlots = (try picture.black(), last.end, end)
             return true
         }

@@ -15,9 +15,8 @@ final class VideoSink: SinkStage {
     /// A composition of several files: every picture turned upright and fitted into the render
     /// size, aspect kept, on black (the output then carries no display matrix).
     private let fitter: PictureFitter?
-    /// With a fitter: the tone mapper for pictures of the plan's HDR transfer, at their own size
-    /// (they are fitted after; another file's SDR pictures are not mapped).
-    private var fittedToneMapper: (mapper: ToneMapper, width: Int32, height: Int32, mapping: ToneMapping)?
+    /// With a fitter: each HDR picture tone-mapped at its own size before it is fitted.
+    private let fittedToneMapping: PictureToneMapping?
     /// The last picture sent and its scaled copy: repeated slots reuse it.
     private var lastScaled: (source: Frame, scaled: Frame)?
     /// Output pts → duration of the pictures the encoder holds: libx264/libx265 leave packet
@@ -32,7 +31,8 @@ final class VideoSink: SinkStage {
     /// Opens the encoder (time base and rate: what the stage before stamps pictures in) and adds
     /// the writer input.
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
-         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false, fades: [PictureFade] = []) throws(MediaError) {
+         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false, composited: Bool = false,
+         fades: [PictureFade] = []) throws(MediaError) {
         self.env = env
         self.fades = fades
         self.timeBase = timeBase
@@ -54,19 +54,21 @@ final class VideoSink: SinkStage {
                    matrix: settings.colorMatrix, range: settings.colorRange)
         c.masteringDisplay = settings.masteringDisplay
         c.contentLightLevel = settings.contentLightLevel
-        if let m = settings.toneMapping, !fitsPictures {
+        // A compositor hands over finished pictures (each tone-mapped and placed already).
+        if let m = settings.toneMapping, !fitsPictures, !composited {
             toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat)
         } else {
             toneMapper = nil
         }
-        fitter = fitsPictures ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), pixelFormat: targetFormat) : nil
+        fittedToneMapping = fitsPictures && !composited ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
+        fitter = fitsPictures && !composited ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), pixelFormat: targetFormat) : nil
         c.globalHeader = env.writer.needsGlobalHeader
         c.profile = settings.profile
         if let b = settings.bitrate { c.bitRate = Int64(b) }
         if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
         c.options = Self.encoderOptions(settings)
         encoder = try Encoder(c)
-        writerInput = try env.writer.addInput(encoder: encoder, rotation: fitsPictures ? 0 : track.format.rotation,
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: fitsPictures || composited ? 0 : track.format.rotation,
                                               metadata: track.outputMetadata)
     }
 
@@ -117,19 +119,7 @@ final class VideoSink: SinkStage {
     private func convert(_ frame: Frame) throws(MediaError) -> Frame {
         if let fitter {
             let display = frame.display ?? (0, .square)
-            var picture = frame
-            // Each HDR picture by its own transfer: a composition of PQ and HLG files maps both
-            // (the one the plan names with its file's peak; another with the reference 1000 cd/m²).
-            if let m = settings.toneMapping, frame.dynamicRange != .sdr {
-                let mapping = frame.dynamicRange == m.transfer ? m
-                    : ToneMapping(transfer: frame.dynamicRange, sourcePrimaries: nil, sourceMatrix: nil, sourceRange: nil,
-                                  peakLuminance: SettingsAssistant.defaultPeak)
-                if fittedToneMapper?.width != frame.width || fittedToneMapper?.height != frame.height || fittedToneMapper?.mapping != mapping {
-                    fittedToneMapper = (try ToneMapper(mapping, width: frame.width, height: frame.height, target: targetFormat),
-                                        frame.width, frame.height, mapping)
-                }
-                if let t = fittedToneMapper { picture = try t.mapper.map(frame) }
-            }
+            let picture = try fittedToneMapping?.map(frame) ?? frame
             return try fitter.fit(picture, rotation: display.rotation, pixelAspect: display.pixelAspect)
         }
         if let toneMapper { return try toneMapper.map(frame) }

@@ -50,11 +50,15 @@ final class VideoSource: SourceStage {
     /// Slots up to the segment's end are all this segment's (a composition), not only those
     /// whose midpoint the material reaches (a single range: no sliver frame at its end).
     private let fillsRange: Bool
+    /// Every slot of the segment shows a picture: before the file's first, that one; after its
+    /// last, that one (a segment lengthened past its file for a cross-fade).
+    private let holdsEdges: Bool
 
     /// Opens the decoder. `frameRate` nil: source timing.
     init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, frameRate: FrameRate?,
-         fillsRange: Bool = false) throws(MediaError) {
+         fillsRange: Bool = false, holdsEdges: Bool = false) throws(MediaError) {
         self.fillsRange = fillsRange
+        self.holdsEdges = holdsEdges
         self.env = env
         self.tap = tap
         self.track = track
@@ -76,7 +80,7 @@ final class VideoSource: SourceStage {
             firstSlot = first
             outputTimeBase = AVRational(num: rate.seconds, den: rate.frames)
             outputFrameRate = AVRational(num: rate.frames, den: rate.seconds)
-            retimer = ConstantRateRetimer(grid: grid)
+            retimer = ConstantRateRetimer(grid: grid, fillsFromStart: holdsEdges)
             // A slow-motion piece decides by layer (the picker): the grid's skipping would judge
             // by every picture's time, shown or not.
             if env.selectiveDecode && picker == nil {
@@ -264,6 +268,7 @@ final class VideoSource: SourceStage {
         // reaches the range's end, the last frame fills them all, so no slot between two
         // segments is left black. A short file still leaves the slots past its end to the gap.
         if fillsRange, end.isNumeric, end >= segment.sourceRange.end { end = .positiveInfinity }
+        if holdsEdges { end = .positiveInfinity }
         let slots = r.finish(sourceEnd: end)
         retimer = r
         for (picture, k) in slots { emit(picture, pts: firstSlot + k, duration: 1) }

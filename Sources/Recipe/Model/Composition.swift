@@ -193,8 +193,12 @@ public struct CompositionTrack: Sendable {
     /// An audio track not written: the video segments' sound (a source without sound gives
     /// silence for its segments).
     public let followsVideo: Bool
-    /// 0: the composition's `video:` or `audio:`; j ≥ 1: input j of `mix:` (audio).
+    /// 0: the composition's `video:` or `audio:`; j ≥ 1: input j of `mix:` (audio), or layer j
+    /// of `layers:` (video).
     public let layer: Int
+    /// A video track's place in the output frame (`rect`, `fit`, `crop`, `opacity`); nil: the
+    /// whole frame, opaque.
+    public var style: VideoLayerStyle?
     /// An audio track's volume (AVAudioMix's input parameters); nil: 1 throughout.
     public let volume: Keyframes?
     /// An audio track's fades: from silence over its first `fadeIn` on the timeline, to silence
@@ -210,12 +214,14 @@ public struct CompositionTrack: Sendable {
 
     /// The same track with other segments.
     func with(segments: [Segment]) -> CompositionTrack {
-        CompositionTrack(kind: kind, segments: segments, mark: mark, followsVideo: followsVideo, layer: layer,
-                         volume: volume, fadeIn: fadeIn, fadeOut: fadeOut)
+        var t = CompositionTrack(kind: kind, segments: segments, mark: mark, followsVideo: followsVideo, layer: layer,
+                                 volume: volume, fadeIn: fadeIn, fadeOut: fadeOut)
+        t.style = style
+        return t
     }
 
-    /// `video track` / `audio track` / `mix input 2`, for messages.
-    public var title: String { layer == 0 ? "\(kind.rawValue) track" : "mix input \(layer)" }
+    /// `video track` / `audio track` / `mix input 2` / `layer 1`, for messages.
+    public var title: String { layer == 0 ? "\(kind.rawValue) track" : kind == .video ? "layer \(layer)" : "mix input \(layer)" }
     /// `the video track` / `mix input 2`, for messages.
     public var named: String { layer == 0 ? "the \(title)" : title }
 }
@@ -233,6 +239,12 @@ public struct Composition: Sendable {
     public let audioStretch: Located<AudioStretch>?
     /// More audio tracks mixed with the audio track (`mix:`), input 1 first.
     public let mix: [CompositionTrack]
+    /// More video tracks drawn over the video track (`layers:`), layer 1 lowest.
+    public var layers: [CompositionTrack] = []
+    /// The frame the video tracks are drawn in (nil: the largest picture of the video track's
+    /// files) and its colour where no picture covers it (nil: black).
+    public var renderSize: Located<RenderSize>?
+    public var background: Located<RecipeColor>?
     /// What the mix does with a sum beyond full scale; nil: `clip`.
     public let limit: Located<MixLimit>?
     /// The whole output's fades: from black and silence over its first `fadeIn`, to them over
@@ -255,7 +267,17 @@ public struct Composition: Sendable {
         return CompositionTrack(kind: .audio, segments: video.segments.map { $0.followingAudio() }, mark: video.mark, followsVideo: true)
     }
 
-    public var tracks: [CompositionTrack] { [video, audio].compactMap { $0 } + mix }
+    public var tracks: [CompositionTrack] { [video, audio].compactMap { $0 } + layers + mix }
+
+    /// Every list as written (not the audio that follows the video): video, audio, layers, mix.
+    public var writtenTracks: [CompositionTrack] { [video, explicitAudio].compactMap { $0 } + layers + mix }
+
+    /// Whether the pictures are drawn by layers (not one track fitted in the whole frame): more
+    /// tracks, a styled video track, a coloured background or a cross-fade.
+    public var drawsLayers: Bool {
+        !layers.isEmpty || !(video?.style?.isDefault ?? true) || (background.map { $0.value != .black } ?? false)
+            || (video?.segments.contains { $0.transition?.kind == .crossFade } ?? false)
+    }
 
 
     /// Whether a segment plays the source's own slow-motion segments: its own `slow-motion:`,

@@ -2,7 +2,11 @@ import Foundation
 
 /// `sources:` and `composition:` (docs/recipes.md, "Compositions").
 extension RecipeParser {
-    static let compositionKeys = ["video", "audio", "mix", "limit", "fade-in", "fade-out", "slow-motion", "audio-stretch"]
+    static let compositionKeys = ["video", "audio", "layers", "mix", "limit", "fade-in", "fade-out", "render-size", "background",
+                                  "slow-motion", "audio-stretch"]
+    /// A video track written as a mapping (`video:`, each of `layers:`).
+    static let videoTrackKeys = ["segments", "rect", "fit", "crop", "opacity"]
+    static let rectKeys = ["x", "y", "width", "height"]
     /// An audio track written as a mapping (`audio:`, each input of `mix:`).
     static let audioTrackKeys = ["segments", "volume", "fade-in", "fade-out"]
     static let rampKeys = ["start", "end", "duration", "from", "to", "curve"]
@@ -69,7 +73,8 @@ extension Parser {
         guard let pairs = mapping(node, "the composition", keys: RecipeParser.compositionKeys) else { return }
         // A misspelt 'video:' is reported as such, not as a composition without segments too.
         var ok = errors.count == before && !truncated
-        var video: CompositionTrack?, audio: CompositionTrack?, mix: [CompositionTrack] = []
+        var video: CompositionTrack?, audio: CompositionTrack?, mix: [CompositionTrack] = [], layers: [CompositionTrack] = []
+        var renderSize: Located<RenderSize>?, background: Located<RecipeColor>?
         var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?, limit: Located<MixLimit>?
         var fades: [String: Located<MediaTime>] = [:]
         for (key, value, _) in pairs {
@@ -81,6 +86,17 @@ extension Parser {
             case "mix":
                 guard let inputs = mixInputs(value) else { ok = false; continue }
                 mix = inputs
+            case "layers":
+                guard let tracks = videoLayers(value) else { ok = false; continue }
+                layers = tracks
+            case "render-size":
+                guard let size = renderSizeValue(value) else { ok = false; continue }
+                renderSize = Located(size, value.mark)
+            case "background":
+                guard let c = value.scalar.flatMap(RecipeColor.init) else {
+                    error(value.mark, "'background' must be black, white or \"#RRGGBB\" (quoted), not \(value.kindDescription)"); ok = false; continue
+                }
+                background = Located(c, value.mark)
             case "fade-in", "fade-out":
                 guard let t = time(value, key) else { ok = false; continue }
                 if t == .zero { error(value.mark, "'\(key)' must be longer than 0"); ok = false; continue }
@@ -109,15 +125,22 @@ extension Parser {
                                       mix: mix, limit: limit, mark: keyMark)
         composition.fadeIn = fades["fade-in"]
         composition.fadeOut = fades["fade-out"]
+        composition.layers = layers
+        composition.renderSize = renderSize
+        composition.background = background
         recipe.composition = composition
     }
 
     /// A composition track: a list of segments, or (audio) a mapping with `segments` and `volume`.
     /// `layer` 0 is `video:`/`audio:`, j ≥ 1 input j of `mix:`.
     mutating func compositionTrack(_ kind: TrackReference.Kind, _ node: Node, layer: Int = 0) -> CompositionTrack? {
-        let name = layer == 0 ? kind.rawValue : "mix input \(layer)"
-        var list = node, volume: Keyframes?, fadeIn: Located<MediaTime>?, fadeOut: Located<MediaTime>?
-        if kind == .audio, case .mapping = node {
+        let name = layer == 0 ? kind.rawValue : kind == .video ? "layer \(layer)" : "mix input \(layer)"
+        var list = node, volume: Keyframes?, fadeIn: Located<MediaTime>?, fadeOut: Located<MediaTime>?, style: VideoLayerStyle?
+        if kind == .video, case .mapping = node {
+            guard let (segmentsNode, parsed) = videoTrackMapping(node, name: name) else { return nil }
+            list = segmentsNode
+            style = parsed
+        } else if kind == .audio, case .mapping = node {
             let before = errors.count
             guard let pairs = mapping(node, "'\(name)'", keys: RecipeParser.audioTrackKeys), errors.count == before else { return nil }
             var segmentsNode: Node?, ok = true
@@ -142,7 +165,7 @@ extension Parser {
             list = segmentsNode
         }
         guard case .sequence(let items, _) = list else {
-            let shape = kind == .audio ? ", or a mapping with 'segments' and 'volume'" : ""
+            let shape = kind == .audio ? ", or a mapping with 'segments' and 'volume'" : ", or a mapping with 'segments' and 'rect', 'fit', 'crop', 'opacity'"
             error(list.mark, "'\(name)' must be a list of segments (- { source: …, start: …, end: … })\(shape), not \(list.kindDescription)")
             return nil
         }
@@ -156,8 +179,110 @@ extension Parser {
             if full { truncated = true; return nil }
             if let s = segment(kind, i + 1, item, layer: layer) { segments.append(s) } else { ok = false }
         }
-        return ok ? CompositionTrack(kind: kind, segments: segments, mark: list.mark, layer: layer, volume: volume,
-                                     fadeIn: fadeIn, fadeOut: fadeOut) : nil
+        guard ok else { return nil }
+        var track = CompositionTrack(kind: kind, segments: segments, mark: list.mark, layer: layer, volume: volume,
+                                     fadeIn: fadeIn, fadeOut: fadeOut)
+        track.style = style
+        return track
+    }
+
+    /// `{ segments: [ … ], rect: …, fit: …, crop: …, opacity: … }`: the segments' node and the style.
+    mutating func videoTrackMapping(_ node: Node, name: String) -> (Node, VideoLayerStyle)? {
+        // `video: { source: clip }`: one segment written without its list.
+        if case .mapping(let pairs, _) = node, pairs.contains(where: { RecipeParser.segmentKeys.contains($0.key.scalar ?? "") }) {
+            error(node.mark, "'\(name)' must be a list of segments (- { source: …, start: …, end: … }), not a mapping: write the segment as a list item, or put it under 'segments'")
+            return nil
+        }
+        let before = errors.count
+        guard let pairs = mapping(node, "'\(name)'", keys: RecipeParser.videoTrackKeys), errors.count == before else { return nil }
+        var segmentsNode: Node?, style = VideoLayerStyle(), ok = true
+        for (key, value, _) in pairs {
+            switch key {
+            case "segments": segmentsNode = value
+            case "rect", "crop":
+                guard let r = rectValue(value, key) else { ok = false; continue }
+                if key == "rect" { style.rect = r } else { style.crop = r }
+            case "fit":
+                guard let f = value.scalar.flatMap(LayerFit.init(rawValue:)) else {
+                    error(value.mark, "'fit' must be fit, fill or stretch, not \(value.kindDescription)"
+                          + suggestion(value.scalar ?? "", among: LayerFit.allCases.map(\.rawValue)))
+                    ok = false; continue
+                }
+                style.fit = f
+            case "opacity":
+                guard let v = keyframes(value, "opacity", range: 0...1) else { ok = false; continue }
+                style.opacity = v
+            default: break
+            }
+        }
+        guard let segmentsNode else {
+            error(node.mark, "'\(name)' needs 'segments': a list of segments (- { source: …, start: …, end: … })")
+            return nil
+        }
+        return ok ? (segmentsNode, style) : nil
+    }
+
+    /// `layers:` — more video tracks over `video:`, each a mapping with `segments` (and `rect`…).
+    mutating func videoLayers(_ node: Node) -> [CompositionTrack]? {
+        guard case .sequence(let items, _) = node, !items.isEmpty else {
+            error(node.mark, "'layers' must be a list of video tracks (- { rect: …, segments: [ … ] }), not \(node.kindDescription)")
+            return nil
+        }
+        var tracks: [CompositionTrack] = [], ok = true
+        for (i, item) in items.enumerated() {
+            guard case .mapping = item else {
+                error(item.mark, "layer \(i + 1) must be a mapping with 'segments' (and 'rect', 'fit', 'crop', 'opacity'), not \(item.kindDescription)")
+                ok = false; continue
+            }
+            if let t = compositionTrack(.video, item, layer: i + 1) { tracks.append(t) } else { ok = false }
+        }
+        return ok ? tracks : nil
+    }
+
+    /// `{ x: 1240, y: 40, width: 640, height: 360 }`, each in pixels or a percentage (`25%`).
+    /// `x`, `y` may be negative (partly outside); `width`, `height` are positive.
+    mutating func rectValue(_ node: Node, _ key: String) -> RecipeRect? {
+        let before = errors.count
+        guard let pairs = mapping(node, "'\(key)'", keys: RecipeParser.rectKeys), errors.count == before else { return nil }
+        var values: [String: RecipeLength] = [:], ok = true
+        for (k, value, _) in pairs {
+            let text = value.scalar?.trimmingWhitespace() ?? ""
+            var length: RecipeLength?
+            if text.hasSuffix("%"), let q = Double(text.dropLast().trimmingWhitespace()), q.isFinite, abs(q) <= 1000 {
+                length = .percent(q)
+            } else if value.scalar != nil, let p = Int(text), abs(p) <= 65536 {
+                length = .pixels(p)
+            }
+            guard let length else {
+                error(value.mark, "'\(k)' of '\(key)' must be whole pixels (640) or a percentage (25%), not \(value.kindDescription)"); ok = false; continue
+            }
+            let positive: Bool
+            switch length { case .pixels(let p): positive = p > 0; case .percent(let q): positive = q > 0 }
+            if (k == "width" || k == "height") && !positive {
+                error(value.mark, "'\(k)' of '\(key)' must be more than 0"); ok = false; continue
+            }
+            if key == "crop" && (k == "x" || k == "y"), case .pixels(let p) = length, p < 0 {
+                error(value.mark, "'\(k)' of 'crop' must be 0 or more: a crop is a part of the picture"); ok = false; continue
+            }
+            values[k] = length
+        }
+        guard ok else { return nil }
+        let missing = ["width", "height"].filter { values[$0] == nil }
+        if !missing.isEmpty {
+            error(node.mark, "'\(key)' needs " + missing.map { "'\($0)'" }.joined(separator: " and ")); return nil
+        }
+        return RecipeRect(x: values["x"] ?? .pixels(0), y: values["y"] ?? .pixels(0), width: values["width"]!, height: values["height"]!, mark: node.mark)
+    }
+
+    /// `1920x1080`: even, from 2 to 16384 each way (what encoders take).
+    mutating func renderSizeValue(_ node: Node) -> RenderSize? {
+        let parts = (node.scalar ?? "").lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0].trimmingWhitespace()), let h = Int(parts[1].trimmingWhitespace()),
+              (2...16384).contains(w), (2...16384).contains(h), w % 2 == 0, h % 2 == 0 else {
+            error(node.mark, "'render-size' must be WIDTHxHEIGHT, each even and from 2 to 16384 (1920x1080), not \(node.kindDescription)")
+            return nil
+        }
+        return RenderSize(width: w, height: h)
     }
 
     /// `mix:` — more audio tracks, each a mapping with `segments` and an optional `volume`.
@@ -276,7 +401,7 @@ extension Parser {
 
     /// One segment; nil when it has errors (each reported).
     mutating func segment(_ kind: TrackReference.Kind, _ number: Int, _ node: Node, layer: Int = 0) -> Segment? {
-        let what = "segment \(number) of " + (layer == 0 ? "the \(kind.rawValue) track" : "mix input \(layer)")
+        let what = "segment \(number) of " + (layer == 0 ? "the \(kind.rawValue) track" : kind == .video ? "layer \(layer)" : "mix input \(layer)")
         guard let pairs = mapping(node, what, keys: RecipeParser.segmentKeys) else { return nil }
         var source: Located<String>?, track: Located<TrackReference>?
         var start: Located<MediaTime>?, end: Located<MediaTime>?, duration: Located<MediaTime>?, at: Located<MediaTime>?
@@ -455,15 +580,22 @@ extension Parser {
         let video = composition.video.map { resolveSources($0, &used) }
         let audio = composition.explicitAudio.map { resolveSources($0, &used) }
         let mix = composition.mix.map { resolveSources($0, &used) }
+        let layers = composition.layers.map { resolveSources($0, &used) }
         var resolved = Composition(video: video, explicitAudio: audio, slowMotion: composition.slowMotion,
                                    audioStretch: composition.audioStretch, mix: mix, limit: composition.limit, mark: composition.mark)
         resolved.fadeIn = composition.fadeIn
         resolved.fadeOut = composition.fadeOut
+        resolved.layers = layers
+        resolved.renderSize = composition.renderSize
+        resolved.background = composition.background
+        if let first = layers.first, video == nil {
+            error(first.mark, "'layers' are drawn over the composition's video track: give it a 'video:' list of segments")
+        }
         recipe.composition = resolved
         if let limit = composition.limit, mix.isEmpty {
             warn(limit.mark, "'limit' has no effect: the composition mixes nothing (list 'mix:' inputs)")
         }
-        for track in [video, audio].compactMap({ $0 }) + mix {
+        for track in [video, audio].compactMap({ $0 }) + layers + mix {
             checkPlacements(track, in: resolved)
             for segment in track.segments { checkAudioStretch(segment, of: track, in: resolved) }
         }
@@ -550,6 +682,10 @@ extension Parser {
     mutating func checkAudioStretch(_ segment: Segment, of track: CompositionTrack, in composition: Composition) {
         guard let stretch = segment.audioStretch else { return }
         let what = "segment \(segment.number) of \(track.named)"
+        if track.kind == .video && track.layer > 0 {
+            warn(stretch.mark, "'audio-stretch' has no effect on \(what): a layer's sound is not played (put its file's sound in 'mix:' to hear it)")
+            return
+        }
         if track.kind == .video && composition.explicitAudio != nil {
             warn(stretch.mark, "'audio-stretch' has no effect on \(what): the composition's audio track lists its own segments")
             return
@@ -565,7 +701,8 @@ extension Parser {
 
     /// With a composition, reader outputs read its tracks, decoded.
     mutating func checkReaderOutputs(_ composition: Composition) {
-        let kinds = composition.tracks.map(\.kind)
+        var kinds: [TrackReference.Kind] = []
+        for k in composition.tracks.map(\.kind) where !kinds.contains(k) { kinds.append(k) }
         let names = kinds.map { "'\($0.rawValue)'" }.joined(separator: " and ")
         var read = Set<String>()
         for out in recipe.readerOutputs {
@@ -583,7 +720,7 @@ extension Parser {
             }
             read.insert(kind.rawValue)
         }
-        for track in [composition.video, composition.explicitAudio].compactMap({ $0 }) + composition.mix where !read.contains(track.kind.rawValue) {
+        for track in composition.writtenTracks where !read.contains(track.kind.rawValue) {
             warn(track.mark, "the composition's \(track.title) is not read by any reader output")
         }
     }

@@ -1,0 +1,145 @@
+import Recipe
+
+/// Video layers → one picture per slot of the output's constant-rate grid (AVVideoComposition's
+/// instructions, drawn bottom to top). Each layer is a sequence of its segments that hands out
+/// pictures only where a segment is (`SequenceCombiner(leavesGaps:)`); at slot n the compositor
+/// takes from each layer the picture stamped n, if any, and draws those present over the
+/// background colour, each transformed to its place (`LayerPainter`) at its opacity at the
+/// slot's time. Which picture a slot shows is decided by the layers' grids, never here.
+///
+/// A slot that draws the same pictures at the same opacities as the one before hands out the
+/// same picture again (slow motion repeats slots), so nothing is drawn or converted twice.
+/// Runs on its lane's queue; owns its layers' stages.
+final class VideoCompositor: SourceStage {
+    struct Layer {
+        /// Its pictures on the output's grid, only where its segments are.
+        let stage: any SourceStage
+        let style: VideoLayer
+    }
+
+    private struct State {
+        let layer: Layer
+        /// The next picture it shows and its slot.
+        var pending: (picture: Frame, pts: Int64)?
+        var done = false
+        /// The last picture prepared for drawing, kept while the layer repeats it.
+        var prepared: (source: Frame, layer: PreparedLayer)?
+    }
+
+    private var layers: [State]
+    private let painter: LayerPainter
+    /// HDR pictures made SDR, each by its own transfer, before they are drawn (nil: none).
+    private let toneMapping: PictureToneMapping?
+    /// Slots of the timeline (nil: until every layer is done).
+    private let end: Int64?
+    private let frameDuration: MediaTime
+    private var slot: Int64 = 0
+    /// What the last slot drew (layer, picture, opacity) and the picture it made.
+    private var last: (drawn: [Drawn], picture: Frame)?
+    /// The layer read last, whose file and time an error names.
+    private var current = 0
+
+    private struct Drawn: Equatable {
+        let layer: Int
+        let picture: ObjectIdentifier
+        let opacity: Double
+    }
+
+    init(layers: [Layer], painter: LayerPainter, toneMapping: PictureToneMapping?, end: Int64?, frameDuration: MediaTime) {
+        self.layers = layers.map { State(layer: $0) }
+        self.painter = painter
+        self.toneMapping = toneMapping
+        self.end = end
+        self.frameDuration = frameDuration
+    }
+
+    var statistics: LaneStatistics {
+        var s = LaneStatistics(track: layers.first?.layer.stage.statistics.track ?? 0)
+        for l in layers { s.addReading(of: l.layer.stage.statistics) }
+        return s
+    }
+
+    var lastTime: MediaTime { layers.indices.contains(current) ? layers[current].layer.stage.lastTime : .invalid }
+    var file: String? { layers.indices.contains(current) ? layers[current].layer.stage.file : nil }
+
+    func next() throws(MediaError) -> TimedFrame? {
+        if let end, slot >= end { return nil }
+        var shown: [(layer: Int, picture: Frame)] = []
+        var more = false
+        for i in layers.indices {
+            try advance(i, to: slot)
+            if let p = layers[i].pending {
+                more = true
+                if p.pts == slot { shown.append((i, p.picture)) }
+            }
+        }
+        if end == nil && !more { return nil }
+        let t = (frameDuration * slot).seconds
+        let drawn = shown.map { Drawn(layer: $0.layer, picture: ObjectIdentifier($0.picture), opacity: layers[$0.layer].layer.style.opacity?.value(atSeconds: t) ?? 1) }
+        let picture: Frame
+        if let last, last.drawn == drawn {
+            picture = last.picture
+        } else {
+            picture = try draw(shown, opacities: drawn.map(\.opacity))
+            last = (drawn, picture)
+        }
+        let pts = slot
+        slot += 1
+        return .picture(picture, pts: pts, duration: 1)
+    }
+
+    /// Layer i's pending picture made the first at or after slot `s` (or none: it is done).
+    private func advance(_ i: Int, to s: Int64) throws(MediaError) {
+        while !layers[i].done {
+            if let p = layers[i].pending, p.pts >= s { return }
+            current = i
+            guard let frame = try layers[i].layer.stage.next() else {
+                layers[i].done = true
+                layers[i].pending = nil
+                return
+            }
+            if case .picture(let picture, let pts, _) = frame { layers[i].pending = (picture, pts) }
+        }
+    }
+
+    private func draw(_ shown: [(layer: Int, picture: Frame)], opacities: [Double]) throws(MediaError) -> Frame {
+        let drawn = zip(shown, opacities).filter { $0.1 > 0 }
+        // One opaque picture covering the whole frame is the frame: nothing to draw it on.
+        if drawn.count == 1, let only = drawn.first, only.1 >= 1 {
+            let prepared = try prepare(only.0.layer, only.0.picture)
+            if prepared.rect == PixelRect(x: 0, y: 0, width: painter.width, height: painter.height), prepared.pixels.pixelFormat == painter.pixelFormat {
+                return prepared.pixels
+            }
+        }
+        let canvas = try painter.canvas(like: shown.first?.picture)
+        for ((i, picture), opacity) in drawn {
+            try painter.draw(try prepare(i, picture), opacity: min(1, opacity), onto: canvas)
+        }
+        return canvas
+    }
+
+    /// Layer i's picture made ready to draw, or the one kept while the layer repeats it.
+    private func prepare(_ i: Int, _ picture: Frame) throws(MediaError) -> PreparedLayer {
+        current = i
+        let prepared: PreparedLayer
+        if let kept = layers[i].prepared, kept.source === picture {
+            prepared = kept.layer
+        } else {
+            let display = picture.display ?? (0, .square)
+            let mapped = try toneMapping?.map(picture) ?? picture
+            let size = Self.displayedSize(width: Int(picture.width), height: Int(picture.height), rotation: display.rotation, pixelAspect: display.pixelAspect)
+            let placement = layers[i].layer.style.placement(forDisplayed: size.width, size.height)
+            prepared = try painter.prepare(mapped, rotation: display.rotation, pixelAspect: display.pixelAspect, placement: placement)
+            layers[i].prepared = (picture, prepared)
+        }
+        return prepared
+    }
+
+    /// A picture's size as displayed: its pixel aspect applied to its width, then turned.
+    static func displayedSize(width: Int, height: Int, rotation: Int, pixelAspect: Ratio) -> (width: Int, height: Int) {
+        let par = pixelAspect.num > 0 && pixelAspect.den > 0 ? pixelAspect : .square
+        let w = max(1, Int((Double(width) * Double(par.num) / Double(par.den)).rounded()))
+        let turns = ((rotation % 360 + 360) % 360 + 45) / 90 % 4
+        return turns % 2 == 1 ? (height, w) : (w, height)
+    }
+}
