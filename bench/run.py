@@ -235,7 +235,9 @@ def crossfade_filtergraph():
     """(l) as one ffmpeg filtergraph: each clip trimmed to what the recipe plays plus half the fade
     (the first 0–5.5 s, the second 0.5–6 s), timestamps from 0, then xfade (`fade`: at offset + k/30
     the second clip's weight is k/30, the recipe's x) and acrossfade with quarter-sine curves on both
-    sides (equal power: the recipe's √ of each share)."""
+    sides (equal power: the recipe's √ of each share). xfade has no 4:2:0 formats in FFmpeg 5.1: the
+    graph converts both clips to 4:4:4 for it (swscale, every picture), and without `format=yuv420p`
+    after it x264 would encode 4:4:4 (High 4:4:4 Predictive), another output than reencode's."""
     half = Fraction(XFADE_LENGTH, 2)
     a_end, b_start = XFADE_CUT + half, XFADE_SKIP - half
     b_end = XFADE_SECONDS
@@ -243,7 +245,7 @@ def crossfade_filtergraph():
     return ";".join([
         f"[0:v]trim=start=0:end={float(a_end):g},setpts=PTS-STARTPTS[va]",
         f"[1:v]trim=start={float(b_start):g}:end={b_end},setpts=PTS-STARTPTS[vb]",
-        f"[va][vb]xfade=transition=fade:duration={XFADE_LENGTH}:offset={float(offset):g}[v]",
+        f"[va][vb]xfade=transition=fade:duration={XFADE_LENGTH}:offset={float(offset):g},format=yuv420p[v]",
         f"[0:a]atrim=start=0:end={float(a_end):g},asetpts=PTS-STARTPTS[aa]",
         f"[1:a]atrim=start={float(b_start):g}:end={b_end},asetpts=PTS-STARTPTS[ab]",
         f"[aa][ab]acrossfade=d={XFADE_LENGTH}:c1=qsin:c2=qsin[a]",
@@ -514,6 +516,10 @@ def music_check(src, paths, seconds):
     return r
 
 
+def pixel_format(path):
+    return sh(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=pix_fmt", "-of", "csv=p=0", str(path)]).stdout.strip()
+
+
 XFADE_WINDOW = 0.05  # s: 22 cycles of 440 Hz, 33 of 660 Hz, so the two tones' measures do not leak into each other
 
 
@@ -547,7 +553,8 @@ def xfade_check(first, second, paths, lossless):
     shift = (XFADE_CUT - XFADE_SKIP) * XFADE_FPS  # the second clip's frame = output frame − 120
     r = {"timeline": {"seconds": seconds, "frames": frames, "audioSamples": seconds * XFADE_RATE,
                       "fadeFrames": [fade0, fade0 + fade_n - 1]}}
-    r["outputs"] = {tool: probe(paths[tool]) | {"audioSamples": audio_samples(paths[tool])} for tool in ("reencode", "ffmpeg")}
+    r["outputs"] = {tool: probe(paths[tool]) | {"audioSamples": audio_samples(paths[tool]), "pixelFormat": pixel_format(paths[tool])}
+                    for tool in ("reencode", "ffmpeg")}
     try:
         import numpy as np
     except ImportError:
@@ -874,7 +881,8 @@ def xfade_notes(r):
     notes = [f"timeline {t['seconds']:g} s = {t['frames']} frames, {t['audioSamples']} samples; fade at output frames {t['fadeFrames'][0]}–{t['fadeFrames'][1]}",
              "frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
              "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
-             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg"))]
+             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg")),
+             "pixel format " + " vs ".join(str(o[x].get('pixelFormat')) for x in ("reencode", "ffmpeg"))]
     pics = r.get("pictures")
     if pics:
         for x in ("reencode", "ffmpeg"):
