@@ -5,12 +5,12 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l] [--quick]
 
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
-Scenarios a–i write results/latest.*; the composition scenarios j and k write results/compositions.*
+Scenarios a–i write results/latest.*; the composition scenarios j, k and l write results/compositions.*
 (so running one group leaves the other's reference numbers alone; within compositions, a scenario
 not run keeps its last numbers, with that run's date).
 """
@@ -37,7 +37,13 @@ SLOMO_FPS, SLOMO_OUT_FPS, SLOMO_FACTOR, SLOMO_W, SLOMO_H, SLOMO_RATE = 240, 30, 
 MUSIC_W, MUSIC_H, MUSIC_FPS, MUSIC_RATE, MUSIC_SECONDS = 1280, 720, 30, 48000, 30
 MUSIC_DUCK = (1.0, 1.5, -6.0, -18.0)  # the ramp: start s, end s, from dB, to dB (equal-power)
 MUSIC_FADE_IN, MUSIC_FADE_OUT = 0.5, 1.0
-COMPOSITION_KEYS = ("j", "k")
+# (l): two 6 s 720p30 clips (440 Hz and 660 Hz tones), the first's 0–5 s and the second's 1–6 s joined
+# by a 1 s cross-fade centred on the cut (bench/recipes/crossfade.yaml): 10 s out, the dissolve over
+# 4.5–5.5 s showing the first clip's 4.5–5.5 s and the second's 0.5–1.5 s.
+XFADE_W, XFADE_H, XFADE_FPS, XFADE_RATE, XFADE_SECONDS = 1280, 720, 30, 48000, 6
+XFADE_TONES = (440, 660)  # the first clip's, the second's
+XFADE_CUT, XFADE_LENGTH, XFADE_SKIP = 5, 1, 1  # the cut on the timeline (s), the fade's length, where the second clip starts
+COMPOSITION_KEYS = ("j", "k", "l")
 
 TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65}  # wall ratios (e: loop time / batch time ≥ 1.25)
 # High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
@@ -94,6 +100,12 @@ def inputs(quick, wanted):
                       "--audio-rate", MUSIC_RATE)
         # The recipe finds it beside the clip ("{dir}/k-music-30s.m4a"); longer than either clip.
         i["kMusic"] = make(WORK / f"k-music-{MUSIC_SECONDS}s.m4a", "--seconds", MUSIC_SECONDS, "--music")
+    if "l" in wanted:
+        # Both 6 s whatever --quick says (the recipe's spans need them); the recipe finds the second
+        # beside the first ("{dir}/l-second-6s.mp4").
+        clip = ["--seconds", XFADE_SECONDS, "--width", XFADE_W, "--height", XFADE_H, "--fps", XFADE_FPS, "--texture", "--audio-rate", XFADE_RATE]
+        i["l"] = make(WORK / f"l-first-{XFADE_SECONDS}s.mp4", *clip, "--tone", XFADE_TONES[0])
+        i["lSecond"] = make(WORK / f"l-second-{XFADE_SECONDS}s.mp4", *clip, "--tone", XFADE_TONES[1])
     if "a" in wanted or "d" in wanted:
         i["a"] = make(WORK / f"a-1080p120-droppable-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--droppable", "--texture")
     if "b" in wanted:
@@ -155,6 +167,11 @@ def scenario_cmds(key, src, out):
                 ff + ["-i", str(src), "-i", str(src.parent / f"k-music-{MUSIC_SECONDS}s.m4a"),
                       "-filter_complex", music_filtergraph(clip_seconds(src)), "-map", "0:v", "-map", "[a]"]
                 + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
+    if key == "l":
+        return ([str(REENCODE), "run", str(RECIPES / "crossfade.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src), "-i", str(src.parent / f"l-second-{XFADE_SECONDS}s.mp4"),
+                      "-filter_complex", crossfade_filtergraph(), "-map", "[v]", "-map", "[a]"]
+                + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     raise KeyError(key)
 
 
@@ -212,6 +229,49 @@ def slomo_filtergraph():
         "[a2]atrim=start=2,asetpts=PTS-STARTPTS[s2]",
         "[p0][s0][p1][s1][p2][s2]concat=n=3:v=1:a=1[v][a]",
     ])
+
+
+def crossfade_filtergraph():
+    """(l) as one ffmpeg filtergraph: each clip trimmed to what the recipe plays plus half the fade
+    (the first 0–5.5 s, the second 0.5–6 s), timestamps from 0, then xfade (`fade`: at offset + k/30
+    the second clip's weight is k/30, the recipe's x) and acrossfade with quarter-sine curves on both
+    sides (equal power: the recipe's √ of each share). xfade has no 4:2:0 formats in FFmpeg 5.1: the
+    graph converts both clips to 4:4:4 for it (swscale, every picture), and without `format=yuv420p`
+    after it x264 would encode 4:4:4 (High 4:4:4 Predictive), another output than reencode's."""
+    half = Fraction(XFADE_LENGTH, 2)
+    a_end, b_start = XFADE_CUT + half, XFADE_SKIP - half
+    b_end = XFADE_SECONDS
+    offset = XFADE_CUT - half
+    return ";".join([
+        f"[0:v]trim=start=0:end={float(a_end):g},setpts=PTS-STARTPTS[va]",
+        f"[1:v]trim=start={float(b_start):g}:end={b_end},setpts=PTS-STARTPTS[vb]",
+        f"[va][vb]xfade=transition=fade:duration={XFADE_LENGTH}:offset={float(offset):g},format=yuv420p[v]",
+        f"[0:a]atrim=start=0:end={float(a_end):g},asetpts=PTS-STARTPTS[aa]",
+        f"[1:a]atrim=start={float(b_start):g}:end={b_end},asetpts=PTS-STARTPTS[ab]",
+        f"[aa][ab]acrossfade=d={XFADE_LENGTH}:c1=qsin:c2=qsin[a]",
+    ])
+
+
+def crossfade_lossless(src):
+    """(l)'s mix checked without the encoder's loss: the same recipe and filtergraph once more, untimed,
+    with x264 lossless (CRF 0; reencode sets the High profile, which has no lossless, so the recipe
+    asks for High 4:4:4 Predictive). A lossy encode of a dissolve lags it by a frame or two at this
+    CRF (a P frame's residual carries the change from the frame before only coarsely), the same for
+    both tools, which would hide the mixer's own error."""
+    out_dir = WORK / "out"
+    recipe = (RECIPES / "crossfade.yaml").read_text()
+    lossy = "settings: { codec: h264, quality: 21, gop: 60, codec-options: { preset: veryfast } }"
+    assert lossy in recipe, "bench/recipes/crossfade.yaml's video settings changed: update crossfade_lossless"
+    lossless_recipe = WORK / "l-crossfade-lossless.yaml"
+    lossless_recipe.write_text(recipe.replace(lossy, 'settings: { codec: h264, gop: 60, codec-options: { preset: veryfast, crf: "0", profile: high444 } }'))
+    paths = {"reencode": out_dir / "l-reencode-lossless.mp4", "ffmpeg": out_dir / "l-ffmpeg-lossless.mp4"}
+    re_cmd, ff_cmd = scenario_cmds("l", src, {"re": paths["reencode"], "ff": paths["ffmpeg"]})
+    re_cmd[re_cmd.index(str(RECIPES / "crossfade.yaml"))] = str(lossless_recipe)
+    i = ff_cmd.index("-crf")
+    ff_cmd[i + 1] = "0"
+    sh(re_cmd)
+    sh(ff_cmd)
+    return paths
 
 
 def run_pair(key, src, runs, extra_check=None):
@@ -456,6 +516,119 @@ def music_check(src, paths, seconds):
     return r
 
 
+def pixel_format(path):
+    return sh(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=pix_fmt", "-of", "csv=p=0", str(path)]).stdout.strip()
+
+
+XFADE_WINDOW = 0.05  # s: 22 cycles of 440 Hz, 33 of 660 Hz, so the two tones' measures do not leak into each other
+
+
+def tone_amplitudes(np, samples, rate, start, freqs):
+    """Amplitude of each of `freqs` in the rectangular window of XFADE_WINDOW s from `start` (a whole
+    number of cycles of each: a sine of amplitude A gives A)."""
+    n = int(round(XFADE_WINDOW * rate))
+    i = int(round(start * rate))
+    seg = samples[i:i + n]
+    if len(seg) < n:
+        return None
+    t = np.arange(n) / rate
+    return [float(2 * abs(np.dot(seg, np.exp(-2j * np.pi * f * t))) / n) for f in freqs]
+
+
+def xfade_check(first, second, paths, lossless):
+    """(l): lengths against the timeline (10 s: 300 frames, 480,000 samples); which source frame each
+    output frame outside the fade shows (the first clip's 0–134, the second's 45–179 from 5.5 s: the
+    stamp read back); inside the fade, each output frame's luma against the mix the recipe states,
+    (1 − x)·first + x·second with x = k/30 at fade frame k (the stamp band left out): the mean absolute
+    deviation in code values — in the timed outputs beside their encoding noise outside the fade, and
+    in lossless ones (crossfade_lossless) with the second clip's weight fitted by least squares; and the sound
+    through the fade, in 50 ms windows of the left channel: each clip's tone (440/660 Hz) and their
+    summed power, which an equal-power cross-fade keeps level (a dip or bump beyond 1 dB fails), and the
+    660 Hz share of it against each tool's curve: reencode's √x and √(1 − x) give it x (docs/recipes.md),
+    acrossfade's quarter sines sin²(πx/2)."""
+    half = Fraction(XFADE_LENGTH, 2)
+    seconds = XFADE_CUT + (XFADE_SECONDS - XFADE_SKIP)  # 5 s + 5 s: the fade overlaps, it adds nothing
+    frames = seconds * XFADE_FPS
+    fade0, fade_n = int((XFADE_CUT - half) * XFADE_FPS), XFADE_LENGTH * XFADE_FPS  # output frames 135 …, 30 of them
+    shift = (XFADE_CUT - XFADE_SKIP) * XFADE_FPS  # the second clip's frame = output frame − 120
+    r = {"timeline": {"seconds": seconds, "frames": frames, "audioSamples": seconds * XFADE_RATE,
+                      "fadeFrames": [fade0, fade0 + fade_n - 1]}}
+    r["outputs"] = {tool: probe(paths[tool]) | {"audioSamples": audio_samples(paths[tool]), "pixelFormat": pixel_format(paths[tool])}
+                    for tool in ("reencode", "ffmpeg")}
+    try:
+        import numpy as np
+    except ImportError:
+        return r
+    w, h = XFADE_W, XFADE_H
+    band = max(2, (h // 8) & ~1)  # the stamp band: a blend of two stamps inside the fade, so left out there
+    src_a = [np.frombuffer(f, np.uint8) for f in gray_frames(first, w, h)]
+    src_b = [np.frombuffer(f, np.uint8) for f in gray_frames(second, w, h)]
+    def mix_error(outs):
+        """Per fade frame: mean absolute deviation from the stated mix, and the fitted weight."""
+        fade = []
+        for k in range(fade_n):
+            n = fade0 + k
+            if n >= len(outs):
+                break
+            a = src_a[n][band * w:].astype(np.float64)
+            b = src_b[n - shift][band * w:].astype(np.float64)
+            o = outs[n][band * w:].astype(np.float64)
+            x = k / fade_n
+            d = b - a
+            fade.append({"frame": n, "x": x, "dev": float(np.abs(o - ((1 - x) * a + x * b)).mean()),
+                         "fitted": float(np.dot(o - a, d) / np.dot(d, d))})
+        return fade
+
+    pictures = {}
+    for tool in ("reencode", "ffmpeg"):
+        exact = mix_error([np.frombuffer(f, np.uint8) for f in gray_frames(lossless[tool], w, h)])
+        outs = [np.frombuffer(f, np.uint8) for f in gray_frames(paths[tool], w, h)]
+        shown = [stamp(np, f, w, h) for f in outs]
+        expected = {n: n for n in range(fade0)} | {n: n - shift for n in range(fade0 + fade_n, frames)}
+        wrong = [(n, shown[n], e) for n, e in expected.items() if n >= len(shown) or shown[n] != e]
+        fade = mix_error(outs)
+        # Encoding noise, for scale: the same measure on the frames either side of the fade.
+        noise = [float(np.abs(outs[n][band * w:].astype(np.float64) - src[e][band * w:]).mean())
+                 for n, src, e in ((fade0 - 1, src_a, fade0 - 1), (fade0 + fade_n, src_b, fade0 + fade_n - shift)) if n < len(outs)]
+        pictures[tool] = {"count": len(outs), "stampsWrong": len(wrong), "firstWrong": wrong[:3],
+                          "head": shown[:3], "beforeFade": shown[fade0 - 2:fade0], "afterFade": shown[fade0 + fade_n:fade0 + fade_n + 2],
+                          "tail": shown[-2:], "fade": fade,
+                          "maxDeviation": max(f["dev"] for f in fade) if fade else None,
+                          "noiseOutside": max(noise) if noise else None,
+                          "lossless": {"fade": exact, "frames": len(exact), "maxDeviation": max(f["dev"] for f in exact) if exact else None,
+                                       "maxWeightError": max(abs(f["fitted"] - f["x"]) for f in exact) if exact else None}}
+    r["pictures"] = pictures
+    # The sound: 50 ms windows from 4 s to 6 s, those holding a click left out (the clips click for
+    # 10 ms at every whole second of their own time, which lands on whole seconds here).
+    f1, f2 = XFADE_TONES
+    starts = [4 + j * XFADE_WINDOW for j in range(int(2 / XFADE_WINDOW))]
+    starts = [t for t in starts if not any(c - 0.005 < t + XFADE_WINDOW and t < c + 0.015 for c in (4, 5, 6))]
+    sound = {}
+    for tool in ("reencode", "ffmpeg"):
+        raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(paths[tool]), "-vn", "-f", "f32le", "-ac", "2", "-ar", str(XFADE_RATE), "-"],
+                             capture_output=True, check=True).stdout
+        left = np.frombuffer(raw, np.float32)[0::2].astype(np.float64)
+        rows = []
+        for t in starts:
+            amps = tone_amplitudes(np, left, XFADE_RATE, t, (f1, f2))
+            if amps is None:
+                continue
+            mid = t + XFADE_WINDOW / 2
+            # The second clip's share of the power, averaged over the window as the measurement is.
+            xs = np.clip((t + np.arange(int(round(XFADE_WINDOW * XFADE_RATE))) / XFADE_RATE - float(XFADE_CUT - half)) / XFADE_LENGTH, 0, 1)
+            share = float((xs if tool == "reencode" else np.sin(np.pi * xs / 2) ** 2).mean())
+            p = amps[0] ** 2 + amps[1] ** 2
+            rows.append({"t": mid, "a": amps[0], "b": amps[1], "powerDb": 10 * __import__("math").log10(p / 0.04) if p else None,
+                         "share": amps[1] ** 2 / p if p else None, "expectedShare": share})
+        inside = [x for x in rows if float(XFADE_CUT - half) <= x["t"] - XFADE_WINDOW / 2 and x["t"] + XFADE_WINDOW / 2 <= float(XFADE_CUT + half)]
+        pw = [x["powerDb"] for x in rows if x["powerDb"] is not None]
+        sound[tool] = {"windows": rows, "powerMinDb": min(pw) if pw else None, "powerMaxDb": max(pw) if pw else None,
+                       "maxShareError": max(abs(x["share"] - x["expectedShare"]) for x in inside if x["share"] is not None) if inside else None,
+                       "level": 0.2, "within1dB": bool(pw) and max(abs(v) for v in pw) <= 1.0}
+    r["sound"] = sound
+    return r
+
+
 def floor_and_bound(source, output, w, h, fps, runs, skip_nonref, encoder=None, pix_fmt="yuv420p"):
     """The encoder alone: the output's frames as raw pictures in memory (tmpfs), encoded with the same
     settings. And the bound for any decode-then-encode pipeline: that encode run side by side with
@@ -543,7 +716,7 @@ def svg(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,h,i,j,k")
+    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,h,i,j,k,l")
     ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
     ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
     a = ap.parse_args()
@@ -559,7 +732,8 @@ def main():
               "d": "passthrough remux, trim", "e": "24 × 720p60 clips: batch vs loop", "f": "audio AAC → AAC 48 kHz",
               "g": "memory: 60 s vs 10 s", "h": "1080p240 HEVC layers → 30 fps H.264",
               "i": "1080p240 HEVC layers → 30 fps HEVC 10-bit", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps",
-              "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades"}
+              "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades",
+              "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
@@ -623,6 +797,12 @@ def main():
             r = summarize(samples)
             r["title"] = titles[key]
             r.update(music_check(src[key], {"reencode": out["re"], "ffmpeg": out["ff"]}, clip_seconds(src[key])))
+            results[key] = r
+        elif key == "l":
+            samples, out = run_pair(key, src[key], a.runs)
+            r = summarize(samples)
+            r["title"] = titles[key]
+            r.update(xfade_check(src[key], src["lSecond"], {"reencode": out["re"], "ffmpeg": out["ff"]}, crossfade_lossless(src[key])))
             results[key] = r
         elif key == "g":
             rss = {}
@@ -695,6 +875,37 @@ def music_notes(r):
     return notes
 
 
+def xfade_notes(r):
+    """(l)'s checks, in words: lengths, stamps outside the fade, the mix inside it, the sound's level."""
+    t, o = r["timeline"], r["outputs"]
+    notes = [f"timeline {t['seconds']:g} s = {t['frames']} frames, {t['audioSamples']} samples; fade at output frames {t['fadeFrames'][0]}–{t['fadeFrames'][1]}",
+             "frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
+             "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
+             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg")),
+             "pixel format " + " vs ".join(str(o[x].get('pixelFormat')) for x in ("reencode", "ffmpeg"))]
+    pics = r.get("pictures")
+    if pics:
+        for x in ("reencode", "ffmpeg"):
+            p = pics[x]
+            stamps = ("the expected stamps outside the fade (first clip 0–134, second clip 45–179)" if not p["stampsWrong"] else
+                      f"{p['stampsWrong']} output frames outside the fade show OTHER source frames (first: {p['firstWrong']})")
+            ll = p["lossless"]
+            notes.append(f"{x}: {p['count']} frames, {stamps}; in the fade the luma is within {p['maxDeviation']:.2f} code values (mean absolute) "
+                         f"of the mix (encoding noise outside the fade: {p['noiseOutside']:.2f}); encoded losslessly, within {ll['maxDeviation']:.2f}, "
+                         f"the second clip's fitted weight within {ll['maxWeightError']:.3f} of x = k/30")
+    snd = r.get("sound")
+    if snd:
+        for x in ("reencode", "ffmpeg"):
+            sd = snd[x]
+            mid = min(sd["windows"], key=lambda w: abs(w["t"] - XFADE_CUT))  # the window nearest the cut (the click's left out)
+            e = mid["expectedShare"]
+            curve = "x (√ of each share)" if x == "reencode" else "sin²(πx/2) (quarter sines)"
+            notes.append(f"{x}'s sound: the two tones' summed power {sd['powerMinDb']:+.2f} to {sd['powerMaxDb']:+.2f} dB over 4–6 s "
+                         f"({'within' if sd['within1dB'] else 'NOT within'} 1 dB), the 660 Hz share of it within {sd['maxShareError']:.3f} of {curve}; "
+                         f"at {mid['t']:.3f} s 440 Hz {mid['a']:.3f}, 660 Hz {mid['b']:.3f} (expected {0.2 * (1 - e) ** 0.5:.3f}, {0.2 * e ** 0.5:.3f})")
+    return notes
+
+
 def slomo_notes(r):
     """(j)'s checks, in words: lengths against the timeline, and which source frames are shown."""
     t, o = r["timeline"], r["outputs"]
@@ -758,6 +969,8 @@ def report(results, meta, runs, quick, chart):
             notes.append(f"run of {m['date']}, median of {m['runs']}{' (quick inputs)' if m.get('quick') else ''}")
         if k == "k":
             notes += music_notes(r)
+        elif k == "l":
+            notes += xfade_notes(r)
         elif "timeline" in r:
             notes += slomo_notes(r)
         elif "outputs" in r:

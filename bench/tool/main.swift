@@ -6,7 +6,7 @@ import Recipe
 // reencode-bench: media generation and engine measurements for bench/ scripts.
 //   make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp|layers]
 //               (layers: HEVC with temporal sub-layers, as phones write high frame rates)
-//               [--texture] [--no-audio] [--audio-only] [--music] [--audio-rate HZ]
+//               [--texture] [--no-audio] [--audio-only] [--music] [--audio-rate HZ] [--tone HZ]
 //   convert SRC OUT [--fps R] [--preset P] [--no-selective]
 //   cycles N SRC            open/convert/close N times, printing RSS and heap in use after each
 
@@ -96,7 +96,8 @@ struct Texture {
     }
 }
 
-func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: FrameRate, structure: String, texture: Bool, audio: Bool, audioRate: Int = 48000) throws {
+func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: FrameRate, structure: String, texture: Bool, audio: Bool, audioRate: Int = 48000,
+                tone: Double = 440) throws {
     var v: GeneratedVideoFormat
     switch structure {
     case "droppable":
@@ -136,9 +137,10 @@ func makeSource(_ out: String, seconds: Int, width: Int, height: Int, fps: Frame
             let rate = audioRate
             let until = Int(WideArithmetic.mulDiv(t.value + Int64(fps.seconds), Int64(rate), Int64(t.timescale)))
             if until > samples {
-                // A 440 Hz tone with a click every second: something to encode, and to find again.
+                // A tone (440 Hz unless --tone) with a click every second: something to encode, and to
+                // find again; two clips with different tones make a cross-fade's sound measurable.
                 try source.appendAudio(count: until - samples) { _, n in
-                    n % Int64(rate) < Int64(rate / 100) ? 0.6 : Float(0.2 * sin(Double(n) * 2 * Double.pi * 440 / Double(rate)))
+                    n % Int64(rate) < Int64(rate / 100) ? 0.6 : Float(0.2 * sin(Double(n) * 2 * Double.pi * tone / Double(rate)))
                 }
                 samples = until
             }
@@ -168,6 +170,7 @@ do {
         let structure = flag("--droppable") ? "droppable" : (option("--structure") ?? "default")
         let texture = flag("--texture"), noAudio = flag("--no-audio"), audioOnly = flag("--audio-only")
         guard let audioRate = Int(option("--audio-rate") ?? "48000"), (8000...192000).contains(audioRate) else { fail("bad --audio-rate") }
+        guard let tone = Double(option("--tone") ?? "440"), tone > 0, tone < Double(audioRate) / 2 else { fail("bad --tone") }
         guard let out = args.first else { fail("make-source needs OUT") }
         if flag("--music") {
             // AAC at 44.1 kHz: a soft A-minor chord (220, 261.6, 329.6 Hz) that swells every 2 s,
@@ -188,7 +191,7 @@ do {
             try s.finish()
         } else {
             try makeSource(out, seconds: seconds, width: width, height: height, fps: fps, structure: structure, texture: texture,
-                           audio: !noAudio, audioRate: audioRate)
+                           audio: !noAudio, audioRate: audioRate, tone: tone)
         }
     case "convert":
         let fps = option("--fps").flatMap(TimeParsing.frameRate)
