@@ -29,10 +29,7 @@ enum LayerText {
     static func opacity(_ k: Keyframes?) -> String {
         guard let k else { return "opacity 1" }
         guard !k.isConstant else { return "opacity \(MixText.number(k.constant))" }
-        let ramps = k.ramps.map { r in
-            "\(r.start.secondsDescription)–\(r.end.secondsDescription) \(MixText.number(r.from)) → \(MixText.number(r.to)) \(r.curve.rawValue)"
-        }
-        return "opacity \(MixText.number(k.ramps[0].from)) from 0.000s, ramps " + ramps.joined(separator: ", ")
+        return "opacity \(MixText.number(k.ramps[0].from)) from 0.000s, ramps " + MixText.ramps(k)
     }
 
     static func object(_ p: ConversionPlan) -> Any {

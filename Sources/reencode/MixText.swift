@@ -25,10 +25,14 @@ enum MixText {
     static func describe(_ volume: Keyframes?) -> String {
         guard let volume else { return "volume 1 (0.0 dB)" }
         guard !volume.isConstant else { return "volume \(level(volume.constant))" }
-        let ramps = volume.ramps.map { r in
+        return "volume \(level(volume.ramps[0].from)) from 0.000s, ramps " + ramps(volume)
+    }
+
+    /// `1.500s–2.500s 0 → 1 linear, …`: a value's ramps (a volume's, an opacity's).
+    static func ramps(_ k: Keyframes) -> String {
+        k.ramps.map { r in
             "\(r.start.secondsDescription)–\(r.end.secondsDescription) \(number(r.from)) → \(number(r.to)) \(r.curve.rawValue)"
-        }
-        return "volume \(level(volume.ramps[0].from)) from 0.000s, ramps " + ramps.joined(separator: ", ")
+        }.joined(separator: ", ")
     }
 
     /// `0.25 (-12.0 dB)`, `0 (silence)`.
