@@ -107,6 +107,9 @@ struct CompositionFadeTests {
         #expect(Frame.components(of: RecipeColor("#FF0000")!, depth: 8, fullRange: false, sd: false) == [63, 102, 240])
         #expect(Frame.components(of: .white, depth: 8, fullRange: false, sd: false) == [235, 128, 128])
         #expect(Frame.components(of: .white, depth: 10, fullRange: false, sd: false) == [940, 512, 512])
+        // In an HDR (BT.2020) picture: its own matrix; white stays neutral.
+        #expect(Frame.components(of: RecipeColor("#FF0000")!, depth: 10, fullRange: false, sd: false, bt2020: true) == [294, 387, 960])
+        #expect(Frame.components(of: .white, depth: 10, fullRange: false, sd: false, bt2020: true) == [940, 512, 512])
         let p = try Self.picture(AV_PIX_FMT_YUV420P, width: 8, height: 8, values: [100, 90, 160])
         let white = try p.faded(0, toward: .white), half = try p.faded(0.5, toward: .white)
         #expect(Self.samples(white, plane: 0) == [235] && Self.samples(white, plane: 1) == [128] && Self.samples(half, plane: 0) == [167])

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 @testable import Pipeline
 import Recipe
@@ -71,5 +72,14 @@ struct LayerCanvasColorTests {
         let wrong = frames.enumerated().map { ($0.offset, Self.leftBar($0.element)) }
             .filter { !zip($0.1, expected).allSatisfy { abs($0 - $1) <= 2 } }.map { "frame \($0.0): \($0.1) vs \(expected)" }
         #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test("a background in a BT.2020 output takes BT.2020's matrix: red is 294/387/960 in 10 bits, not BT.709's")
+    func backgroundInBT2020() throws {
+        let painter = try LayerPainter(width: 16, height: 16, pixelFormat: AV_PIX_FMT_YUV420P10LE, background: RecipeColor("#FF0000")!,
+                                       outputColor: (range: "tv", matrix: "bt2020nc", primaries: "bt2020", transfer: "arib-std-b67"))
+        let canvas = try painter.canvas(like: nil)
+        #expect(CompositionFadeTests.samples(canvas, plane: 0) == [294] && CompositionFadeTests.samples(canvas, plane: 1) == [387]
+                && CompositionFadeTests.samples(canvas, plane: 2) == [960])
     }
 }

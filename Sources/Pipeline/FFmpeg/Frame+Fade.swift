@@ -30,7 +30,8 @@ extension Frame {
         let full = pixelFormat.isFullRangeYUV || pointer.pointee.color_range == AVCOL_RANGE_JPEG
         let a = max(0, min(1, amount))
         let target = Self.components(of: color, depth: depth, fullRange: full,
-                                     sd: [AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(pointer.pointee.colorspace))
+                                     sd: [AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(pointer.pointee.colorspace),
+                                     bt2020: [AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL].contains(pointer.pointee.colorspace))
         for p in 0..<3 {
             let chroma = p > 0
             let w = Int(chroma ? -((-width) >> d.log2_chroma_w) : width)
@@ -53,8 +54,11 @@ extension Frame {
     }
 
     /// `color` as Y', Cb, Cr code values of `depth` bits, in full or limited range.
-    static func components(of color: RecipeColor, depth: Int, fullRange: Bool, sd: Bool) -> [Int] {
-        let (kr, kb) = sd ? (0.299, 0.114) : (0.2126, 0.0722)
+    /// `bt2020`: the BT.2020 matrix (an HDR or wide-gamut picture's) instead of BT.601 (`sd`)
+    /// or BT.709. The colour's code values are those of its R'G'B' in that matrix; what they mean
+    /// in light is the transfer's (white is the format's peak code value whatever the transfer).
+    static func components(of color: RecipeColor, depth: Int, fullRange: Bool, sd: Bool, bt2020: Bool = false) -> [Int] {
+        let (kr, kb) = bt2020 ? (0.2627, 0.0593) : sd ? (0.299, 0.114) : (0.2126, 0.0722)
         let r = Double(color.red) / 255, g = Double(color.green) / 255, b = Double(color.blue) / 255
         let y = kr * r + (1 - kr - kb) * g + kb * b
         let cb = (b - y) / (2 * (1 - kb)), cr = (r - y) / (2 * (1 - kr))

@@ -190,7 +190,8 @@ final class LayerPainter {
         if pixelFormat.isFullRangeYUV { p.pointee.color_range = AVCOL_RANGE_JPEG }
         p.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         let values = Frame.components(of: background, depth: layout.depth, fullRange: p.pointee.color_range == AVCOL_RANGE_JPEG,
-                                      sd: [AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(p.pointee.colorspace))
+                                      sd: [AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(p.pointee.colorspace),
+                                      bt2020: [AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL].contains(p.pointee.colorspace))
         for plane in 0..<3 {
             guard let base = f.plane(Int32(plane)) else { continue }
             let (sx, sy) = plane == 0 ? (0, 0) : (layout.shiftX, layout.shiftY)
