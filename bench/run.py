@@ -11,8 +11,8 @@ High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-sk
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
 Scenarios a–i write results/latest.*; the composition scenarios j, k and l write results/compositions.*
-(so running one group leaves the other's reference numbers alone; within compositions, a scenario
-not run keeps its last numbers, with that run's date).
+(so running one group leaves the other's reference numbers alone; within each, a scenario not run
+keeps its last numbers, with that run's date).
 """
 import argparse, json, os, platform, re, shlex, shutil, statistics, subprocess, sys, time
 from fractions import Fraction
@@ -827,8 +827,7 @@ def main():
                         ("compositions", {k: r for k, r in results.items() if k in COMPOSITION_KEYS})):
         if not group:
             continue
-        if name == "compositions":
-            group = keep_earlier(group, meta)
+        group = keep_earlier(group, meta, name)
         (RESULTS / f"{name}.json").write_text(json.dumps({"machine": meta, "scenarios": group}, indent=2) + "\n")
         if name == "latest":
             (RESULTS / "latest.svg").write_text(svg(group) + "\n")
@@ -837,13 +836,13 @@ def main():
         print("\n".join(lines))
 
 
-def keep_earlier(group, meta):
-    """compositions.*: the scenarios run now (each marked with this run's machine line), and the ones
-    not run kept from the file as they were, with their own run's (so `--scenarios k` leaves (j)'s
-    reference numbers in place)."""
+def keep_earlier(group, meta, name):
+    """latest.* or compositions.*: the scenarios run now (each marked with this run's machine line),
+    and the ones not run kept from the file as they were, with their own run's (so `--scenarios k`
+    leaves (j)'s reference numbers in place, and `--scenarios a,h` the other rows of latest.*)."""
     group = {k: r | {"machine": meta} for k, r in group.items()}
     try:
-        old = json.loads((RESULTS / "compositions.json").read_text())
+        old = json.loads((RESULTS / f"{name}.json").read_text())
     except (OSError, ValueError):
         return group
     kept = {k: {"machine": old.get("machine")} | r for k, r in old.get("scenarios", {}).items() if k not in group}
