@@ -29,9 +29,7 @@ struct CrossFadeBarsTests {
             let x = min(1, max(0, Double(k) / 30 - 1.5))
             let expected = zip(b, black).map { Double($0) + (Double($1) - Double($0)) * x }
             // The left bar (the red picture covers columns 32 to 95).
-            let got = [f.mean(f.y, x: 4, y: 16, width: 16, height: 32, planeWidth: f.width),
-                       f.mean(f.cb, x: 2, y: 8, width: 8, height: 16, planeWidth: f.chromaWidth),
-                       f.mean(f.cr, x: 2, y: 8, width: 8, height: 16, planeWidth: f.chromaWidth)]
+            let got = LayerCanvasColorTests.leftBar(f)
             if zip(got, expected).contains(where: { abs($0 - $1) > 2 }) { wrong.append("frame \(k): \(got), expected \(expected)") }
         }
         #expect(wrong.isEmpty, "\(wrong)")

@@ -78,9 +78,8 @@ struct LayerPlanTests {
         #expect(plan.duration == MediaTime(seconds: 8))
     }
 
-    @Test("a layer's rectangle, in render pixels, is drawn at the output's size: a 1280x720 render in a 640x360 output halves it")
-    func rectangleScaled() throws {
-        let dir = Scratch()
+    /// The plan of a 1280x720 clip drawn at 640x360 with a grey clip in a layer of `style`.
+    static func insetPlan(_ dir: Scratch, style: VideoLayerStyle, background: RecipeColor = .black) throws -> ConversionPlan {
         let main = dir.file("main.mp4"), inset = dir.file("inset.mp4")
         var big = GeneratedVideoFormat(width: 1280, height: 720, frameRate: FrameRate(frames: 30))
         big.codecOptions = ["preset": "ultrafast"]
@@ -89,16 +88,21 @@ struct LayerPlanTests {
         var layer = SegmentRequest(source: 1)
         layer.list = .video
         layer.layer = 1
-        var style = VideoLayerStyle()
-        style.rect = RecipeRect(x: .pixels(901), y: .pixels(40), width: .percent(25), height: .pixels(180))
-        style.fit = .fill
         var req = ConversionRequest(source: main, output: dir.file("out.mp4"), tracks: [
             TrackRequest(.type(.video, 0), .video(VideoSettings(codec: .h264, width: 640, height: 360, quality: 1, codecOptions: ["preset": "ultrafast"]))),
         ])
         req.sources = [inset]
         req.timeline = [SegmentRequest(source: 0), layer]
-        req.videoComposition = VideoCompositionRequest(styles: [VideoLayerStyle(), style], background: .white)
-        let plan = try Planner.plan(req)
+        req.videoComposition = VideoCompositionRequest(styles: [VideoLayerStyle(), style], background: background)
+        return try Planner.plan(req)
+    }
+
+    @Test("a layer's rectangle, in render pixels, is drawn at the output's size: a 1280x720 render in a 640x360 output halves it")
+    func rectangleScaled() throws {
+        var style = VideoLayerStyle()
+        style.rect = RecipeRect(x: .pixels(901), y: .pixels(40), width: .percent(25), height: .pixels(180))
+        style.fit = .fill
+        let plan = try Self.insetPlan(Scratch(), style: style, background: .white)
         #expect(plan.videoLayers.map(\.name) == ["video", "layer 1"])
         #expect(plan.videoLayers[1].placement == LayerPlacement(rect: PixelRect(x: 451, y: 20, width: 160, height: 90), fit: .fill))
         #expect(plan.segmentVideoLayers == [0, 1])
@@ -106,6 +110,20 @@ struct LayerPlanTests {
         // The render size is the video track's file's, not the layer's.
         let decision = try #require(plan.lanes[0].videoSettings?.decisions.first { $0.setting == "render-size" })
         #expect(decision.value == "1280x720")
+    }
+
+    @Test("a cross-fade into a slowed segment: its reader starts before the lengthened start by the stretcher's lead-in, not before its own start")
+    func stretchedIncoming() throws {
+        let dir = Scratch()
+        let files = try Self.clips(dir, [180, 100])
+        var second = Self.crossFade(1, from: 1)
+        second.timing = .speed(SegmentSpeed(numerator: 1, denominator: 2)!)
+        second.audioStretch = .timeDomain
+        let plan = try Planner.plan(Self.request(files, [SegmentRequest(source: 0), second]))
+        // Half a second of the timeline before the cut is a quarter of a second of the slowed source.
+        let lead = TimeStretchLead.leadInDuration(method: .timeDomain, source: 1, target: 2)
+        #expect(lead > .zero)
+        #expect(plan.readerGroups.map(\.start) == [.zero, Self.ms(-250) - lead])
     }
 
     @Test("a layer's segment from a file without pictures draws nothing: a warning names the segment and the file")

@@ -445,21 +445,17 @@ public enum Planner {
                 plan.namedTracks[k] = own.index
             }
             // Dips at the cuts that ask for one: the cut is where the segment's first piece starts.
+            // (`plan` numbers a dip's segment by its place on the timeline, the recipe by the list.)
             var cuts: [(segment: Int, at: MediaTime, transition: Transition)] = []
+            var places: [Int: Int] = [:]
             var videoNumber = 0
             for (i, r) in (request.timeline ?? []).enumerated() where r.list == .video && r.layer == 0 {
                 videoNumber += 1
                 guard let t = r.transition, let k = composed.requests.firstIndex(of: i) else { continue }
                 cuts.append((videoNumber, composed.timeline.segments[k].targetStart, t))
+                places[videoNumber] = k + 1
             }
             plan.pictureFades = try PictureFade.plan(fadeIn: request.fade?.in, fadeOut: request.fade?.out, end: plan.duration, cuts: cuts, file: src)
-            // `plan` numbers segments by their place on the timeline.
-            var places: [Int: Int] = [:]
-            videoNumber = 0
-            for (i, r) in (request.timeline ?? []).enumerated() where r.list == .video && r.layer == 0 {
-                videoNumber += 1
-                if let k = composed.requests.firstIndex(of: i) { places[videoNumber] = k + 1 }
-            }
             for f in plan.pictureFades.indices { plan.pictureFades[f].timelineSegment = plan.pictureFades[f].segment.flatMap { places[$0] } }
             if var mix = crossFadeMix ?? request.audioMix ?? (plan.outputFade != nil ? AudioMix(volumes: [nil]) : nil) {
                 // Each input's fades where it plays, from its first segment's start to its last

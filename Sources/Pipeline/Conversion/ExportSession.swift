@@ -113,7 +113,7 @@ public final class ExportSession: Sendable {
                 }
                 let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
                                          timeBase: first.outputTimeBase, frameRate: first.outputFrameRate,
-                                         fitsPictures: !plan.extraSources.isEmpty, fades: plan.pictureFades)
+                                         pictures: plan.extraSources.isEmpty ? .asDecoded : .fitted, fades: plan.pictureFades)
                 var stage: any SourceStage = first
                 if plan.isComposed {
                     let end = s.frameRate.flatMap { rate in TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) }
@@ -192,7 +192,7 @@ public final class ExportSession: Sendable {
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
         let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s, timeBase: first.outputTimeBase,
-                                 frameRate: first.outputFrameRate, composited: true, fades: plan.pictureFades)
+                                 frameRate: first.outputFrameRate, pictures: .finished, fades: plan.pictureFades)
         var layers: [VideoCompositor.Layer] = []
         for (j, style) in plan.videoLayers.enumerated() {
             let own = inputs.filter { $0.videoLayer == j }

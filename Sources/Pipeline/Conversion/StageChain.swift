@@ -87,21 +87,22 @@ extension ConversionPlan {
     /// Segment k's video layer (`videoLayers`) when the pictures are drawn as layers; else 0.
     func videoLayer(of k: Int) -> Int { segmentVideoLayers.indices.contains(k) ? segmentVideoLayers[k] : 0 }
 
-    /// Where segment k's reader is positioned: its source start, or earlier for a stretched
-    /// segment, by the lead-in its stretcher takes (`TimeStretchLead.leadInDuration`) — the
-    /// sources before the start are decoded and not shown.
+    /// Where segment k's reader is positioned: where its chains read it from (its source start,
+    /// or earlier for a cross-fade's incoming segment), earlier still for a stretched segment by
+    /// the lead-in its stretcher takes before that (`TimeStretchLead.leadInDuration`) — the
+    /// sources before are decoded and not shown.
     private func readingStart(_ k: Int) -> MediaTime {
-        // A chain may read the segment from earlier (a cross-fade's incoming segment).
-        let earliest = chains.flatMap(\.inputs).filter { $0.segment == k }.compactMap { $0.timeline.segments.first?.sourceRange.start }.min()
-        let own = stretchedReadingStart(k)
-        return earliest.map { MediaTime.min($0, own) } ?? own
+        let starts = chains.flatMap(\.inputs).filter { $0.segment == k }.compactMap { $0.timeline.segments.first?.sourceRange.start }
+        let earliest = starts.min() ?? timeline.segments[k].sourceRange.start
+        return earliest - stretchLead(k)
     }
 
-    private func stretchedReadingStart(_ k: Int) -> MediaTime {
+    /// How much sound before its start segment k's stretcher is led in with (0: not stretched).
+    private func stretchLead(_ k: Int) -> MediaTime {
         let segment = timeline.segments[k]
         guard let stretch = audioStretches[k], let method = TimeStretcher.Method(rawValue: stretch.rawValue), method != .mute,
-              !segment.scale.isIdentity else { return segment.sourceRange.start }
-        return segment.sourceRange.start - TimeStretchLead.leadInDuration(method: method, source: segment.scale.den, target: segment.scale.num)
+              !segment.scale.isIdentity else { return .zero }
+        return TimeStretchLead.leadInDuration(method: method, source: segment.scale.den, target: segment.scale.num)
     }
 
     /// Where lane `lane`'s input `input` is read: its reader group and the group's output.

@@ -37,14 +37,13 @@ public struct VideoLayer: Sendable, Hashable {
         self.name = name; self.placement = placement; self.crop = crop; self.opacity = opacity
     }
 
-    /// The placement for a picture displayed `width`×`height`: the crop resolved in its pixels,
-    /// kept inside it.
+    /// The placement for a picture displayed `width`×`height`: the crop in its pixels (kept
+    /// inside the picture when it is drawn, `LayerGeometry`).
     func placement(forDisplayed width: Int, _ height: Int) -> LayerPlacement {
         guard let crop else { return placement }
         let c = crop.pixels(width: width, height: height)
-        let x = max(0, min(c.x, width - 1)), y = max(0, min(c.y, height - 1))
         var p = placement
-        p.crop = PixelRect(x: Int32(x), y: Int32(y), width: Int32(max(1, min(c.width, width - x))), height: Int32(max(1, min(c.height, height - y))))
+        p.crop = PixelRect(x: Int32(clamping: c.x), y: Int32(clamping: c.y), width: Int32(clamping: c.width), height: Int32(clamping: c.height))
         return p
     }
 }

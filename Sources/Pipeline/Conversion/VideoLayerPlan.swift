@@ -62,7 +62,6 @@ enum VideoLayerPlan {
         var roll: [Int: Int] = [:]
         var current = 0
         var lengthened: [Int: TimeSegment] = [:]
-        var upperRamps: [Ramp] = []
         var crossFades: [CrossFade] = []
         var spans: [(number: Int, start: MediaTime, end: MediaTime, kind: Transition.Kind)] = []
         for (p, i) in main.enumerated() {
@@ -76,10 +75,8 @@ enum VideoLayerPlan {
                     let before = current
                     current ^= 1
                     guard let kIn = pieces[i]?.first, let kOut = pieces[main[p - 1]]?.last else { continue }
-                    let ramp = try crossFade(t, number: number, into: kIn, from: kOut, segments: segments, lengthened: &lengthened, file: file)
-                    // The upper roll's opacity: up as the incoming segment comes in on it, down as the outgoing one leaves it.
-                    upperRamps.append(before == 0 ? ramp : Ramp(start: ramp.start, end: ramp.end, from: 1, to: 0, curve: ramp.curve))
-                    crossFades.append(CrossFade(segment: number, timelineSegment: kIn + 1, start: ramp.start, end: ramp.end, intoUpperRoll: before == 0))
+                    let span = try crossFade(t, number: number, into: kIn, from: kOut, segments: segments, lengthened: &lengthened, file: file)
+                    crossFades.append(CrossFade(segment: number, timelineSegment: kIn + 1, start: span.start, end: span.end, intoUpperRoll: before == 0))
                 }
             }
             roll[i] = current
@@ -90,7 +87,7 @@ enum VideoLayerPlan {
             throw MediaError(.invalidSettings, "the \(a.kind.rawValue) into segment \(a.number) (\(a.start.secondsDescription) to \(a.end.secondsDescription)) overlaps the \(b.kind.rawValue) into segment \(b.number) (\(b.start.secondsDescription) to \(b.end.secondsDescription)) on the timeline: shorten one",
                              file: file, setting: SegmentRequest.setting(max(a.number, b.number), "transition"))
         }
-        let rolls = upperRamps.isEmpty ? 1 : 2
+        let rolls = crossFades.isEmpty ? 1 : 2
         let styles = request.styles
         let base = styles.first ?? VideoLayerStyle()
         var layers = [layer("video", base, opacity: base.opacity, render: render, output: output)]
@@ -103,9 +100,10 @@ enum VideoLayerPlan {
                 throw MediaError(.invalidSettings, "the video track's 'opacity' ramps and its cross-fades cannot both be drawn: give the video track a constant opacity, or put the segments in a layer",
                                  file: file, setting: SegmentRequest.setting(n, "transition"))
             }
+            // The upper roll's opacity: up as an incoming segment comes in on it, down as an outgoing one leaves it.
             let c = base.opacity?.constant ?? 1
-            let scaled = upperRamps.map { Ramp(start: $0.start, end: $0.end, from: $0.from * c, to: $0.to * c, curve: $0.curve) }
-            var upper = layer("video (cross-fades)", base, opacity: Keyframes(ramps: scaled), render: render, output: output)
+            let ramps = crossFades.map { f in Ramp(start: f.start, end: f.end, from: f.intoUpperRoll ? 0 : c, to: f.intoUpperRoll ? c : 0) }
+            var upper = layer("video (cross-fades)", base, opacity: Keyframes(ramps: ramps), render: render, output: output)
             upper.roll = 1
             layers.append(upper)
         }
@@ -122,9 +120,9 @@ enum VideoLayerPlan {
 
     /// The cross-fade `t` into segment `number`: the outgoing timeline segment `kOut` played on
     /// for half its duration past the cut, the incoming `kIn` started half its duration before;
-    /// returns the incoming segment's opacity ramp (0 → 1 over the cross-fade).
+    /// returns the span of the timeline the two overlap.
     private static func crossFade(_ t: Transition, number: Int, into kIn: Int, from kOut: Int, segments: [TimeSegment],
-                                  lengthened: inout [Int: TimeSegment], file: String) throws(MediaError) -> Ramp {
+                                  lengthened: inout [Int: TimeSegment], file: String) throws(MediaError) -> (start: MediaTime, end: MediaTime) {
         let incoming = lengthened[kIn] ?? segments[kIn], outgoing = lengthened[kOut] ?? segments[kOut]
         let cut = segments[kIn].targetStart, half = t.duration.half
         let outEnd = try segments[kOut].targetEnd()
@@ -145,7 +143,7 @@ enum VideoLayerPlan {
         lengthened[kIn] = TimeSegment(source: incoming.source, track: incoming.track,
                                       sourceRange: TimeRange(start: inRange.start - lead, end: inRange.end),
                                       targetStart: incoming.targetStart - half, scale: incoming.scale)
-        return Ramp(start: cut - half, end: cut + half, from: 0, to: 1)
+        return (cut - half, cut + half)
     }
 
     /// A layer drawn with `style`: its rectangle from render pixels to output pixels.

@@ -137,21 +137,15 @@ final class VideoCompositor: SourceStage {
         } else {
             let display = picture.display ?? (0, .square)
             let mapped = try toneMapping?.map(picture) ?? picture
-            let size = Self.displayedSize(width: Int(picture.width), height: Int(picture.height), rotation: display.rotation, pixelAspect: display.pixelAspect)
-            let placement = layers[i].layer.style.placement(forDisplayed: size.width, size.height)
+            let par = display.pixelAspect.num > 0 && display.pixelAspect.den > 0 ? display.pixelAspect : .square
+            let size = LayerGeometry.displayedSize(picture: (picture.width, picture.height),
+                                                   quarterTurns: PictureFitter.quarterTurns(display.rotation), pixelAspect: par)
+            let placement = layers[i].layer.style.placement(forDisplayed: Int(size.width), Int(size.height))
             let placed = try painter.prepare(mapped, rotation: display.rotation, pixelAspect: display.pixelAspect, placement: placement)
             // The upper roll covers the whole frame, bars included, so they fade with it.
             prepared = layers[i].layer.style.roll == 1 ? try painter.wholeFrame(placed, like: mapped) : placed
             layers[i].prepared = (picture, prepared)
         }
         return prepared
-    }
-
-    /// A picture's size as displayed: its pixel aspect applied to its width, then turned.
-    static func displayedSize(width: Int, height: Int, rotation: Int, pixelAspect: Ratio) -> (width: Int, height: Int) {
-        let par = pixelAspect.num > 0 && pixelAspect.den > 0 ? pixelAspect : .square
-        let w = max(1, Int((Double(width) * Double(par.num) / Double(par.den)).rounded()))
-        let turns = ((rotation % 360 + 360) % 360 + 45) / 90 % 4
-        return turns % 2 == 1 ? (height, w) : (w, height)
     }
 }

@@ -3,6 +3,18 @@ import Recipe
 
 /// Pictures on the output's timeline → tone-map or scale → encoder → writer input.
 final class VideoSink: SinkStage {
+    /// What the pictures that reach the sink still need.
+    enum Pictures {
+        /// One file's, as decoded: tone-mapped or scaled to the output's size; its display
+        /// matrix kept in the output.
+        case asDecoded
+        /// Several files': each (tone-mapped at its own size, then) turned upright and fitted into
+        /// the render size; no display matrix.
+        case fitted
+        /// A compositor's, finished (each picture tone-mapped and placed already); no display matrix.
+        case finished
+    }
+
     private let env: LaneEnvironment
     private let output: Int
     private let writerInput: Int
@@ -31,7 +43,7 @@ final class VideoSink: SinkStage {
     /// Opens the encoder (time base and rate: what the stage before stamps pictures in) and adds
     /// the writer input.
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
-         timeBase: AVRational, frameRate: AVRational, fitsPictures: Bool = false, composited: Bool = false,
+         timeBase: AVRational, frameRate: AVRational, pictures: Pictures = .asDecoded,
          fades: [PictureFade] = []) throws(MediaError) {
         self.env = env
         self.fades = fades
@@ -54,21 +66,20 @@ final class VideoSink: SinkStage {
                    matrix: settings.colorMatrix, range: settings.colorRange)
         c.masteringDisplay = settings.masteringDisplay
         c.contentLightLevel = settings.contentLightLevel
-        // A compositor hands over finished pictures (each tone-mapped and placed already).
-        if let m = settings.toneMapping, !fitsPictures, !composited {
+        if let m = settings.toneMapping, pictures == .asDecoded {
             toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat)
         } else {
             toneMapper = nil
         }
-        fittedToneMapping = fitsPictures && !composited ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
-        fitter = fitsPictures && !composited ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), pixelFormat: targetFormat) : nil
+        fittedToneMapping = pictures == .fitted ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
+        fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), pixelFormat: targetFormat) : nil
         c.globalHeader = env.writer.needsGlobalHeader
         c.profile = settings.profile
         if let b = settings.bitrate { c.bitRate = Int64(b) }
         if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
         c.options = Self.encoderOptions(settings)
         encoder = try Encoder(c)
-        writerInput = try env.writer.addInput(encoder: encoder, rotation: fitsPictures || composited ? 0 : track.format.rotation,
+        writerInput = try env.writer.addInput(encoder: encoder, rotation: pictures == .asDecoded ? track.format.rotation : 0,
                                               metadata: track.outputMetadata)
     }
 
