@@ -15,7 +15,12 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     public var maxBitrate: Int?
     public var gopFrames: Int
     public var profile: String
+    /// The level the stream meets (asked, or the lowest for its size and rate).
     public var level: String?
+    /// The level the encoder is told; nil: it signals the lowest level the stream needs itself.
+    /// x265 is told only an asked level: told one, it keeps a quality-coded stream within it by
+    /// turning on rate capping (VBV at the level's maximum), slower and not repeatable.
+    public var encoderLevel: String?
     public var codecOptions: [String: String]
     /// The output's colour tags (FFmpeg's names; nil: unspecified). They say what the encoded
     /// pixels are, never more.

@@ -146,21 +146,33 @@ public struct SettingsAssistant: Sendable {
             decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")
         }
         var level = s.level ?? (codec == .h264 ? s.codecOptions["level"] : nil)
+        let encoderLevel: String?
         if let l = level {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
             try Levels.check(l, codec: codec, width: cw, height: ch, rate: gopRate)
-            decide("level", l, Origin.settings, "as asked")
-        } else {
-            level = codec == .h264 ? Levels.h264(width: cw, height: ch, rate: gopRate) : Levels.hevc(width: cw, height: ch, rate: gopRate)
+            let capped = codec == .hevc && s.bitrate == nil && s.maxBitrate == nil
+            decide("level", l, Origin.settings, capped ? "as asked: x265 keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)" : "as asked")
+            encoderLevel = l
+        } else if codec == .h264 {
+            level = Levels.h264(width: cw, height: ch, rate: gopRate)
             if let l = level {
                 decide("level", l, "level.from-size-and-rate", "the lowest level that allows \(cw)x\(ch) at \(gopRate.decimalDescription) fps")
             }
+            encoderLevel = level
+        } else {
+            // Not told to x265: it signals the lowest level itself, where a level it is told turns
+            // on rate capping for a quality-coded stream (7 % more CPU on bench (i), other bits).
+            level = Levels.hevc(width: cw, height: ch, rate: gopRate)
+            if let l = level {
+                decide("level", l, "level.from-size-and-rate", "the lowest level that allows \(cw)x\(ch) at \(gopRate.decimalDescription) fps (x265 works it out and signals it itself)")
+            }
+            encoderLevel = nil
         }
 
         return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelFormat: pixelFormat,
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
-                                     gopFrames: gop, profile: profile, level: level, codecOptions: s.codecOptions,
+                                     gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: s.codecOptions,
                                      colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
                                      colorRange: color.range, toneMapping: color.toneMapping,
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,

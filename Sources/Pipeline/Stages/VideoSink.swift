@@ -90,9 +90,9 @@ final class VideoSink: SinkStage {
             // x265 prints its own banner on stderr unless told; keep the terminal for our progress.
             var params = opts["x265-params"].map { [$0] } ?? []
             if !(opts["x265-params"] ?? "").contains("log-level") { params.append("log-level=error") }
-            if let l = s.level { params.append("level-idc=\(l)") }
+            if let l = s.encoderLevel { params.append("level-idc=\(l)") }
             opts["x265-params"] = params.joined(separator: ":")
-        } else if let l = s.level, opts["level"] == nil {
+        } else if let l = s.encoderLevel, opts["level"] == nil {
             opts["level"] = l
         }
         return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
