@@ -21,7 +21,8 @@ final class InputContainer {
     /// Whether `avformat_find_stream_info` ran (it decodes pictures to learn the streams).
     let readStreamInformation: Bool
 
-    /// `streamInformation` false: a reader of packet times only (FrameStartScan) skips the stream
+    /// `streamInformation` false: a reader of packets only (FrameStartScan, the slow-motion
+    /// conform's layer scan, a subtitle track read from the start) skips the stream
     /// information where the demuxer names every stream in its header; one that finds streams in
     /// the packets (`AVFMTCTX_NOHEADER`: MPEG-TS, FLV) reads it all the same, so the streams and
     /// their numbers are those of a full open.

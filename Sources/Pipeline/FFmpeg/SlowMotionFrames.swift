@@ -7,7 +7,8 @@ extension SlowMotionLayer {
     /// first video track that is not cover art. Reads every packet of the file: meant for the
     /// conform and for tests, not for `inspect`.
     public static func frames(path: String, track: Int? = nil) throws(MediaError) -> [SlowMotionFrame] {
-        let input = try InputContainer(path: path)
+        // Packet times and NAL headers only: no stream information (it decodes pictures).
+        let input = try InputContainer(path: path, streamInformation: false)
         var chosen: Int?
         for i in 0..<input.streamCount {
             let st = input.stream(i)

@@ -57,7 +57,8 @@ final class SubtitleLane: LaneWork {
             let own: InputContainer?
             if fromStart {
                 tap.detach()
-                let input = try InputContainer(path: env.file)
+                // Packets only (the decoder is made from the probed stream): no stream information.
+                let input = try InputContainer(path: env.file, streamInformation: false)
                 for i in 0..<input.streamCount where i != track.index { input.stream(i).pointee.discard = AVDISCARD_ALL }
                 own = input
             } else {
