@@ -220,4 +220,47 @@ static inline int rx_channel_layout_describe(const AVChannelLayout *l, char *buf
     return av_channel_layout_describe(l, buf, (size_t)size);
 }
 
+// MARK: - Pictures from a buffer pool
+
+/// The layout av_frame_get_buffer(f, 0) gives a w×h picture of `fmt` (FFmpeg 5.1's frame.c:
+/// line sizes aligned to 32, planes one after another in one buffer, 32 bytes apart, 4 × 32 bytes
+/// of padding in all: SIMD may read past a plane's end): plane i at `offset[i]` (-1: none).
+/// Returns the buffer's size, or < 0: an error code.
+static inline int64_t rx_picture_layout(enum AVPixelFormat fmt, int w, int h, int linesize[4], int64_t offset[4]) {
+    const int align = 32, padding = 32;
+    int ret = av_image_check_size(w, h, 0, NULL);
+    if (ret < 0) return ret;
+    for (int i = 1; i <= align; i += i) {
+        ret = av_image_fill_linesizes(linesize, fmt, FFALIGN(w, i));
+        if (ret < 0) return ret;
+        if (!(linesize[0] & (align - 1))) break;
+    }
+    for (int i = 0; i < 4 && linesize[i]; i++) linesize[i] = FFALIGN(linesize[i], align);
+    ptrdiff_t lines[4];
+    size_t sizes[4];
+    for (int i = 0; i < 4; i++) lines[i] = linesize[i];
+    ret = av_image_fill_plane_sizes(sizes, fmt, FFALIGN(h, 32), lines);
+    if (ret < 0) return ret;
+    int64_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        offset[i] = sizes[i] ? at + i * padding : -1;
+        at += (int64_t)sizes[i];
+    }
+    return at + 4 * padding;
+}
+
+/// Makes `f` (empty; width, height and format set) a picture in a buffer from `pool`, laid out by
+/// rx_picture_layout. The buffer goes back to the pool when f's last reference is dropped.
+static inline int rx_frame_take_picture(AVFrame *f, AVBufferPool *pool, const int linesize[4], const int64_t offset[4]) {
+    AVBufferRef *buf = av_buffer_pool_get(pool);
+    if (!buf) return AVERROR(ENOMEM);
+    f->buf[0] = buf;
+    for (int i = 0; i < 4; i++) {
+        f->data[i] = offset[i] < 0 ? NULL : buf->data + offset[i];
+        f->linesize[i] = offset[i] < 0 ? 0 : linesize[i];
+    }
+    f->extended_data = f->data;
+    return 0;
+}
+
 #endif

@@ -11,7 +11,8 @@ import Recipe
 extension Frame {
     /// A new picture: this one at `amount` (1: itself, 0: the colour) over `color`. This picture
     /// is not changed (repeated slots share it).
-    func faded(_ amount: Double, toward color: RecipeColor = .black) throws(MediaError) -> Frame {
+    /// `pools`: where the new picture's memory comes from (none: a buffer of its own).
+    func faded(_ amount: Double, toward color: RecipeColor = .black, from pools: PicturePools? = nil) throws(MediaError) -> Frame {
         guard let d = av_pix_fmt_desc_get(pixelFormat)?.pointee else {
             throw MediaError(.unsupported, "cannot fade a picture of an unknown pixel format")
         }
@@ -21,7 +22,8 @@ extension Frame {
         guard planar, !rgb, !bigEndian, d.nb_components >= 3 else {
             throw MediaError(.unsupported, "cannot fade \(pixelFormatName(pixelFormat)) pictures: fades work on planar Y'CbCr")
         }
-        let out = try Frame.video(width: width, height: height, format: pixelFormat)
+        let out: Frame
+        if let pools { out = try pools.picture(width: width, height: height, format: pixelFormat) } else { out = try Frame.video(width: width, height: height, format: pixelFormat) }
         out.pointer.pointee.color_range = pointer.pointee.color_range
         out.pointer.pointee.colorspace = pointer.pointee.colorspace
         out.pointer.pointee.color_primaries = pointer.pointee.color_primaries

@@ -40,6 +40,9 @@ final class LayerPainter {
     /// Working pictures (a layer before its turn, an odd crop's full-chroma copy) reused between
     /// frames; one still referenced (by a prepared layer sharing it) is not written again.
     private var workingPictures: [Frame] = []
+    /// Each frame's canvas and layers turned upright: memory reused once downstream drops them.
+    private let canvases: PicturePool
+    private let turnedPictures = PicturePools()
 
     /// The output's colour tags, which the canvas and its background's code values follow
     /// (nil: as `canvas(like:)` is given).
@@ -66,6 +69,7 @@ final class LayerPainter {
         }
         fullChromaFormat = PlaneLayout.twin(of: pixelFormat, chromaShift: (0, 0))
         (self.width, self.height, self.pixelFormat, self.background) = (width, height, pixelFormat, background)
+        canvases = try PicturePool(width: width, height: height, format: pixelFormat)
     }
 
     // MARK: Prepare
@@ -98,7 +102,7 @@ final class LayerPainter {
             scaled = try workingPicture(tw, th, scaledFormat)
             try scalers.scaler(from: source, to: (tw, th, scaledFormat)).scale(source, into: scaled)
         }
-        let turned = try Frame.video(width: d.width, height: d.height, format: layerFormat)
+        let turned = try turnedPictures.picture(width: d.width, height: d.height, format: layerFormat)
         for (s, t) in try zip(PlaneLayout.planes(of: scaledFormat), PlaneLayout.planes(of: layerFormat)) {
             guard let src = scaled.plane(s.index), let dst = turned.plane(t.index) else { continue }
             copyTurned(from: UnsafeRawPointer(src), stride: scaled.lineSize(s.index),
@@ -174,7 +178,7 @@ final class LayerPainter {
     /// colour's code values follow them), else the format's (full range for yuvj formats,
     /// limited otherwise).
     func canvas(like: Frame?) throws(MediaError) -> Frame {
-        let f = try Frame.video(width: width, height: height, format: pixelFormat)
+        let f = try canvases.picture()
         let p = f.pointer
         if let c = outputColor {
             (p.pointee.color_range, p.pointee.colorspace, p.pointee.color_primaries, p.pointee.color_trc) = (c.range, c.matrix, c.primaries, c.transfer)

@@ -23,6 +23,8 @@ final class PictureFitter {
     private let quarterTurnSource: (format: AVPixelFormat, planes: [PlaneLayout])?
     /// One per source format and fitted size seen lately.
     private let scalers = ScalerCache(capacity: 4)
+    /// The render frames pictures are drawn into (one per frame still held downstream).
+    private let canvases: PicturePool
 
     init(width: Int32, height: Int32, pixelFormat: AVPixelFormat) throws(MediaError) {
         guard width >= 2, height >= 2, width % 2 == 0, height % 2 == 0 else {
@@ -35,11 +37,12 @@ final class PictureFitter {
             quarterTurnSource = nil
         }
         (self.width, self.height, self.pixelFormat) = (width, height, pixelFormat)
+        canvases = try PicturePool(width: width, height: height, format: pixelFormat)
     }
 
     /// `rotation`: degrees the source picture is turned clockwise for display (0, 90, 180, 270; as FormatDescription.rotation).
     /// `pixelAspect`: the source's sample aspect ratio (square when unknown).
-    /// Returns a frame of exactly width×height in pixelFormat (a new frame; the input is not modified),
+    /// Returns a frame of exactly width×height in pixelFormat (a new frame, never written to again; the input is not modified),
     /// with the source's timestamps, square pixels and no display matrix.
     func fit(_ frame: Frame, rotation: Int, pixelAspect: Ratio) throws(MediaError) -> Frame {
         guard frame.width > 0, frame.height > 0 else {
@@ -58,11 +61,13 @@ final class PictureFitter {
         let scaled = unscaled ? frame : try scalers.scaler(from: frame, to: (sw, sh, scaledFormat)).scale(frame)
         let range = outputRange(of: frame)
         if turns == 0 && place == (0, 0, width, height) {
-            let out = unscaled ? try copy(of: frame) : scaled
+            // Unscaled: a new reference to the same pixels (nothing writes into a fitted picture);
+            // only the frame's own properties change.
+            let out = unscaled ? try frame.reference() : scaled
             finish(out, range: range)
             return out
         }
-        let canvas = try Frame.video(width: width, height: height, format: pixelFormat)
+        let canvas = try canvases.picture()
         try FFmpeg.check(av_frame_copy_props(canvas.pointer, frame.pointer), "frame properties")
         finish(canvas, range: range)
         // Whole canvas, then the picture over it: the bars are never left with old memory.
@@ -126,14 +131,6 @@ final class PictureFitter {
         if pixelFormat.isFullRangeYUV { return AVCOL_RANGE_JPEG }
         if source.pixelFormat.isFullRangeYUV { return AVCOL_RANGE_MPEG }
         return source.pointer.pointee.color_range
-    }
-
-    /// A picture of its own with `frame`'s pixels and properties.
-    private func copy(of frame: Frame) throws(MediaError) -> Frame {
-        let f = try Frame.video(width: frame.width, height: frame.height, format: frame.pixelFormat)
-        try FFmpeg.check(av_frame_copy(f.pointer, frame.pointer), "cannot copy a picture")
-        try FFmpeg.check(av_frame_copy_props(f.pointer, frame.pointer), "frame properties")
-        return f
     }
 
     /// What a fitted picture says about itself: upright, square pixels, its range.

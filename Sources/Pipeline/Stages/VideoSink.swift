@@ -27,6 +27,8 @@ final class VideoSink: SinkStage {
     /// A composition of several files: every picture turned upright and fitted into the render
     /// size, aspect kept, on black (the output then carries no display matrix).
     private let fitter: PictureFitter?
+    /// The faded pictures' memory, reused frame to frame.
+    private let fadedPictures = PicturePools(capacity: 1)
     /// With a fitter: each HDR picture tone-mapped at its own size before it is fitted.
     private let fittedToneMapping: PictureToneMapping?
     /// The last picture sent and its scaled copy: repeated slots reuse it.
@@ -112,7 +114,7 @@ final class VideoSink: SinkStage {
         if !fades.isEmpty {
             // At the picture's start on the timeline; a new picture (the scaled one may be shown again).
             let (amount, color) = fades.amount(atSeconds: MediaTime(ts: pts, timeBase: timeBase).seconds)
-            if amount < 1 { frame = try scaled.faded(amount, toward: color) }
+            if amount < 1 { frame = try scaled.faded(amount, toward: color, from: fadedPictures) }
         }
         frame.pts = pts
         frame.clearPictureType()
