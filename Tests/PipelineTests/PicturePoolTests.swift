@@ -101,3 +101,46 @@ struct PicturePoolTests {
         #expect(Self.bytes(try src.faded(0.5)) == half, "the same pixels as a picture of its own")
     }
 }
+
+/// The audio side of the same rule: the sinks and the mixer resample through one kept block.
+@Suite("Resampling onto a queue")
+struct ResampleOntoQueueTests {
+    @Test("44.1 kHz 16-bit stereo → 48 kHz float: onto a queue through one kept block, the same samples as frame by frame")
+    func sameSamples() throws {
+        var l = AVChannelLayout()
+        defer { av_channel_layout_uninit(&l) }
+        av_channel_layout_default(&l, 2)
+        func make() throws -> Resampler {
+            try Resampler(inRate: 44100, inFormat: AV_SAMPLE_FMT_S16, inLayout: &l, outRate: 48000, outFormat: AV_SAMPLE_FMT_FLTP, outLayout: "stereo")
+        }
+        let (byFrame, ontoQueue) = (try make(), try make())
+        let a = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: 2), b = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: 2)
+        var block: UnsafeMutablePointer<AVFrame>?
+        for k in 0..<20 {
+            let input = try StretchedSoundTests.s16(1000 + 37 * (k % 3), from: 1000 * k)
+            if let f = try byFrame.convert(input) { try a.write(f) }
+            try ontoQueue.convert(input, onto: b)
+            // Grown to the largest input (k = 2), then kept.
+            if k == 2 { block = ontoQueue.working?.pointer }
+            if k > 2 { #expect(ontoQueue.working?.pointer == block, "the same block at frame \(k)") }
+        }
+        if let f = try byFrame.convert(nil) { try a.write(f) }
+        try ontoQueue.convert(nil, onto: b)
+        #expect(a.count == b.count)
+        #expect(a.count > 21_000)
+        var l2 = AVChannelLayout()
+        defer { av_channel_layout_uninit(&l2) }
+        av_channel_layout_default(&l2, 2)
+        let fa = try Frame.audio(samples: a.count, format: AV_SAMPLE_FMT_FLTP, layout: &l2, sampleRate: 48000)
+        let fb = try Frame.audio(samples: b.count, format: AV_SAMPLE_FMT_FLTP, layout: &l2, sampleRate: 48000)
+        let n = a.count
+        _ = try a.read(into: fa, samples: n)
+        _ = try b.read(into: fb, samples: n)
+        for ch in 0..<2 {
+            let pa = UnsafeRawPointer(fa.pointer.pointee.extended_data[ch]!).assumingMemoryBound(to: Float.self)
+            let pb = UnsafeRawPointer(fb.pointer.pointee.extended_data[ch]!).assumingMemoryBound(to: Float.self)
+            #expect((0..<Int(n)).allSatisfy { pa[$0] == pb[$0] }, "channel \(ch)")
+            #expect((0..<Int(n)).map { abs(pa[$0]) }.max()! > 0.4, "a tone, not silence")
+        }
+    }
+}

@@ -53,18 +53,43 @@ final class Resampler {
 
     /// Converts `input` (nil drains what the resampler holds). Returns nil when nothing came out.
     func convert(_ input: Frame?) throws(MediaError) -> Frame? {
-        let inSamples = input?.samples ?? 0
-        let capacity = Int32(swr_get_out_samples(context, inSamples)) + 32
+        let capacity = Int32(swr_get_out_samples(context, input?.samples ?? 0)) + 32
         if capacity <= 0 { return nil }
-        let out = try withUnsafePointer(to: &outLayout) { (p) throws(MediaError) -> Frame in
+        let out = try block(capacity)
+        return try convert(input, into: out, capacity: capacity) ? out : nil
+    }
+
+    /// Converts `input` (nil: drains) onto the end of `queue`, through a working block kept
+    /// between calls: the sinks' and the mixer's path allocates nothing per frame.
+    func convert(_ input: Frame?, onto queue: AudioFIFO) throws(MediaError) {
+        let capacity = Int32(swr_get_out_samples(context, input?.samples ?? 0)) + 32
+        if capacity <= 0 { return }
+        if working == nil || workingCapacity < capacity {
+            working = try block(capacity)
+            workingCapacity = capacity
+        }
+        if try convert(input, into: working!, capacity: capacity) { try queue.write(working!) }
+    }
+
+    /// The working block for `convert(_:onto:)` (never leaves this resampler) and its size.
+    private(set) var working: Frame?
+    private var workingCapacity: Int32 = 0
+
+    private func block(_ capacity: Int32) throws(MediaError) -> Frame {
+        try withUnsafePointer(to: &outLayout) { (p) throws(MediaError) -> Frame in
             try Frame.audio(samples: capacity, format: outFormat, layout: p, sampleRate: outRate)
         }
+    }
+
+    /// Whether samples came out (then `out` holds them, its sample count set).
+    private func convert(_ input: Frame?, into out: Frame, capacity: Int32) throws(MediaError) -> Bool {
+        out.pointer.pointee.nb_samples = capacity
         let got = try withFrameData(out, input) { (o, i, n) throws(MediaError) -> Int32 in
             try FFmpeg.check(swr_convert(context, o, capacity, i, n), "cannot convert audio")
         }
-        if got <= 0 { return nil }
+        if got <= 0 { return false }
         out.pointer.pointee.nb_samples = got
-        return out
+        return true
     }
 
     private func withFrameData<R>(_ out: Frame, _ input: Frame?,

@@ -96,20 +96,20 @@ final class AudioMixer: SourceStage {
         while !feed.done && feed.fifo.count < Self.chunk {
             current = feed.stage
             guard let timed = try feed.stage.next() else {
-                if let r = feed.resampler, let tail = try r.convert(nil) { try feed.fifo.write(tail) }
+                try feed.resampler?.convert(nil, onto: feed.fifo)
                 feed.done = true
                 return
             }
             guard case .samples(let frame, _) = timed else { continue }
             if let r = feed.resampler, !r.takes(frame) {
                 // The next file's sound has another rate or layout: the old resampler's tail first.
-                if let tail = try r.convert(nil) { try feed.fifo.write(tail) }
+                try r.convert(nil, onto: feed.fifo)
                 feed.resampler = nil
             }
             if feed.resampler == nil {
                 feed.resampler = try format.resampler(from: frame)
             }
-            if let out = try feed.resampler?.convert(frame) { try feed.fifo.write(out) }
+            try feed.resampler?.convert(frame, onto: feed.fifo)
         }
     }
 

@@ -11,6 +11,9 @@ final class AudioSink: SinkStage {
     private let encoder: Encoder
     private var resampler: Resampler?
     private let fifo: AudioFIFO
+    /// The encoder's last block of samples and its size (see `encoderBlock`).
+    private var lastBlock: Frame?
+    private var lastBlockCapacity: Int32 = 0
     /// Output pts (1/sampleRate) of the next sample the encoder gets; set by the first run.
     private var nextPTS: Int64?
     /// The pts of the first sample given to the encoder: packets ending by then are priming.
@@ -38,19 +41,19 @@ final class AudioSink: SinkStage {
         if let r = resampler, !r.takes(frame) {
             // A composition's next file has another rate or layout: what the resampler holds of
             // the previous one comes out first, then a new one takes over.
-            if let tail = try r.convert(nil) { try fifo.write(tail) }
+            try r.convert(nil, onto: fifo)
             resampler = nil
         }
         if resampler == nil {
             resampler = try frame.makeResampler(toRate: Int32(settings.sampleRate), format: AV_SAMPLE_FMT_FLTP,
                                                 layout: settings.channelLayout)
         }
-        if let converted = try resampler?.convert(frame) { try fifo.write(converted) }
+        try resampler?.convert(frame, onto: fifo)
         try encodeQueued(flush: false)
     }
 
     func finish() throws(MediaError) {
-        if let r = resampler, let tail = try r.convert(nil) { try fifo.write(tail) }
+        try resampler?.convert(nil, onto: fifo)
         try encodeQueued(flush: true)
         try encoder.send(nil)
         try receivePackets()
@@ -61,9 +64,7 @@ final class AudioSink: SinkStage {
         let size = encoder.frameSize > 0 ? encoder.frameSize : 1024
         while fifo.count >= size || (flush && fifo.count > 0) {
             let n = min(size, fifo.count)
-            var layout = resampler.layout
-            let frame = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &layout,
-                                        sampleRate: Int32(settings.sampleRate))
+            let frame = try encoderBlock(n, layout: resampler.layout)
             _ = try fifo.read(into: frame, samples: n)
             frame.pts = nextPTS ?? 0
             if firstEncodedPTS == nil { firstEncodedPTS = frame.pts }
@@ -74,6 +75,19 @@ final class AudioSink: SinkStage {
             try encoder.send(frame)
             try receivePackets()
         }
+    }
+
+    /// A block of `n` samples for the encoder: the last one again once the encoder has let go of
+    /// it (it copies the samples in), so no allocation per frame.
+    private func encoderBlock(_ n: Int32, layout: AVChannelLayout) throws(MediaError) -> Frame {
+        if let f = lastBlock, n <= lastBlockCapacity, av_frame_is_writable(f.pointer) != 0 {
+            f.pointer.pointee.nb_samples = n
+            return f
+        }
+        var layout = layout
+        let f = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &layout, sampleRate: Int32(settings.sampleRate))
+        (lastBlock, lastBlockCapacity) = (f, n)
+        return f
     }
 
     private func receivePackets() throws(MediaError) {
