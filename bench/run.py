@@ -186,6 +186,9 @@ def scenario_cmds(key, src, out):
                       "-filter_complex", crossfade_filtergraph(), "-map", "[v]", "-map", "[a]"]
                 + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     if key == "m":
+        # The filtergraph's spans are CONCAT_SPANS: the recipe must say the same.
+        said = [(Fraction(a), Fraction(b)) for a, b in re.findall(r"start: ([\d.]+)s, end: ([\d.]+)s", (RECIPES / "concat.yaml").read_text())]
+        assert said == list(CONCAT_SPANS), f"bench/recipes/concat.yaml's spans {said} are not CONCAT_SPANS: update one of them"
         ins = [x for n in CONCAT_NAMES[1:] for x in ("-i", str(src.parent / f"m-{n}-{CONCAT_SECONDS}s.mp4"))]
         return ([str(REENCODE), "run", str(RECIPES / "concat.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-i", str(src)] + ins + ["-filter_complex", concat_filtergraph(), "-map", "[v]", "-map", "[a]"]
