@@ -5,12 +5,12 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m] [--quick]
 
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
-Scenarios a–i write results/latest.*; the composition scenarios j, k and l write results/compositions.*
+Scenarios a–i write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*
 (so running one group leaves the other's reference numbers alone; within each, a scenario not run
 keeps its last numbers, with that run's date).
 """
@@ -43,7 +43,14 @@ MUSIC_FADE_IN, MUSIC_FADE_OUT = 0.5, 1.0
 XFADE_W, XFADE_H, XFADE_FPS, XFADE_RATE, XFADE_SECONDS = 1280, 720, 30, 48000, 6
 XFADE_TONES = (440, 660)  # the first clip's, the second's
 XFADE_CUT, XFADE_LENGTH, XFADE_SKIP = 5, 1, 1  # the cut on the timeline (s), the fade's length, where the second clip starts
-COMPOSITION_KEYS = ("j", "k", "l")
+# (m): three 6 s 720p30 clips (440, 550 and 660 Hz tones) trimmed off their keyframes and joined end
+# to end (bench/recipes/concat.yaml): each span (start s, end s) in its clip, 12 s out. The joins fall
+# 0.5 s or more from the clicks at each whole second of a clip's own time, so the tone's change shows.
+CONCAT_W, CONCAT_H, CONCAT_FPS, CONCAT_RATE, CONCAT_SECONDS = 1280, 720, 30, 48000, 6
+CONCAT_TONES = (440, 550, 660)
+CONCAT_SPANS = ((Fraction(1, 2), Fraction(9, 2)), (Fraction(3, 2), Fraction(11, 2)), (Fraction(1, 5), Fraction(21, 5)))
+CONCAT_NAMES = ("first", "second", "third")  # m-first-6s.mp4 (the input), m-second-6s.mp4, m-third-6s.mp4 beside it
+COMPOSITION_KEYS = ("j", "k", "l", "m")
 
 TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65}  # wall ratios (e: loop time / batch time ≥ 1.25)
 # High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
@@ -106,6 +113,12 @@ def inputs(quick, wanted):
         clip = ["--seconds", XFADE_SECONDS, "--width", XFADE_W, "--height", XFADE_H, "--fps", XFADE_FPS, "--texture", "--audio-rate", XFADE_RATE]
         i["l"] = make(WORK / f"l-first-{XFADE_SECONDS}s.mp4", *clip, "--tone", XFADE_TONES[0])
         i["lSecond"] = make(WORK / f"l-second-{XFADE_SECONDS}s.mp4", *clip, "--tone", XFADE_TONES[1])
+    if "m" in wanted:
+        # All 6 s whatever --quick says (the recipe's spans need them); the recipe finds the second and
+        # third beside the first ("{dir}/m-second-6s.mp4").
+        clip = ["--seconds", CONCAT_SECONDS, "--width", CONCAT_W, "--height", CONCAT_H, "--fps", CONCAT_FPS, "--texture", "--audio-rate", CONCAT_RATE]
+        i["mClips"] = [make(WORK / f"m-{n}-{CONCAT_SECONDS}s.mp4", *clip, "--tone", f) for n, f in zip(CONCAT_NAMES, CONCAT_TONES)]
+        i["m"] = i["mClips"][0]
     if "a" in wanted or "d" in wanted:
         i["a"] = make(WORK / f"a-1080p120-droppable-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 120, "--droppable", "--texture")
     if "b" in wanted:
@@ -171,6 +184,14 @@ def scenario_cmds(key, src, out):
         return ([str(REENCODE), "run", str(RECIPES / "crossfade.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-i", str(src), "-i", str(src.parent / f"l-second-{XFADE_SECONDS}s.mp4"),
                       "-filter_complex", crossfade_filtergraph(), "-map", "[v]", "-map", "[a]"]
+                + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
+    if key == "m":
+        # The filtergraph's spans are CONCAT_SPANS: the recipe must say the same.
+        said = [(Fraction(a), Fraction(b)) for a, b in re.findall(r"start: ([\d.]+)s, end: ([\d.]+)s", (RECIPES / "concat.yaml").read_text())]
+        assert said == list(CONCAT_SPANS), f"bench/recipes/concat.yaml's spans {said} are not CONCAT_SPANS: update one of them"
+        ins = [x for n in CONCAT_NAMES[1:] for x in ("-i", str(src.parent / f"m-{n}-{CONCAT_SECONDS}s.mp4"))]
+        return ([str(REENCODE), "run", str(RECIPES / "concat.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src)] + ins + ["-filter_complex", concat_filtergraph(), "-map", "[v]", "-map", "[a]"]
                 + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     raise KeyError(key)
 
@@ -252,6 +273,17 @@ def crossfade_filtergraph():
     ])
 
 
+def concat_filtergraph():
+    """(m) as one ffmpeg filtergraph: each clip's span by trim/setpts and atrim/asetpts (timestamps
+    from 0), then concat, which plays the segments one after the other (video and audio in pairs)."""
+    parts = []
+    for n, (start, end) in enumerate(CONCAT_SPANS):
+        parts.append(f"[{n}:v]trim=start={float(start):g}:end={float(end):g},setpts=PTS-STARTPTS[v{n}]")
+        parts.append(f"[{n}:a]atrim=start={float(start):g}:end={float(end):g},asetpts=PTS-STARTPTS[a{n}]")
+    pairs = "".join(f"[v{n}][a{n}]" for n in range(len(CONCAT_SPANS)))
+    return ";".join(parts + [f"{pairs}concat=n={len(CONCAT_SPANS)}:v=1:a=1[v][a]"])
+
+
 def crossfade_lossless(src):
     """(l)'s mix checked without the encoder's loss: the same recipe and filtergraph once more, untimed,
     with x264 lossless (CRF 0; reencode sets the High profile, which has no lossless, so the recipe
@@ -323,8 +355,10 @@ def probe(path):
     return {"frames": int(v[0]["nb_read_frames"]) if v else None, "duration": float(j["format"]["duration"])}
 
 
-def gray_frames(path, w, h):
-    p = subprocess.Popen(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "gray", "-s", f"{w}x{h}", "-"],
+def gray_frames(path, w, h, frames=None):
+    """The luma of each of the file's frames (its first `frames` only, when given: the decoder then stops there)."""
+    limit = ["-frames:v", str(frames)] if frames is not None else []
+    p = subprocess.Popen(["ffmpeg", "-v", "error", "-nostdin", "-i", str(path)] + limit + ["-f", "rawvideo", "-pix_fmt", "gray", "-s", f"{w}x{h}", "-"],
                          stdout=subprocess.PIPE)
     size = w * h
     while True:
@@ -629,6 +663,149 @@ def xfade_check(first, second, paths, lossless):
     return r
 
 
+CONCAT_FIT = (0.15, 0.03)  # s: each tone fitted over 150 ms that ends (starts) 30 ms before (after) a join
+CONCAT_SEARCH = 0.03  # s: where the change is looked for, either side of a join
+CONCAT_NEAR = 0.05  # s: the stretch either side of a join (and of the control points) searched for gaps and clicks
+CONCAT_CONTROL = (2.0, 6.0, 10.0)  # s: mid-segment points (0.5 s from any click) with the same measures, for scale
+
+
+def tone_fit(np, y, n0, freq, rate):
+    """Least-squares fit of a sine at `freq` to y (starting at sample n0 of the output): the
+    amplitude, and the phase as (cos, sin) coefficients against absolute output sample numbers."""
+    t = 2 * np.pi * freq * (n0 + np.arange(len(y))) / rate
+    basis = np.stack([np.cos(t), np.sin(t)], axis=1)
+    (c, d), *_ = np.linalg.lstsq(basis, y, rcond=None)
+    return float(np.hypot(c, d)), (float(c), float(d))
+
+
+def tone_model(np, coef, freq, rate, n0, n1):
+    t = 2 * np.pi * freq * np.arange(n0, n1) / rate
+    return coef[0] * np.cos(t) + coef[1] * np.sin(t)
+
+
+def tone_lag(coef, freq, rate, out_sample, src_sample):
+    """How late (ms, within ± half a period) the fitted tone runs against the clip's own: make-source
+    writes 0.2·sin(2π·f·n/rate) at the clip's sample n, so output sample m of a segment that starts at
+    output sample out_sample and source sample src_sample should read the clip at m − out_sample + src_sample."""
+    import math
+    # c·cos(ωm) + d·sin(ωm) = A·sin(ωm + φ): φ = atan2(c, d); the clip's own is φ0 = ω(src − out).
+    w = 2 * math.pi * freq / rate
+    phase = math.atan2(coef[0], coef[1]) - w * (src_sample - out_sample)
+    phase = (phase + math.pi) % (2 * math.pi) - math.pi  # a lead of φ is a lag of −φ/ω samples
+    return -phase / w / rate * 1000
+
+
+def near_join(np, y, centre, rate):
+    """Around sample `centre` (± CONCAT_NEAR): the longest run of near-silent samples (|x| < 0.01, a
+    tone of 0.2 passes zero in a sample or two), the lowest and highest level in 5 ms windows moved by
+    1 ms (dB against the tone's 0.2: a gap is a dip, a click a bump), and the peak sample."""
+    half = int(CONCAT_NEAR * rate)
+    seg = y[max(0, centre - half):centre + half]
+    run, longest = 0, 0
+    for q in np.abs(seg) < 0.01:
+        run = run + 1 if q else 0
+        longest = max(longest, run)
+    win, hop = rate // 200, rate // 1000
+    rms = [float(np.sqrt(np.mean(seg[i:i + win] ** 2))) for i in range(0, len(seg) - win + 1, hop)]
+    ref = 0.2 / 2 ** 0.5
+    def db_of(x):
+        return 20 * __import__("math").log10(x / ref) if x > 0 else -120.0
+    return {"silentRunMs": longest / rate * 1000, "levelMinDb": db_of(min(rms)), "levelMaxDb": db_of(max(rms)),
+            "peak": float(np.abs(seg).max())}
+
+
+def concat_check(clips, paths):
+    """(m): lengths against the timeline (12 s: 360 frames, 576,000 samples); which source frame each
+    output frame shows (the stamp read back: the first clip's 15–134, the second's 45–164, the third's
+    6–125; the three clips share their pictures — make-source's texture follows the frame number only —
+    so the clip shows in the stamp's jump at each join and in the sound) and its luma PSNR against that
+    frame of that clip; and the sound, in the left channel: at each join, where the earlier clip's tone
+    gives way to the later one's — each tone fitted by least squares either side of the join, the
+    change put at the sample that best splits the stretch between the two fits — as an offset from the
+    join in ms; each fitted tone's level and its lag against the clip's own samples (mod one period);
+    and gaps (near-silent runs) or clicks (level bumps, peaks) near each join against the same measures
+    mid-segment."""
+    rate, fps = CONCAT_RATE, CONCAT_FPS
+    lengths = [end - start for start, end in CONCAT_SPANS]
+    seconds = sum(lengths)
+    starts = [sum(lengths[:i]) for i in range(len(lengths))]  # each segment's start on the timeline
+    expected = [int(start * fps) + k for (start, _), length in zip(CONCAT_SPANS, lengths) for k in range(int(length * fps))]
+    r = {"timeline": {"seconds": float(seconds), "frames": int(seconds * fps), "audioSamples": int(seconds * rate),
+                      "joins": [float(t) for t in starts[1:]], "expectedFrames": [[expected[int(t * fps)], expected[int((t + l) * fps) - 1]]
+                                                                                   for t, l in zip(starts, lengths)]}}
+    r["outputs"] = {tool: probe(paths[tool]) | {"audioSamples": audio_samples(paths[tool]), "pixelFormat": pixel_format(paths[tool])}
+                    for tool in ("reencode", "ffmpeg")}
+    try:
+        import numpy as np
+    except ImportError:
+        return r
+    w, h = CONCAT_W, CONCAT_H
+    band = max(2, (h // 8) & ~1) * w  # the stamp band is left out of the PSNR: it is the same in both
+    pictures = {}
+    for tool in ("reencode", "ffmpeg"):
+        outs = gray_frames(paths[tool], w, h)
+        shown, psnrs = [], []
+        for clip, (start, _), length in zip(clips, CONCAT_SPANS, lengths):
+            src = gray_frames(clip, w, h, int((start + length) * fps))
+            for _ in range(int(start * fps)):
+                next(src)
+            for k in range(int(length * fps)):
+                o, ref = next(outs, None), next(src, None)
+                if o is None or ref is None:
+                    break
+                o, ref = np.frombuffer(o, np.uint8), np.frombuffer(ref, np.uint8)
+                shown.append(stamp(np, o, w, h))
+                mse = float(((o[band:].astype(np.int32) - ref[band:].astype(np.int32)) ** 2).mean())
+                psnrs.append(99.0 if mse == 0 else 10 * __import__("math").log10(255 * 255 / mse))
+            src.close()
+        shown += [stamp(np, np.frombuffer(o, np.uint8), w, h) for o in outs]  # any frames past the timeline
+        wrong = [(n, s, e) for n, (s, e) in enumerate(zip(shown, expected)) if s != e]
+        j = [int(t * fps) for t in starts[1:]]
+        pictures[tool] = {"count": len(shown), "asExpected": shown == expected, "wrong": len(wrong) + abs(len(shown) - len(expected)),
+                          "firstWrong": wrong[:3], "atJoins": [shown[n - 1:n + 1] for n in j], "head": shown[:2], "tail": shown[-2:],
+                          "psnr": statistics.mean(psnrs) if psnrs else None, "psnrMin": min(psnrs) if psnrs else None}
+    r["pictures"] = pictures
+    sound = {}
+    for tool in ("reencode", "ffmpeg"):
+        raw = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-i", str(paths[tool]), "-vn", "-f", "f32le", "-ac", "2", "-ar", str(rate), "-"],
+                             capture_output=True, check=True).stdout
+        y = np.frombuffer(raw, np.float32)[0::2].astype(np.float64)[:r["outputs"][tool]["audioSamples"]]
+        joins = []
+        for i in range(1, len(CONCAT_SPANS)):
+            at = int(starts[i] * rate)
+            f0, f1 = CONCAT_TONES[i - 1], CONCAT_TONES[i]
+            fit_len, gap, search = int(CONCAT_FIT[0] * rate), int(CONCAT_FIT[1] * rate), int(CONCAT_SEARCH * rate)
+            a0, b0 = at - gap - fit_len, at + gap
+            amp0, c0 = tone_fit(np, y[a0:a0 + fit_len], a0, f0, rate)
+            amp1, c1 = tone_fit(np, y[b0:b0 + fit_len], b0, f1, rate)
+            lo, hi = at - search, at + search
+            e0 = (y[lo:hi] - tone_model(np, c0, f0, rate, lo, hi)) ** 2
+            e1 = (y[lo:hi] - tone_model(np, c1, f1, rate, lo, hi)) ** 2
+            # The change at sample lo + k: the earlier tone before it, the later one from it.
+            cost = np.concatenate([[0], np.cumsum(e0)]) + (e1.sum() - np.concatenate([[0], np.cumsum(e1)]))
+            k = int(np.argmin(cost))
+            change = lo + k
+            resid = np.sqrt(np.concatenate([e0[:k], e1[k:]]))
+            joins.append({"join": float(starts[i]), "changeMs": (change - at) / rate * 1000,
+                          "levels": [amp0, amp1],
+                          "lagMs": [tone_lag(c0, f0, rate, int(starts[i - 1] * rate), int(CONCAT_SPANS[i - 1][0] * rate)),
+                                    tone_lag(c1, f1, rate, at, int(CONCAT_SPANS[i][0] * rate))],
+                          "residualPeak": float(resid.max()),
+                          "near": near_join(np, y, at, rate)})
+        control = []
+        for t in CONCAT_CONTROL:
+            i = max(n for n in range(len(starts)) if starts[n] <= t)
+            c = int(t * rate)
+            amp, coef = tone_fit(np, y[c - int(CONCAT_NEAR * rate):c + int(CONCAT_NEAR * rate)], c - int(CONCAT_NEAR * rate), CONCAT_TONES[i], rate)
+            lo, hi = c - int(CONCAT_SEARCH * rate), c + int(CONCAT_SEARCH * rate)
+            resid = np.abs(y[lo:hi] - tone_model(np, coef, CONCAT_TONES[i], rate, lo, hi))
+            control.append({"t": t, "level": amp, "residualPeak": float(resid.max()), "near": near_join(np, y, c, rate),
+                            "lagMs": tone_lag(coef, CONCAT_TONES[i], rate, int(starts[i] * rate), int(CONCAT_SPANS[i][0] * rate))})
+        sound[tool] = {"joins": joins, "control": control, "decodedSamples": len(y)}
+    r["sound"] = sound
+    return r
+
+
 def floor_and_bound(source, output, w, h, fps, runs, skip_nonref, encoder=None, pix_fmt="yuv420p"):
     """The encoder alone: the output's frames as raw pictures in memory (tmpfs), encoded with the same
     settings. And the bound for any decode-then-encode pipeline: that encode run side by side with
@@ -716,7 +893,7 @@ def svg(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,h,i,j,k,l")
+    ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,h,i,j,k,l,m")
     ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
     ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
     a = ap.parse_args()
@@ -733,7 +910,8 @@ def main():
               "g": "memory: 60 s vs 10 s", "h": "1080p240 HEVC layers → 30 fps H.264",
               "i": "1080p240 HEVC layers → 30 fps HEVC 10-bit", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps",
               "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades",
-              "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)"}
+              "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)",
+              "m": "concat: three 720p30 clips, trimmed, joined end to end (concat filter)"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
@@ -803,6 +981,12 @@ def main():
             r = summarize(samples)
             r["title"] = titles[key]
             r.update(xfade_check(src[key], src["lSecond"], {"reencode": out["re"], "ffmpeg": out["ff"]}, crossfade_lossless(src[key])))
+            results[key] = r
+        elif key == "m":
+            samples, out = run_pair(key, src[key], a.runs)
+            r = summarize(samples)
+            r["title"] = titles[key]
+            r.update(concat_check(src["mClips"], {"reencode": out["re"], "ffmpeg": out["ff"]}))
             results[key] = r
         elif key == "g":
             rss = {}
@@ -905,6 +1089,45 @@ def xfade_notes(r):
     return notes
 
 
+def concat_notes(r):
+    """(m)'s checks, in words: lengths, the stamps, and the sound at each join against mid-segment."""
+    t, o = r["timeline"], r["outputs"]
+    spans = ", ".join(f"{a}–{b}" for a, b in t["expectedFrames"])
+    notes = [f"timeline {t['seconds']:g} s = {t['frames']} frames, {t['audioSamples']} samples; joins at {', '.join(f'{j:g}' for j in t['joins'])} s",
+             "frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
+             "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
+             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg")),
+             "pixel format " + " vs ".join(str(o[x].get('pixelFormat')) for x in ("reencode", "ffmpeg"))]
+    pics = r.get("pictures")
+    if pics:
+        for x in ("reencode", "ffmpeg"):
+            p = pics[x]
+            stamps = (f"the expected stamps ({spans})" if p["asExpected"] else
+                      f"{p['wrong']} output frames show OTHER source frames than {spans} (first: {p['firstWrong']})")
+            joins = "; ".join(" → ".join(map(str, j)) for j in p["atJoins"])
+            notes.append(f"{x}: {p['count']} frames, {stamps}, at the joins {joins}; PSNR {p['psnr']:.2f} dB (lowest frame {p['psnrMin']:.2f})")
+    snd = r.get("sound")
+    if snd:
+        for x in ("reencode", "ffmpeg"):
+            sd = snd[x]
+            rows = []
+            for j in sd["joins"]:
+                n = j["near"]
+                rows.append(f"at {j['join']:g} s the tone changes {j['changeMs']:+.2f} ms from the join (levels {j['levels'][0]:.3f} → {j['levels'][1]:.3f}, "
+                            f"lag against the clip's own samples {j['lagMs'][0]:+.3f}/{j['lagMs'][1]:+.3f} ms), within ±{1000 * CONCAT_NEAR:.0f} ms: "
+                            f"longest near-silent run {n['silentRunMs']:.2f} ms, 5 ms level {n['levelMinDb']:+.2f} to {n['levelMaxDb']:+.2f} dB, "
+                            f"peak {n['peak']:.3f}, off the two tones by {j['residualPeak']:.3f} at most")
+            c = sd["control"]
+            near = [x["near"] for x in c]
+            times = ", ".join(f"{x['t']:g}" for x in c)
+            lags = ", ".join(f"{x['lagMs']:+.3f}" for x in c)
+            rows.append(f"mid-segment ({times} s): longest near-silent run {max(n['silentRunMs'] for n in near):.2f} ms, "
+                        f"5 ms level {min(n['levelMinDb'] for n in near):+.2f} to {max(n['levelMaxDb'] for n in near):+.2f} dB, "
+                        f"peak {max(n['peak'] for n in near):.3f}, off the tone by {max(x['residualPeak'] for x in c):.3f} at most, lag {lags} ms")
+            notes.append(f"{x}'s sound: " + "; ".join(rows))
+    return notes
+
+
 def slomo_notes(r):
     """(j)'s checks, in words: lengths against the timeline, and which source frames are shown."""
     t, o = r["timeline"], r["outputs"]
@@ -970,6 +1193,8 @@ def report(results, meta, runs, quick, chart):
             notes += music_notes(r)
         elif k == "l":
             notes += xfade_notes(r)
+        elif k == "m":
+            notes += concat_notes(r)
         elif "timeline" in r:
             notes += slomo_notes(r)
         elif "outputs" in r:
