@@ -46,7 +46,9 @@ final class ReaderPool: @unchecked Sendable {
     private let borrowingProbe: Bool
     private let positions: Bool
 
-    /// `takingProbe`: the first group's reader may take over the demuxer its asset was probed with;
+    /// `takingProbe`: the first reader of each file takes over the demuxer its asset was probed
+    /// with (so each file of a composition has its stream information read once, as ffmpeg's
+    /// command line does; a later reading of the same file opens it again);
     /// `positions`: readers are positioned at their starts. A rehearsal, which only opens the
     /// decoders, does neither: its readers borrow the probed demuxers (`borrowingProbe`).
     init(groups: [Group], takingProbe: Bool = true, positions: Bool = true, borrowingProbe: Bool = false) {
@@ -91,7 +93,7 @@ final class ReaderPool: @unchecked Sendable {
         guard !opened[group] else { throw MediaError(.processing, "a source's reading was asked for again after it ended") }
         let g = groups[group]
         let reader = try AssetReader(asset: g.source, streams: g.streams, consumers: g.lanes,
-                                     takingProbe: takingProbe && group == 0, borrowingProbe: borrowingProbe)
+                                     takingProbe: takingProbe, borrowingProbe: borrowingProbe)
         if positions, let start = g.start, start > g.source.startTime { try reader.seek(to: start, fileStart: g.source.startTime) }
         readers[group] = reader
         opened[group] = true

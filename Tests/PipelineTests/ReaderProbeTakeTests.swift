@@ -1,0 +1,59 @@
+import Foundation
+@testable import Pipeline
+import Recipe
+import Testing
+
+/// Each file of a composition has its stream information read once: the first reader of each
+/// file takes over the demuxer its asset was probed with (only the first segment's did: bench (m)
+/// read the second and third files' stream information twice, 2.6 % of the run's instructions).
+@Suite("Readers take each file's probed demuxer")
+struct ReaderProbeTakeTests {
+    @Test("three files end to end, then the first again: each file's first reader takes its probe, the repeat opens the file again and reads it from its start")
+    func eachFileFirstReaderTakes() throws {
+        let dir = Scratch()
+        let paths = ConcatTests.clips.indices.map { dir.file("clip\($0).mp4") }
+        for (c, p) in zip(ConcatTests.clips, paths) { try c.make(p) }
+        var req = ConversionRequest(source: paths[0], output: dir.file("out.mp4"), tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "ultrafast"]))),
+        ])
+        req.sources = Array(paths.dropFirst())
+        req.timeline = [0, 1, 2, 0].map { SegmentRequest(source: $0) }
+        let plan = try Planner.plan(req)
+        let groups = plan.readerGroups
+        try #require(groups.count == 4)
+        let pool = plan.makeReaders()
+        var taps: [PacketTap] = []
+        for g in groups.indices {
+            taps.append(try pool.tap(group: g, output: 0))
+            // The file's probe is gone once its first reader exists (taken, not left open).
+            #expect(groups[g].source.probed.take() == nil, "group \(g) (\(groups[g].source.path)) left its file's probed demuxer")
+        }
+        // The repeat of the first file reads through its own demuxer, from its start.
+        #expect(taps[3].stream != taps[0].stream)
+        let first = try #require(try taps[3].next())
+        #expect(first.pts == 0 || first.dts <= 0)
+    }
+}
+
+extension ReaderProbeTakeTests {
+    @Test("a source rewritten in place between plan and run is opened again, not read on through the probe's demuxer: the run fails naming it, nothing written")
+    func sourceRewrittenAfterPlan() throws {
+        let dir = Scratch()
+        let src = dir.file("a.mp4"), out = dir.file("out.mp4")
+        try ConcatTests.clips[0].make(src)
+        let plan = try Planner.plan(ConversionRequest(source: src, output: out, tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "ultrafast"]))),
+        ]))
+        // The same inode, cut to its first 2 kB: a demuxer opened before would read on as if the
+        // file had ended early.
+        let handle = try #require(FileHandle(forWritingAtPath: src))
+        try handle.truncate(atOffset: 2048)
+        try handle.close()
+        #expect(throws: MediaError.self) { try ExportSession(plan: plan).run() }
+        do { try ExportSession(plan: plan).run() } catch let e {
+            #expect(e.file == src, "\(e)")
+            #expect(e.kind == .notMedia, "\(e)")
+        }
+        #expect(dir.contents.sorted() == ["a.mp4"])
+    }
+}
