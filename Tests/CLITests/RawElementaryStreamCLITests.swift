@@ -24,7 +24,7 @@ struct RawElementaryStreamCLITests {
         try p.run(); p.waitUntilExit()
         try #require(p.terminationStatus == 0)
         try FileManager.default.removeItem(atPath: mp4)
-        let message = "error: \(src): raw H.264 video stream: its pictures carry no times and are stored out of display order; "
+        let message = "error: \(src): raw H.264 video stream: its pictures carry no presentation times and may be stored out of display order; "
             + "wrap it with its frame rate first (30 fps, as its header states): mkvmerge -o raw.mkv --default-duration 0:30fps raw.h264 "
             + "(ffmpeg -c copy would time them in stored order)\n"
         let out = dir.file("out.mp4")

@@ -89,7 +89,7 @@ final class InputContainer {
             }
             pending = first
         }
-        // A raw H.264/HEVC stream: its first packet says whether its pictures carry times.
+        // A raw video elementary stream: its first packet says whether its pictures carry times.
         if pending == nil, UntimedElementaryStream.isCandidate(ctx) {
             let first = Packet()
             let got: Bool

@@ -1,12 +1,13 @@
 import CFFmpeg
 import Foundation
 
-/// A raw video elementary stream whose pictures carry no times: H.264 and HEVC as `raspivid`,
-/// drones and `ffmpeg -f h264` write them. Their demuxers give packets without a presentation or
-/// decode time, and the pipeline places every picture by its time (trims, frame grids, copied
-/// timestamps), so such a file is refused at open with the way to wrap it, rather than failing
-/// later with "nothing to convert" or "cannot seek", or being copied out of order.
-/// Raw streams whose demuxer does time them (MPEG-1/2 and MPEG-4 Part 2 video, ADTS AAC, MP3,
+/// A raw video elementary stream whose pictures carry no presentation times: H.264 and HEVC as
+/// `raspivid`, drones and `ffmpeg -f h264` write them (their packets have no time at all), and
+/// MPEG-1/2 video (`.m2v`: decode times only, counted from the frame rate, so the first picture
+/// has none and is lost, every other shown a frame late). The pipeline places every picture by its
+/// time (trims, frame grids, copied timestamps), so such a file is refused at open with the way to
+/// wrap it, rather than failing later with "nothing to convert" or "cannot seek", or being copied
+/// out of order. Raw streams whose demuxer does time them (MPEG-4 Part 2 video, ADTS AAC, MP3,
 /// FLAC, AC-3, WAV) are not concerned.
 enum UntimedElementaryStream {
     /// Whether the file is a single-picture-track stream read by a demuxer that takes a
@@ -19,9 +20,9 @@ enum UntimedElementaryStream {
         return av_opt_find(demuxer, "framerate", nil, 0, 0) != nil
     }
 
-    /// The refusal for a candidate whose first packet has neither time; nil when it has one.
+    /// The refusal for a candidate whose first packet has no presentation time; nil when it has one.
     static func refusal(_ ctx: UnsafeMutablePointer<AVFormatContext>, first: Packet, path: String) -> MediaError? {
-        guard first.pts == FFmpeg.noPTS, first.dts == FFmpeg.noPTS, let st = ctx.pointee.streams[0] else { return nil }
+        guard first.pts == FFmpeg.noPTS, let st = ctx.pointee.streams[0] else { return nil }
         let kind = ctx.pointee.iformat.pointee.long_name.map { String(cString: $0) } ?? "raw video"
         // The rate the stream's own header states (H.264/HEVC VUI timing), when it states one;
         // the demuxer's 25 fps default is no evidence and is not offered.
@@ -35,7 +36,8 @@ enum UntimedElementaryStream {
         // their stored order's times (checked: an MP4 with pts = dts); mkvmerge times them by
         // their picture order counts.
         let reorders = st.pointee.codecpar.pointee.video_delay > 0
-        let what = reorders ? "its pictures carry no times and are stored out of display order" : "its pictures carry no times"
+        let what = reorders ? "its pictures carry no presentation times and may be stored out of display order"
+            : "its pictures carry no presentation times"
         let command = reorders
             ? "mkvmerge -o \(shellWord(stem + ".mkv")) --default-duration 0:\(rate)fps \(shellWord(name)) (ffmpeg -c copy would time them in stored order)"
             : "ffmpeg -framerate \(rate) -i \(shellWord(name)) -c copy \(shellWord(stem + ".mp4"))"
