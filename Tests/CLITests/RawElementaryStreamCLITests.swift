@@ -42,4 +42,47 @@ struct RawElementaryStreamCLITests {
         }
         #expect(dir.contents == ["raw.h264"])
     }
+
+    @Test("inspect and plan say a raw MPEG-4 Part 2 stream states no length (not 'invalid'), and a copy of [0.5 s, 1.5 s) ends there")
+    func mpeg4PartTwoLength() throws {
+        let dir = Scratch()
+        let mp4 = dir.file("made.mp4"), src = dir.file("clip.m4v"), out = dir.file("clip.mkv")
+        let v = GeneratedVideoFormat(width: 160, height: 96, frameRate: FrameRate(frames: 30))
+        let s = try FrameSource(path: mp4, video: v, audio: nil)
+        for i in 0..<60 { try s.appendPicture(at: v.frameRate.frameDuration * Int64(i)) { TestPattern.draw(index: i, into: $0) } }
+        try s.finish()
+        let ffmpeg = try #require(["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ffmpeg)
+        p.arguments = ["-v", "error", "-i", mp4, "-c:v", "mpeg4", "-q:v", "2", "-bf", "0", "-g", "10", "-f", "m4v", src]
+        try p.run(); p.waitUntilExit()
+        try #require(p.terminationStatus == 0)
+        let inspect = try Binary.run(["inspect", src], timeLimit: 60)
+        #expect(inspect.status == 0)
+        #expect(inspect.stdout.split(separator: "\n").first == "\(src)  (raw MPEG-4 video, length not stated)")
+        #expect(inspect.stdout.split(separator: "\n").dropFirst().first?.hasSuffix("  length not stated") == true, "\(inspect.stdout)")
+        let recipe = dir.file("copy.yaml")
+        try """
+            recipe: 1
+            reader:
+              outputs:
+                picture: { track: video, decode: false }
+            writer:
+              inputs:
+                - { source: picture }
+            session:
+              time-range: { start: 0.5s, duration: 1s }
+
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let plan = try Binary.run(["plan", recipe, "-i", src, "-o", out], timeLimit: 60)
+        #expect(plan.status == 0)
+        #expect(plan.stdout.contains("source   \(src)  [length not stated]\n"), "\(plan.stdout)")
+        let run = try Binary.run(["run", recipe, "-i", src, "-o", out], timeLimit: 60)
+        #expect(run.status == 0, "\(run.stderr)")
+        // Sync samples every 10 frames: the copy is frames 10 … 44, not on to the file's end (59).
+        let r = try SampleReader(path: out, track: .type(.video, 0))
+        var stamps: [Int?] = []
+        while let picture = try r.nextPicture() { stamps.append(picture.stamp) }
+        #expect(stamps == (10...44).map { Optional($0) })
+    }
 }
