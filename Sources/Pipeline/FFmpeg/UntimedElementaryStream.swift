@@ -16,8 +16,10 @@ enum UntimedElementaryStream {
     static func isCandidate(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> Bool {
         guard ctx.pointee.nb_streams == 1, let st = ctx.pointee.streams[0],
               st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
-              let demuxer = ctx.pointee.priv_data else { return false }
-        return av_opt_find(demuxer, "framerate", nil, 0, 0) != nil
+              var options = ctx.pointee.iformat.pointee.priv_class else { return false }
+        // Asked of the demuxer's class, not its private data (which starts with a class pointer
+        // only when the demuxer has options).
+        return av_opt_find(&options, "framerate", nil, 0, AV_OPT_SEARCH_FAKE_OBJ) != nil
     }
 
     /// The refusal for a candidate whose first packet has no presentation time; nil when it has one.
