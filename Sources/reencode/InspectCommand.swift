@@ -122,7 +122,7 @@ enum AssetJSON {
 /// The human form of an asset.
 enum AssetText {
     static func describe(_ a: Asset) -> String {
-        var head = "\(a.path)  (\(a.formatLongName), \(a.duration.secondsDescription)"
+        var head = "\(a.path)  (\(a.formatLongName), \(length(a.duration))"
         if let b = a.bitRate { head += ", \(kbps(b))" }
         var lines = [head + ")"]
         for t in a.tracks {
@@ -151,7 +151,7 @@ enum AssetText {
                 break
             }
             if let b = f.bitRate { parts.append(kbps(b)) }
-            parts.append(t.duration.secondsDescription)
+            parts.append(length(t.duration))
             if let l = t.language { parts.append("[\(l)]") }
             lines.append(parts.joined(separator: "  "))
         }
@@ -161,6 +161,10 @@ enum AssetText {
     }
 
     static func kbps(_ b: Int) -> String { "\((b + 500) / 1000) kb/s" }
+
+    /// A file's or track's length; a raw elementary stream states none (FFmpeg would have to read
+    /// it whole to know).
+    static func length(_ t: MediaTime) -> String { t.isNumeric ? t.secondsDescription : "length not stated" }
 }
 
 /// A track's HDR items for `inspect --json` (nil when it has none).

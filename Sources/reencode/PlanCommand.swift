@@ -105,7 +105,7 @@ struct PlanCommand: Command {
         var lines = ["recipe   \(r.file)" + (r.name.map { " (\($0))" } ?? "")]
         if let segments = p.composedSegments {
             for (i, a) in p.sources.enumerated() {
-                lines.append("\(i == 0 ? "sources " : "        ") \(a.path)  [\(a.duration.secondsDescription)]")
+                lines.append("\(i == 0 ? "sources " : "        ") \(a.path)  [\(AssetText.length(a.duration))]")
             }
             lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
             lines.append("timeline \(p.duration.secondsDescription), \(segments.count) segment\(segments.count == 1 ? "" : "s")  selective decode \(p.selectiveDecode ? "on" : "off")")
@@ -141,7 +141,7 @@ struct PlanCommand: Command {
                 lines += MixText.lines(mix)
             }
         } else {
-            lines.append("source   \(p.source.path)  [\(p.source.duration.secondsDescription)]")
+            lines.append("source   \(p.source.path)  [\(AssetText.length(p.source.duration))]")
             lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format != .mkv ? ", index first" : ""))")
             lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
                          + "  selective decode \(p.selectiveDecode ? "on" : "off")")

@@ -156,10 +156,12 @@ public struct ConversionPlan: Sendable {
 
     /// The time range starts after the file's start: lanes cut there.
     var cutsStart: Bool { timeRange.start > source.startTime }
-    /// The time range ends before the file's stated end (none stated: never).
+    /// The time range ends before the file's stated end; none stated (a raw elementary stream),
+    /// wherever the range has an end: a copy would otherwise run on to the file's end.
     var cutsEnd: Bool {
         let d = source.duration
-        return d.isNumeric && d > .zero && timeRange.end < source.startTime + d
+        guard d.isNumeric && d > .zero else { return timeRange.end.isNumeric }
+        return timeRange.end < source.startTime + d
     }
 
     /// The output's expected length: the end of its timeline.

@@ -25,7 +25,7 @@ final class InputContainer {
     /// conform's layer scan, a subtitle track read from the start) skips the stream
     /// information where the demuxer names every stream in its header; one that finds streams in
     /// the packets (`AVFMTCTX_NOHEADER`: MPEG-TS, FLV) reads it all the same, so the streams and
-    /// their numbers are those of a full open.
+    /// their numbers are those of a full open; so does a raw video elementary stream.
     init(path: String, streamInformation: Bool = true) throws(MediaError) {
         _ = FFmpeg.installLog
         self.path = path
@@ -57,7 +57,10 @@ final class InputContainer {
         }
         context = ctx
         self.io = io
+        // A raw video elementary stream reads it too: its refusal (UntimedElementaryStream) is
+        // told from the rate and reordering the stream information finds.
         readStreamInformation = streamInformation || ctx.pointee.ctx_flags & AVFMTCTX_NOHEADER != 0
+            || UntimedElementaryStream.isCandidate(ctx)
         let info = readStreamInformation ? avformat_find_stream_info(ctx, nil) : 0
         if info < 0 {
             throw Self.failure(info, io: io, "cannot read stream information").at(file: path)
@@ -85,6 +88,19 @@ final class InputContainer {
                                  file: path, detail: line)
             }
             pending = first
+        }
+        // A raw video elementary stream: its first packet says whether its pictures carry times.
+        if pending == nil, UntimedElementaryStream.isCandidate(ctx) {
+            let first = Packet()
+            let got: Bool
+            do throws(MediaError) { got = try read(into: first) } catch {
+                if error.kind == .io { throw error.at(file: path) }
+                got = false
+            }
+            if got {
+                if let refusal = UntimedElementaryStream.refusal(ctx, first: first, path: path) { throw refusal }
+                pending = first
+            }
         }
     }
 
