@@ -57,3 +57,29 @@ extension ReaderProbeTakeTests {
         #expect(dir.contents.sorted() == ["a.mp4"])
     }
 }
+
+extension ReaderProbeTakeTests {
+    @Test("a source replaced after the plan by a file without the planned stream (video only, the plan reads its sound): the run fails naming the file and the stream, it does not read past the file's streams")
+    func sourceReplacedWithoutPlannedStream() throws {
+        let dir = Scratch()
+        let src = dir.file("a.mp4"), other = dir.file("b.mp4"), out = dir.file("out.mp4")
+        try ConcatTests.clips[0].make(src)
+        let plan = try Planner.plan(ConversionRequest(source: src, output: out, tracks: [
+            TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
+        ]))
+        // Video only, renamed over the source (how most tools save a file): one stream, not two.
+        let s = try FrameSource(path: other, video: GeneratedVideoFormat(width: 64, height: 64, frameRate: FrameRate(frames: 25)), audio: nil)
+        for i in 0..<5 { try s.appendPicture(at: FrameRate(frames: 25).frameDuration * Int64(i)) { TestPattern.draw(index: i, into: $0) } }
+        try s.finish()
+        try #require(rename(other, src) == 0)
+        do {
+            try ExportSession(plan: plan).run()
+            Issue.record("the run read a file without the planned stream")
+        } catch let e {
+            #expect(e.file == src, "\(e)")
+            #expect(e.kind == .notMedia, "\(e)")
+            #expect(e.message.contains("stream 1"), "\(e)")
+        }
+        #expect(dir.contents.sorted() == ["a.mp4"])
+    }
+}

@@ -52,6 +52,13 @@ extension Frame {
                 }
             }
         }
+        // An alpha plane (yuva formats) is not faded but kept: the new picture's memory may be a
+        // pooled one's, which would show an earlier picture's alpha.
+        for p in 3..<Int(d.nb_components) {
+            guard let src = plane(Int32(p)), let dst = out.plane(Int32(p)) else { continue }
+            av_image_copy_plane(dst, Int32(out.lineSize(Int32(p))), src, Int32(lineSize(Int32(p))),
+                                Int32(width) * Int32((depth + 7) / 8), height)
+        }
         return out
     }
 

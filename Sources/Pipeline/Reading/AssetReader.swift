@@ -78,6 +78,12 @@ final class AssetReader: @unchecked Sendable {
             input = try InputContainer(path: asset.path)
             lentBy = nil
         }
+        // A file opened again may have changed since the plan (ProbedInput.take gives up a changed
+        // file's probe): a planned stream it lacks is refused before any stream is looked up.
+        let count = input.streamCount
+        if let missing = streams.first(where: { $0 < 0 || $0 >= count }) {
+            throw MediaError(.notMedia, "stream \(missing) is not in the file (it has \(count)): the file has changed since it was planned", file: asset.path)
+        }
         self.capacity = capacity
         self.streams = streams
         self.consumers = consumers.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(streams.indices)
