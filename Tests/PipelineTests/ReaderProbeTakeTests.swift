@@ -83,3 +83,24 @@ extension ReaderProbeTakeTests {
         #expect(dir.contents.sorted() == ["a.mp4"])
     }
 }
+
+extension ReaderProbeTakeTests {
+    @Test("a source replaced after the plan by a file whose planned stream is another kind: refused naming the stream and the file, nothing written")
+    func sourceReplacedWithOtherKind() throws {
+        let dir = Scratch()
+        let src = dir.file("a.mp4"), other = dir.file("b.m4a"), out = dir.file("out.mp4")
+        try ConcatTests.clips[0].make(src)
+        let plan = try Planner.plan(ConversionRequest(source: src, output: out, tracks: [
+            TrackRequest(.type(.video, 0), .video(VideoSettings(codecOptions: ["preset": "ultrafast"]))),
+        ]))
+        // Sound only, renamed over the source: its stream 0 is AAC where the plan decodes H.264.
+        let s = try FrameSource(path: other, video: nil, audio: GeneratedAudioFormat(sampleRate: 48000))
+        try s.appendAudio(count: 48000) { _, n in Float(0.2 * sin(Double(n) / 10)) }
+        try s.finish()
+        try #require(rename(other, src) == 0)
+        #expect(throws: MediaError(.notMedia, "it is now audio aac, planned as video h264: the file has changed since it was planned", file: src, track: 0)) {
+            try ExportSession(plan: plan).run()
+        }
+        #expect(dir.contents.sorted() == ["a.mp4"])
+    }
+}

@@ -95,7 +95,7 @@ public struct Asset: Sendable {
     public var audioTracks: [Track] { tracks.filter { $0.mediaType == .audio } }
 }
 
-private func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription {
+func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription {
     let par = st.pointee.codecpar.pointee
     let type: MediaType
     switch par.codec_type {

@@ -84,6 +84,14 @@ final class AssetReader: @unchecked Sendable {
         if let missing = streams.first(where: { $0 < 0 || $0 >= count }) {
             throw MediaError(.notMedia, "stream \(missing) is not in the file (it has \(count)): the file has changed since it was planned", file: asset.path)
         }
+        // Nor may a planned stream have become another kind or codec: its decoder was chosen for it.
+        for s in streams {
+            guard let planned = asset.track(index: s) else { continue }
+            let now = describe(input.stream(s))
+            if now.mediaType != planned.format.mediaType || now.codec != planned.format.codec {
+                throw MediaError(.notMedia, "it is now \(now.mediaType) \(now.codec), planned as \(planned.format.mediaType) \(planned.format.codec): the file has changed since it was planned", file: asset.path, track: s)
+            }
+        }
         self.capacity = capacity
         self.streams = streams
         self.consumers = consumers.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(streams.indices)
