@@ -44,4 +44,13 @@ struct EncoderLevelTests {
         let a = try Self.resolve(VideoSettings(codec: .h264, level: "4.2"))
         #expect(Self.option(a, "level") == "4.2")
     }
+
+    @Test("HEVC with level-idc among its x265-params: that is the asked level, shown and checked as one, not told twice")
+    func hevcAskedInParams() throws {
+        let r = try Self.resolve(VideoSettings(codec: .hevc, codecOptions: ["x265-params": "aq-mode=2:level-idc=5.1"]))
+        #expect(r.level == "5.1" && r.encoderLevel == "5.1")
+        #expect(r.decision("level")?.rule == "settings")
+        #expect(Self.option(r, "x265-params") == "aq-mode=2:level-idc=5.1:log-level=error")
+        #expect(throws: MediaError.self) { try Self.resolve(VideoSettings(codec: .hevc, codecOptions: ["x265-params": "level-idc=1"])) }
+    }
 }

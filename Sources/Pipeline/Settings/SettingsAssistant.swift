@@ -145,7 +145,7 @@ public struct SettingsAssistant: Sendable {
             profile = Self.profile(codec: codec, pixelFormat: pixelFormat)
             decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")
         }
-        var level = s.level ?? (codec == .h264 ? s.codecOptions["level"] : nil)
+        var level = s.level ?? (codec == .h264 ? s.codecOptions["level"] : Self.x265Param("level-idc", in: s.codecOptions["x265-params"]))
         let encoderLevel: String?
         if let l = level {
             // A level the encoder does not know, or one too low for the picture, is refused here:
@@ -411,6 +411,14 @@ public struct SettingsAssistant: Sendable {
 
     /// The lowest profile that carries the pixel format's bit depth and chroma: a profile too
     /// small is refused by the encoder (10-bit 4:2:2 H.264 needs High 4:2:2, not High 10).
+    /// The value of `key` in an x265-params string (`a=1:b=2`), as x265 reads it (the last one wins).
+    static func x265Param(_ key: String, in params: String?) -> String? {
+        params?.split(separator: ":").compactMap { entry -> String? in
+            let kv = entry.split(separator: "=", maxSplits: 1)
+            return kv.count == 2 && kv[0] == key ? String(kv[1]) : nil
+        }.last
+    }
+
     static func profile(codec: VideoCodec, pixelFormat: String) -> String {
         let depth = pixelFormatBitDepth(pixelFormat), chroma = pixelFormatChroma(pixelFormat)
         if codec == .hevc {

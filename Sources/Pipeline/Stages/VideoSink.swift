@@ -92,7 +92,7 @@ final class VideoSink: SinkStage {
             // x265 prints its own banner on stderr unless told; keep the terminal for our progress.
             var params = opts["x265-params"].map { [$0] } ?? []
             if !(opts["x265-params"] ?? "").contains("log-level") { params.append("log-level=error") }
-            if let l = s.encoderLevel { params.append("level-idc=\(l)") }
+            if let l = s.encoderLevel, SettingsAssistant.x265Param("level-idc", in: opts["x265-params"]) == nil { params.append("level-idc=\(l)") }
             opts["x265-params"] = params.joined(separator: ":")
         } else if let l = s.encoderLevel, opts["level"] == nil {
             opts["level"] = l
