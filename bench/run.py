@@ -845,6 +845,16 @@ def summarize(samples):
     return r
 
 
+def paired(r, other):
+    """The median over rounds of reencode's time over `other`'s in the same round: the runs alternate,
+    so the two of a round met the same state of a shared machine, where medians of each tool's own
+    runs take their middles from different moments. None when there are no paired runs."""
+    a, b = r.get("reencode", {}).get("runs"), r.get(other, {}).get("runs")
+    if not a or not b or len(a) != len(b):
+        return None
+    return {k: statistics.median(x[k] / y[k] for x, y in zip(a, b) if y[k]) for k in ("wall", "cpu")}
+
+
 def svg(results):
     """Per scenario, side by side in units of plain ffmpeg's wall time (the 1.0 line): reencode, the
     best ffmpeg command (high-frame-rate scenarios; grey and marked when it shows other source
@@ -896,8 +906,17 @@ def main():
     ap.add_argument("--scenarios", default="a,b,c,d,e,f,g,h,i,j,k,l,m")
     ap.add_argument("--quick", action="store_true", help="shorter inputs, for trying the harness")
     ap.add_argument("--jobs", type=int, default=2, help="reencode batch --jobs for (e)")
+    ap.add_argument("--report-only", action="store_true", help="rewrite results/*.md and latest.svg from results/*.json, running nothing")
     a = ap.parse_args()
     wanted = a.scenarios.split(",")
+    if a.report_only:
+        for name in ("latest", "compositions"):
+            data = json.loads((RESULTS / f"{name}.json").read_text())
+            meta, group = data["machine"], data["scenarios"]
+            if name == "latest":
+                (RESULTS / "latest.svg").write_text(svg(group) + "\n")
+            (RESULTS / f"{name}.md").write_text("\n".join(report(group, meta, meta["runs"], meta["quick"], chart=name == "latest")))
+        return 0
 
     print("building release …", flush=True)
     sh(["swift", "build", "-c", "release", "--product", "reencode"], cwd=ROOT)
@@ -1186,7 +1205,11 @@ def report(results, meta, runs, quick, chart):
         if "bound" in r:
             notes.append(f"bound (floor ∥ needed decoding + audio) {r['bound']:.2f} s = {r['boundRatio']:.2f} × ffmpeg; "
                          f"reencode {r['reencode']['wall'] / r['bound']:.2f} × the bound")
-        if r.get("machine") and r["machine"] is not meta:
+        pairs = [(name, p) for name, p in (("ffmpeg", paired(r, "ffmpeg")), ("the best command", paired(r, "best"))) if p]
+        if pairs:
+            notes.append("paired (median over the rounds of each round's ratio): "
+                         + ", ".join(f"wall {p['wall']:.2f}, CPU {p['cpu']:.2f} vs {name}" for name, p in pairs))
+        if r.get("machine") and r["machine"].get("date") != meta.get("date"):
             m = r["machine"]
             notes.append(f"run of {m['date']}, median of {m['runs']}{' (quick inputs)' if m.get('quick') else ''}")
         if k == "k":
