@@ -1077,14 +1077,19 @@ def music_notes(r):
     return notes
 
 
+def output_notes(o):
+    """Both outputs' frame count, duration, sound length and pixel format, side by side."""
+    return ["frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
+            "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
+            "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg")),
+            "pixel format " + " vs ".join(str(o[x].get('pixelFormat')) for x in ("reencode", "ffmpeg"))]
+
+
 def xfade_notes(r):
     """(l)'s checks, in words: lengths, stamps outside the fade, the mix inside it, the sound's level."""
     t, o = r["timeline"], r["outputs"]
     notes = [f"timeline {t['seconds']:g} s = {t['frames']} frames, {t['audioSamples']} samples; fade at output frames {t['fadeFrames'][0]}–{t['fadeFrames'][1]}",
-             "frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
-             "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
-             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg")),
-             "pixel format " + " vs ".join(str(o[x].get('pixelFormat')) for x in ("reencode", "ffmpeg"))]
+             *output_notes(o)]
     pics = r.get("pictures")
     if pics:
         for x in ("reencode", "ffmpeg"):
@@ -1113,10 +1118,7 @@ def concat_notes(r):
     t, o = r["timeline"], r["outputs"]
     spans = ", ".join(f"{a}–{b}" for a, b in t["expectedFrames"])
     notes = [f"timeline {t['seconds']:g} s = {t['frames']} frames, {t['audioSamples']} samples; joins at {', '.join(f'{j:g}' for j in t['joins'])} s",
-             "frames " + " vs ".join(str(o[x]['frames']) for x in ("reencode", "ffmpeg")),
-             "duration " + " vs ".join(f"{o[x]['duration']:.3f} s" for x in ("reencode", "ffmpeg")),
-             "audio samples " + " vs ".join(str(o[x]['audioSamples']) for x in ("reencode", "ffmpeg")),
-             "pixel format " + " vs ".join(str(o[x].get('pixelFormat')) for x in ("reencode", "ffmpeg"))]
+             *output_notes(o)]
     pics = r.get("pictures")
     if pics:
         for x in ("reencode", "ffmpeg"):
