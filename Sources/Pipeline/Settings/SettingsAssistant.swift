@@ -409,8 +409,6 @@ public struct SettingsAssistant: Sendable {
                                      decisions: decisions)
     }
 
-    /// The lowest profile that carries the pixel format's bit depth and chroma: a profile too
-    /// small is refused by the encoder (10-bit 4:2:2 H.264 needs High 4:2:2, not High 10).
     /// The value of `key` in an x265-params string (`a=1:b=2`), as x265 reads it (the last one wins).
     static func x265Param(_ key: String, in params: String?) -> String? {
         params?.split(separator: ":").compactMap { entry -> String? in
@@ -419,6 +417,8 @@ public struct SettingsAssistant: Sendable {
         }.last
     }
 
+    /// The lowest profile that carries the pixel format's bit depth and chroma: a profile too
+    /// small is refused by the encoder (10-bit 4:2:2 H.264 needs High 4:2:2, not High 10).
     static func profile(codec: VideoCodec, pixelFormat: String) -> String {
         let depth = pixelFormatBitDepth(pixelFormat), chroma = pixelFormatChroma(pixelFormat)
         if codec == .hevc {
