@@ -306,21 +306,36 @@ def crossfade_lossless(src):
     return paths
 
 
-def run_pair(key, src, runs, extra_check=None):
+def run_pair(key, src, runs, bound=None):
+    """Runs the scenario's tools `runs` times each, alternating. With `bound` (a function of the output
+    path giving the floor's and the bound's commands and a cleanup, for the high-frame-rate scenarios),
+    one untimed reencode run first makes the output they start from, and the floor and the bound then
+    run in the same rotation as the tools: each round's figures met the same state of the machine,
+    so reencode's time over the bound can be paired per round, as against the other commands."""
     out_dir = WORK / "out"
     out_dir.mkdir(exist_ok=True)
     ext = ".m4a" if key == "f" else ".mp4"
     out = {"re": out_dir / f"{key}-reencode{ext}", "ff": out_dir / f"{key}-ffmpeg{ext}"}
     re_cmd, ff_cmd = scenario_cmds(key, src, out)
-    tools = [("reencode", re_cmd), ("ffmpeg", ff_cmd)]
+    tools = [("reencode", lambda: timed(re_cmd)), ("ffmpeg", lambda: timed(ff_cmd))]
     if key in WITH_BEST:
         out["best"] = out_dir / f"{key}-ffmpeg-best{ext}"
-        tools.append(("best", best_cmd(ff_cmd, out["best"])))
+        b_cmd = best_cmd(ff_cmd, out["best"])
+        tools.append(("best", lambda: timed(b_cmd)))
+    cleanup = None
+    if bound:
+        timed(re_cmd)  # untimed warm-up: the output the floor's raw pictures come from
+        floor_cmd, both, cleanup = bound(out["re"])
+        tools += [("floor", lambda: timed(floor_cmd)), ("bound", lambda: timed_shell(both))]
     samples = {name: [] for name, _ in tools}
-    for r in range(runs):  # alternate (rotate), so drift on a shared machine hits every tool
-        order = tools[r % len(tools):] + tools[:r % len(tools)] if r % 2 == 0 else list(reversed(tools))
-        for name, cmd in order:
-            samples[name].append(timed(cmd))
+    try:
+        for r in range(runs):  # alternate (rotate), so drift on a shared machine hits every tool
+            order = tools[r % len(tools):] + tools[:r % len(tools)] if r % 2 == 0 else list(reversed(tools))
+            for name, run in order:
+                samples[name].append(run())
+    finally:
+        if cleanup:
+            cleanup()
     return samples, out
 
 
@@ -806,27 +821,22 @@ def concat_check(clips, paths):
     return r
 
 
-def floor_and_bound(source, output, w, h, fps, runs, skip_nonref, encoder=None, pix_fmt="yuv420p"):
-    """The encoder alone: the output's frames as raw pictures in memory (tmpfs), encoded with the same
-    settings. And the bound for any decode-then-encode pipeline: that encode run side by side with
-    the rest of the job's necessary work — decoding the pictures it must decode (`-skip_frame noref`
-    where the unreferenced ones can be skipped) and encoding the audio — each in its own process, so
-    the OS overlaps them as well as it can. Medians of `runs`."""
-    raw = Path("/dev/shm") / f"reencode-floor-{os.getpid()}.yuv"
-    try:
+def floor_and_bound(source, w, h, fps, skip_nonref, encoder=None, pix_fmt="yuv420p"):
+    """For run_pair: a function of reencode's output giving the encoder floor's command — the output's
+    frames as raw pictures in memory (tmpfs), encoded with the same settings — and the bound's: that
+    encode run side by side with the rest of the job's necessary work, decoding the pictures it must
+    decode (`-skip_frame noref` where the unreferenced ones can be skipped) and encoding the audio,
+    each in its own process, so the OS overlaps them as well as it can; and a cleanup."""
+    def commands(output):
+        raw = Path("/dev/shm") / f"reencode-floor-{os.getpid()}.yuv"
         sh(["ffmpeg", "-v", "error", "-nostdin", "-y", "-i", str(output), "-an", "-f", "rawvideo", "-pix_fmt", pix_fmt, str(raw)])
         encode = ["ffmpeg", "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", f"{w}x{h}", "-r", str(fps),
                   "-i", str(raw)] + (encoder or x264("veryfast", 21, 60)) + ["-f", "null", "-"]
         decode = ["ffmpeg", "-v", "error", "-nostdin"] + (["-skip_frame", "noref"] if skip_nonref else []) + \
                  ["-i", str(source)] + AAC + ["-f", "null", "-"]
         both = f"{' '.join(map(shlex.quote, encode))} & {' '.join(map(shlex.quote, decode))}; wait"
-        floors, bounds = [], []
-        for _ in range(runs):
-            floors.append(timed(encode)["wall"])
-            bounds.append(timed_shell(both)["wall"])
-        return statistics.median(floors), statistics.median(bounds)
-    finally:
-        raw.unlink(missing_ok=True)
+        return encode, both, lambda: raw.unlink(missing_ok=True)
+    return commands
 
 
 # ---------------------------------------------------------------- report
@@ -935,8 +945,20 @@ def main():
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
         if key in ("a", "b", "c", "d", "f", "h", "i"):
-            samples, out = run_pair(key, src["a" if key == "d" else key], a.runs)
+            bound = None
+            if key in HFR:
+                encoder, pix = (X265_10, "yuv420p10le") if key == "i" else (None, "yuv420p")
+                bound = floor_and_bound(src[key], 1920, 1080, 30, key != "b", encoder, pix)
+            samples, out = run_pair(key, src["a" if key == "d" else key], a.runs, bound)
+            floors, bounds = samples.pop("floor", None), samples.pop("bound", None)
             r = summarize(samples)
+            if bounds:
+                r["floor"], r["bound"] = med(floors, "wall"), med(bounds, "wall")
+                r["floorRuns"], r["boundRuns"] = floors, bounds
+                r["floorShare"] = r["floor"] / r["reencode"]["wall"]
+                r["boundRatio"] = r["bound"] / r["ffmpeg"]["wall"]
+                r["reencodeOverBound"] = r["reencode"]["wall"] / r["bound"]
+                r["reencodeOverBoundPaired"] = statistics.median(x["wall"] / y["wall"] for x, y in zip(r["reencode"]["runs"], bounds))
             r["title"] = titles[key]
             if key in TARGETS:
                 r["target"] = TARGETS[key]
@@ -960,12 +982,6 @@ def main():
                         differ = sum(1 for x, y in zip(qr["shown"], qb["shown"]) if x != y) + abs(len(qr["shown"]) - len(qb["shown"]))
                         r["selection"] |= {"best": qb["shown"][:12], "bestSameFrames": differ == 0, "bestDiffer": differ}
                         r["psnr"]["best"] = qb["psnr"]
-                if key in HFR:
-                    encoder, pix = (X265_10, "yuv420p10le") if key == "i" else (None, "yuv420p")
-                    r["floor"], r["bound"] = floor_and_bound(src[key], out["re"], 1920, 1080, 30, a.runs, key != "b", encoder, pix)
-                    r["floorShare"] = r["floor"] / r["reencode"]["wall"]
-                    r["boundRatio"] = r["bound"] / r["ffmpeg"]["wall"]
-                    r["reencodeOverBound"] = r["reencode"]["wall"] / r["bound"]
             results[key] = r
         elif key == "e":
             r = summarize(run_batch(src["e"], a.runs, a.jobs))
@@ -1206,7 +1222,8 @@ def report(results, meta, runs, quick, chart):
             notes.append(f"encoder floor {r['floor']:.2f} s ({100 * r['floorShare']:.0f} % of reencode's wall)")
         if "bound" in r:
             notes.append(f"bound (floor ∥ needed decoding + audio) {r['bound']:.2f} s = {r['boundRatio']:.2f} × ffmpeg; "
-                         f"reencode {r['reencode']['wall'] / r['bound']:.2f} × the bound")
+                         f"reencode {r['reencode']['wall'] / r['bound']:.2f} × the bound"
+                         + (f" (paired {r['reencodeOverBoundPaired']:.2f})" if "reencodeOverBoundPaired" in r else ""))
         pairs = [(name, p) for name, p in (("ffmpeg", paired(r, "ffmpeg")), ("the best command", paired(r, "best"))) if p]
         if pairs:
             notes.append("paired (median over the rounds of each round's ratio): "
