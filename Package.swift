@@ -13,7 +13,9 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavfilter libavutil libswresample libswscale",
+            // libavfilter's headers only (same include folder): it is loaded when a filter is first
+            // needed, not linked (Sources/Pipeline/FFmpeg/FilterLibrary.swift).
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
         ),
         .systemLibrary(

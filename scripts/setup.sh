@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what reencode needs on Debian 12 (or Ubuntu) when it is missing: FFmpeg's and libyaml's
-# development files (libavfilter for the audio time-stretch kernel: Debian's is built with
-# rubberband), pkg-config, the ffmpeg/ffprobe command line (cross-checks, benchmarks) and
+# development files (libavfilter's headers for the audio time-stretch kernel, whose library is
+# loaded when that kernel runs: Debian's is built with rubberband), pkg-config, the ffmpeg/ffprobe command line (cross-checks, benchmarks) and
 # GNU time (peak memory in bench/).
 set -euo pipefail
 need=()

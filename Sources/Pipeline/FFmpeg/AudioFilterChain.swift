@@ -1,12 +1,14 @@
 import CFFmpeg
 
 /// A straight chain of libavfilter audio filters (abuffer → filters → aformat → abuffersink) used
-/// as a stretch kernel: `rubberband` for `spectral`.
+/// as a stretch kernel: `rubberband` for `spectral`. libavfilter is loaded on first use
+/// (`FilterLibrary`): most runs never filter.
 /// The graph's timestamps are not used: input is stamped by sample count and the output's stamps
 /// are ignored (the stretcher counts). Owns its AVFilterGraph, which owns every filter in it
 /// (freed once, in deinit).
 // Not Sendable: owned by one TimeStretcher.
 final class AudioFilterChain: StretchKernel {
+    private let lib: FilterLibrary
     private var graph: UnsafeMutablePointer<AVFilterGraph>?
     private let source: UnsafeMutablePointer<AVFilterContext>
     private let sink: UnsafeMutablePointer<AVFilterContext>
@@ -20,10 +22,11 @@ final class AudioFilterChain: StretchKernel {
 
     init(sampleRate: Int32, layout: UnsafePointer<AVChannelLayout>,
          filters: [(name: String, args: String)]) throws(MediaError) {
-        var g: UnsafeMutablePointer<AVFilterGraph>? = avfilter_graph_alloc()
+        let lib = try FilterLibrary.shared.get()
+        var g: UnsafeMutablePointer<AVFilterGraph>? = lib.graphAlloc()
         guard let built = g else { throw MediaError(.processing, "audio filter graph: out of memory") }
         var ok = false
-        defer { if !ok { avfilter_graph_free(&g) } }
+        defer { if !ok { lib.graphFree(&g) } }
         // One thread: the lane that owns the stretcher is already one of the run's threads.
         built.pointee.nb_threads = 1
         var buf = [CChar](repeating: 0, count: 128)
@@ -36,26 +39,29 @@ final class AudioFilterChain: StretchKernel {
             + [("aformat", "sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)"), ("abuffersink", "")]
         var contexts: [UnsafeMutablePointer<AVFilterContext>] = []
         for (i, (name, args)) in chain.enumerated() {
-            guard let filter = avfilter_get_by_name(name) else {
+            guard let filter = lib.getByName(name) else {
                 throw MediaError(.unsupported, "this FFmpeg has no '\(name)' audio filter (needed for the time stretch)")
             }
             var ctx: UnsafeMutablePointer<AVFilterContext>? = nil
-            try FFmpeg.check(avfilter_graph_create_filter(&ctx, filter, "\(name)\(i)", args.isEmpty ? nil : args, nil, built),
-                             "audio filter '\(name)=\(args)'")
+            let rc = "\(name)\(i)".withCString { label in
+                args.withCString { a in lib.createFilter(&ctx, filter, label, args.isEmpty ? nil : a, nil, built) }
+            }
+            try FFmpeg.check(rc, "audio filter '\(name)=\(args)'")
             guard let ctx else { throw MediaError(.processing, "audio filter '\(name)': not created") }
             if let previous = contexts.last {
-                try FFmpeg.check(avfilter_link(previous, 0, ctx, 0), "audio filter link to '\(name)'")
+                try FFmpeg.check(lib.link(previous, 0, ctx, 0), "audio filter link to '\(name)'")
             }
             contexts.append(ctx)
         }
-        try FFmpeg.check(avfilter_graph_config(built, nil), "audio filter graph")
+        try FFmpeg.check(lib.graphConfig(built, nil), "audio filter graph")
         guard let first = contexts.first, let last = contexts.last,
-              av_buffersink_get_format(last) == AV_SAMPLE_FMT_FLTP.rawValue,
-              av_buffersink_get_sample_rate(last) == sampleRate else {
+              lib.sinkFormat(last) == AV_SAMPLE_FMT_FLTP.rawValue,
+              lib.sinkSampleRate(last) == sampleRate else {
             throw MediaError(.processing, "audio filter graph: the output is not planar float at \(sampleRate) Hz")
         }
         try FFmpeg.check(av_channel_layout_copy(&self.layout, layout), "channel layout")
         self.sampleRate = sampleRate
+        self.lib = lib
         source = first
         sink = last
         graph = built
@@ -63,7 +69,7 @@ final class AudioFilterChain: StretchKernel {
     }
 
     deinit {
-        avfilter_graph_free(&graph)
+        lib.graphFree(&graph)
         av_channel_layout_uninit(&layout)
     }
 
@@ -71,7 +77,7 @@ final class AudioFilterChain: StretchKernel {
         guard !ended else { return }
         guard let frame else {
             ended = true
-            try FFmpeg.check(av_buffersrc_add_frame_flags(source, nil, 0), "audio filter end")
+            try FFmpeg.check(lib.addFrame(source, nil, 0), "audio filter end")
             return
         }
         // Our own reference, stamped by count and with the graph's rate and layout; the source takes
@@ -82,12 +88,12 @@ final class AudioFilterChain: StretchKernel {
         av_channel_layout_uninit(&input.pointer.pointee.ch_layout)
         try FFmpeg.check(av_channel_layout_copy(&input.pointer.pointee.ch_layout, &layout), "channel layout")
         nextPTS += Int64(frame.samples)
-        try FFmpeg.check(av_buffersrc_add_frame_flags(source, input.pointer, 0), "audio filter input")
+        try FFmpeg.check(lib.addFrame(source, input.pointer, 0), "audio filter input")
     }
 
     func pull() throws(MediaError) -> Frame? {
         let out = Frame()
-        let rc = av_buffersink_get_frame(sink, out.pointer)
+        let rc = lib.getFrame(sink, out.pointer)
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "audio filter output")
         return out
