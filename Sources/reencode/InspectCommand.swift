@@ -95,6 +95,7 @@ enum AssetJSON {
             if let v = f.colorTransfer { o["colorTransfer"] = v }
             if let v = f.colorMatrix { o["colorMatrix"] = v }
             if let v = f.colorRange { o["colorRange"] = v }
+            if let v = f.chromaLocation { o["chromaLocation"] = v }
             if let h = hdrObject(f.hdr) { o["hdr"] = h }
             if let r = f.averageFrameRate {
                 o["frameRate"] = r.description

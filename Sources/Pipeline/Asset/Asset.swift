@@ -137,6 +137,7 @@ func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription {
         f.colorTransfer = colorName(av_color_transfer_name(par.color_trc), unspecified: par.color_trc == AVCOL_TRC_UNSPECIFIED)
         f.colorMatrix = colorName(av_color_space_name(par.color_space), unspecified: par.color_space == AVCOL_SPC_UNSPECIFIED)
         f.colorRange = colorName(av_color_range_name(par.color_range), unspecified: par.color_range == AVCOL_RANGE_UNSPECIFIED)
+        f.chromaLocation = colorName(av_chroma_location_name(par.chroma_location), unspecified: par.chroma_location == AVCHROMA_LOC_UNSPECIFIED)
         let avg = st.pointee.avg_frame_rate
         if avg.num > 0 && avg.den > 0 && avg.num <= Int32.max && avg.den <= Int32.max {
             f.averageFrameRate = standardRate(near: FrameRate(frames: avg.num, seconds: avg.den))

@@ -38,6 +38,10 @@ public struct FormatDescription: Sendable, Hashable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var colorRange: String?
+    /// Where the chroma samples of a 4:2:0 or 4:2:2 picture sit against the luma samples
+    /// (FFmpeg's names: `left` as MPEG-2 and H.264 assume, `topleft` as BT.2020 wants, `center`
+    /// as JPEG); nil: not stated.
+    public var chromaLocation: String?
     /// Mastering display, content light level, HDR10+, Dolby Vision.
     public var hdr = HDRItems()
     public var averageFrameRate: FrameRate?

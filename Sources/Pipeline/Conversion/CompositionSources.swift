@@ -41,6 +41,9 @@ enum CompositionSources {
         merged.height = h
         merged.pixelAspect = .square
         merged.rotation = 0
+        // Pictures of several files, turned upright, fitted, faded and layered onto one canvas: where
+        // their chroma samples end up is not one file's to state.
+        merged.chromaLocation = nil
         if renderSize != nil {
             decisions.append(Decision(setting: "render-size", value: "\(w)x\(h)", rule: "composition.render-size",
                                       reason: "the composition's 'render-size'; each picture is turned upright and fitted inside its place, aspect kept"))

@@ -15,6 +15,7 @@ struct EncoderConfiguration {
     var colorTransfer: AVColorTransferCharacteristic = AVCOL_TRC_UNSPECIFIED
     var colorSpace: AVColorSpace = AVCOL_SPC_UNSPECIFIED
     var colorRange: AVColorRange = AVCOL_RANGE_UNSPECIFIED
+    var chromaLocation: AVChromaLocation = AVCHROMA_LOC_UNSPECIFIED
     /// HDR10 static metadata: written into the bitstream (x265/x264 SEI) and the container.
     var masteringDisplay: MasteringDisplay?
     var contentLightLevel: ContentLightLevel?
@@ -46,6 +47,12 @@ extension EncoderConfiguration {
         colorTransfer = value(transfer, av_color_transfer_from_name).map { AVColorTransferCharacteristic(rawValue: $0) } ?? AVCOL_TRC_UNSPECIFIED
         colorSpace = value(matrix, av_color_space_from_name).map { AVColorSpace(rawValue: $0) } ?? AVCOL_SPC_UNSPECIFIED
         colorRange = value(range, av_color_range_from_name).map { AVColorRange(rawValue: $0) } ?? AVCOL_RANGE_UNSPECIFIED
+    }
+
+    /// The chroma siting by FFmpeg's name (`left`, `topleft` …); nil or unknown: unspecified.
+    mutating func setChromaLocation(_ name: String?) {
+        let v = name.map { $0.withCString(av_chroma_location_from_name) } ?? -1
+        chromaLocation = v >= 0 ? AVChromaLocation(rawValue: UInt32(v)) : AVCHROMA_LOC_UNSPECIFIED
     }
 
     /// The encoder's options with the HDR10 metadata added to its own parameter string: FFmpeg
@@ -127,6 +134,7 @@ final class Encoder {
             ctx.pointee.color_trc = c.colorTransfer
             ctx.pointee.colorspace = c.colorSpace
             ctx.pointee.color_range = c.colorRange
+            ctx.pointee.chroma_sample_location = c.chromaLocation
         } else {
             ctx.pointee.sample_rate = c.sampleRate
             ctx.pointee.sample_fmt = c.sampleFormat

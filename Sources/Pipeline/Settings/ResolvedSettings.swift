@@ -28,6 +28,9 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var colorRange: String?
+    /// Where the chroma samples sit (FFmpeg's name); nil: unspecified. Said only when the source
+    /// says it and its chroma samples reach the encoder where they were.
+    public var chromaLocation: String? = nil
     /// HDR pictures made SDR on the way to the encoder; nil: pixels keep their meaning.
     public var toneMapping: ToneMapping?
     /// HDR10 static metadata the output carries (in its SEI and in the container).

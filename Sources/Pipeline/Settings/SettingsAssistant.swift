@@ -102,6 +102,8 @@ public struct SettingsAssistant: Sendable {
         }
 
         let color = colorTags(source: source, settings: s, keepHDR: keepHDR, pixelFormat: pixelFormat, decide: decide)
+        let chromaLocation = ChromaSiting.resolve(source: source, width: cw, height: ch, pixelFormat: pixelFormat,
+                                                  toneMapped: color.toneMapping != nil, decide: decide)
 
         // Frame rate.
         let rate = try frameRate(source: source, settings: s, decide: decide)
@@ -174,7 +176,7 @@ public struct SettingsAssistant: Sendable {
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
                                      gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: s.codecOptions,
                                      colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
-                                     colorRange: color.range, toneMapping: color.toneMapping,
+                                     colorRange: color.range, chromaLocation: chromaLocation, toneMapping: color.toneMapping,
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,
                                      contentLightLevel: keepHDR ? source.hdr.contentLightLevel : nil,
                                      decisions: decisions)

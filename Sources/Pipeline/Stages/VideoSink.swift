@@ -66,6 +66,7 @@ final class VideoSink: SinkStage {
         // pictures are BT.709, whatever the source says).
         c.setColor(primaries: settings.colorPrimaries, transfer: settings.colorTransfer,
                    matrix: settings.colorMatrix, range: settings.colorRange)
+        c.setChromaLocation(settings.chromaLocation)
         c.masteringDisplay = settings.masteringDisplay
         c.contentLightLevel = settings.contentLightLevel
         if let m = settings.toneMapping, pictures == .asDecoded {

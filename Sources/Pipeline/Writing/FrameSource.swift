@@ -21,6 +21,8 @@ public struct GeneratedVideoFormat: Sendable {
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorMatrix: String?
+    /// Where the chroma samples sit (FFmpeg's name: `left`, `topleft` …); nil: not stated.
+    public var chromaLocation: String?
     /// HDR10 static metadata, written into the SEI and the container as a conversion writes it.
     public var masteringDisplay: MasteringDisplay?
     public var contentLightLevel: ContentLightLevel?
@@ -117,6 +119,7 @@ public final class FrameSource {
             if let n = v.colorPrimaries { c.colorPrimaries = AVColorPrimaries(rawValue: UInt32(bitPattern: av_color_primaries_from_name(n))) }
             if let n = v.colorTransfer { c.colorTransfer = AVColorTransferCharacteristic(rawValue: UInt32(bitPattern: av_color_transfer_from_name(n))) }
             if let n = v.colorMatrix { c.colorSpace = AVColorSpace(rawValue: UInt32(bitPattern: av_color_space_from_name(n))) }
+            c.setChromaLocation(v.chromaLocation)
             // "J" formats are full range; the others are written limited.
             c.colorRange = v.pixelFormat.hasPrefix("yuvj") ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
             c.masteringDisplay = v.masteringDisplay
