@@ -4,8 +4,10 @@ import Foundation
 import Recipe
 import Testing
 
-/// The source's chroma location is stated in the output only where its chroma samples reach the
-/// encoder where they were: same size, same subsampling, not tone-mapped, not composed.
+/// A source's chroma location other than `left` (what H.264 and HEVC mean by saying nothing) is
+/// stated in the output only where its chroma samples reach the encoder where they were — same
+/// size, same subsampling, not tone-mapped, not composed — and into 4:2:0, the one layout x264
+/// and x265 state it for; elsewhere the plan says why not.
 @Suite("Chroma siting")
 struct ChromaSitingTests {
     static func source(_ location: String?, pixelFormat: String = "yuv420p", _ w: Int = 1920, _ h: Int = 1080) -> FormatDescription {
@@ -25,8 +27,8 @@ struct ChromaSitingTests {
         #expect(r.chromaLocation == "topleft")
         #expect(r.decision("chroma-location")?.rule == "chroma-location.source")
         #expect(r.decision("chroma-location")?.reason == "the source's: its chroma samples reach the encoder where they were")
-        let ten = try Self.resolve(Self.source("left"), VideoSettings(codec: .hevc, pixelFormat: "yuv420p10le"))
-        #expect(ten.chromaLocation == "left")
+        let ten = try Self.resolve(Self.source("topleft"), VideoSettings(codec: .hevc, pixelFormat: "yuv420p10le"))
+        #expect(ten.chromaLocation == "topleft")
         // Full-range "J" 4:2:0 made limited range: the values change, the sample places do not.
         let j = try Self.resolve(Self.source("center", pixelFormat: "yuvj420p"))
         #expect(j.pixelFormat == "yuv420p" && j.chromaLocation == "center")
@@ -34,27 +36,36 @@ struct ChromaSitingTests {
 
     @Test("not stated where the chroma is resampled, and the plan says why")
     func dropped() throws {
-        let small = try Self.resolve(Self.source("left"), VideoSettings(width: 1280))
+        let small = try Self.resolve(Self.source("topleft"), VideoSettings(width: 1280))
         #expect(small.chromaLocation == nil)
         #expect(small.decision("chroma-location")?.value == "unspecified")
         #expect(small.decision("chroma-location")?.reason
-                == "the source's is left, but its pictures are resized (1920x1080 → 1280x720): their chroma is resampled, and where it then sits is not claimed")
-        let sub = try Self.resolve(Self.source("left", pixelFormat: "yuv422p"))
+                == "the source's is topleft, but its pictures are resized (1920x1080 → 1280x720): their chroma is resampled, and its new siting is not known to be the source's, so none is stated (players then assume left)")
+        let sub = try Self.resolve(Self.source("center", pixelFormat: "yuvj422p"))
         #expect(sub.chromaLocation == nil)
         #expect(sub.decision("chroma-location")?.reason
-                == "the source's is left, but its pictures are made yuv420p: their chroma is resampled, and where it then sits is not claimed")
+                == "the source's is center, but its pictures are made yuv420p: their chroma is resampled, and its new siting is not known to be the source's, so none is stated (players then assume left)")
+        // 4:2:2 kept as 4:2:2: x264 writes no chroma location outside 4:2:0, so none is claimed.
+        let kept422 = try Self.resolve(Self.source("center", pixelFormat: "yuv422p"), VideoSettings(pixelFormat: "yuv422p"))
+        #expect(kept422.chromaLocation == nil)
+        #expect(kept422.decision("chroma-location")?.reason
+                == "the source's is center, but x264 and x265 state a chroma location only for 4:2:0 pictures, and these are yuv422p")
         var hdr = Self.source("topleft", pixelFormat: "yuv420p10le")
         hdr.bitDepth = 10; hdr.colorTransfer = "smpte2084"; hdr.colorPrimaries = "bt2020"; hdr.colorMatrix = "bt2020nc"
         let mapped = try Self.resolve(hdr, VideoSettings(codec: .h264))
         #expect(mapped.toneMapping != nil && mapped.chromaLocation == nil)
         #expect(mapped.decision("chroma-location")?.reason
-                == "the source's is topleft, but its pictures are tone-mapped: their chroma is resampled, and where it then sits is not claimed")
+                == "the source's is topleft, but its pictures are tone-mapped: their chroma is resampled, and its new siting is not known to be the source's, so none is stated (players then assume left)")
     }
 
-    @Test("nothing said where the source states none, or has full-resolution chroma")
+    @Test("nothing said where the source states none or left (the codecs' default, which FFmpeg reports for a stream that says nothing), or has full-resolution chroma")
     func silent() throws {
         let none = try Self.resolve(Self.source(nil))
         #expect(none.chromaLocation == nil && none.decision("chroma-location") == nil)
+        for s in [VideoSettings(), VideoSettings(width: 1280)] {
+            let left = try Self.resolve(Self.source("left"), s)
+            #expect(left.chromaLocation == nil && left.decision("chroma-location") == nil)
+        }
         let full = try Self.resolve(Self.source("left", pixelFormat: "yuv444p"), VideoSettings(pixelFormat: "yuv444p"))
         #expect(full.chromaLocation == nil && full.decision("chroma-location") == nil)
     }
@@ -121,5 +132,17 @@ struct ChromaSitingTests {
         if let probed = try FFprobe.stream(out, "v:0", "chroma_location,width") {
             #expect(probed["chroma_location"] == "left" && probed["width"] == "160")
         }
+    }
+
+    @Test("a composition states none, and says so when one of its files states a siting other than left")
+    func composition() throws {
+        let files = [(file: "/m/a.mp4", format: Self.source("topleft")), (file: "/m/b.mp4", format: Self.source("left"))]
+        let (merged, _, decisions) = try CompositionSources.video(files, settings: VideoSettings())
+        #expect(merged.chromaLocation == nil)
+        #expect(decisions.first { $0.setting == "chroma-location" }?.reason
+                == "the composition's pictures are fitted and composed onto one canvas, so the chroma siting of its files (a.mp4 topleft) is not stated (players then assume left)")
+        let plain = try CompositionSources.video([(file: "/m/a.mp4", format: Self.source("left")), (file: "/m/b.mp4", format: Self.source(nil))],
+                                                 settings: VideoSettings())
+        #expect(plain.decisions.first { $0.setting == "chroma-location" } == nil)
     }
 }

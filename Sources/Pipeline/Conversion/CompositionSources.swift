@@ -42,7 +42,8 @@ enum CompositionSources {
         merged.pixelAspect = .square
         merged.rotation = 0
         // Pictures of several files, turned upright, fitted, faded and layered onto one canvas: where
-        // their chroma samples end up is not one file's to state.
+        // their chroma samples end up is not one file's to state. Said when a file states a siting
+        // other than `left`, the codecs' default (what the output then implies).
         merged.chromaLocation = nil
         if renderSize != nil {
             decisions.append(Decision(setting: "render-size", value: "\(w)x\(h)", rule: "composition.render-size",
@@ -85,6 +86,11 @@ enum CompositionSources {
                 decisions.append(Decision(setting: "frame-rate", value: rate.description, rule: "composition.frame-rate",
                                           reason: "the composition's sources (\(list)) share one grid at the highest standard rate among them, so none loses a frame"))
             }
+        }
+        let sited = formats.compactMap { f in f.format.chromaLocation.flatMap { $0 == "left" ? nil : "\(FilePaths.label(of: f.file, among: formats.map(\.file))) \($0)" } }
+        if !sited.isEmpty {
+            decisions.append(Decision(setting: "chroma-location", value: "unspecified", rule: "composition.chroma-location",
+                                      reason: "the composition's pictures are fitted and composed onto one canvas, so the chroma siting of its files (\(sited.joined(separator: ", "))) is not stated (players then assume left)"))
         }
         return (merged, s, decisions)
     }
