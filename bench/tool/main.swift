@@ -3,12 +3,7 @@ import Foundation
 import Pipeline
 import Recipe
 
-// reencode-bench: media generation and engine measurements for bench/ scripts.
-//   make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp|layers]
-//               (layers: HEVC with temporal sub-layers, as phones write high frame rates)
-//               [--texture] [--no-audio] [--audio-only] [--music] [--audio-rate HZ] [--tone HZ]
-//   convert SRC OUT [--fps R] [--preset P] [--no-selective]
-//   cycles N SRC            open/convert/close N times, printing RSS and heap in use after each
+// reencode-bench: media generation and engine measurements for bench/ scripts (commands: `usage`).
 
 func rss() -> (current: Int, peak: Int) {
     guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
@@ -31,6 +26,22 @@ var args = Array(CommandLine.arguments.dropFirst())
     args.remove(at: i)
     return true
 }
+let usage = """
+    usage: reencode-bench COMMAND …
+      make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp|layers]
+                  [--texture] [--no-audio] [--audio-only] [--music] [--audio-rate HZ] [--tone HZ]
+      convert SRC OUT [--fps R] [--preset P] [--no-selective]
+      cycles N SRC   open/convert/close N times, printing RSS and heap in use after each
+    """
+
+/// The operands left once the options are taken: an unknown option is refused, never taken for a
+/// file name (`make-source --help` once wrote a 5 MB file called `--help`).
+@MainActor func operands(_ count: Int, _ what: String) -> [String] {
+    if let unknown = args.first(where: { $0.hasPrefix("-") }) { fail("unknown option '\(unknown)'\n\(usage)") }
+    guard args.count == count else { fail("\(what)\n\(usage)") }
+    return args
+}
+
 func fail(_ s: String) -> Never {
     FileHandle.standardError.write(Data("reencode-bench: \(s)\n".utf8))
     exit(64)
@@ -160,7 +171,11 @@ func convert(_ src: String, _ out: String, fps: FrameRate?, preset: String, sele
 }
 
 do {
-    guard let command = args.first else { fail("usage: reencode-bench make-source|convert|cycles …") }
+    if args.contains("--help") || args.contains("-h") {
+        print(usage, terminator: "")
+        exit(0)
+    }
+    guard let command = args.first else { fail(usage) }
     args.removeFirst()
     switch command {
     case "make-source":
@@ -171,8 +186,9 @@ do {
         let texture = flag("--texture"), noAudio = flag("--no-audio"), audioOnly = flag("--audio-only")
         guard let audioRate = Int(option("--audio-rate") ?? "48000"), (8000...192000).contains(audioRate) else { fail("bad --audio-rate") }
         guard let tone = Double(option("--tone") ?? "440"), tone > 0, tone < Double(audioRate) / 2 else { fail("bad --tone") }
-        guard let out = args.first else { fail("make-source needs OUT") }
-        if flag("--music") {
+        let music = flag("--music")
+        let out = operands(1, "make-source needs OUT")[0]
+        if music {
             // AAC at 44.1 kHz: a soft A-minor chord (220, 261.6, 329.6 Hz) that swells every 2 s,
             // no clicks: a music bed that cannot be taken for the clips' 440 Hz tone.
             let s = try FrameSource(path: out, video: nil, audio: GeneratedAudioFormat(sampleRate: 44100, channels: 2))
@@ -197,12 +213,12 @@ do {
         let fps = option("--fps").flatMap(TimeParsing.frameRate)
         let preset = option("--preset") ?? "veryfast"
         let selective = !flag("--no-selective")
-        guard args.count == 2 else { fail("convert needs SRC OUT") }
+        _ = operands(2, "convert needs SRC OUT")
         let r = try convert(args[0], args[1], fps: fps, preset: preset, selective: selective)
         let v = r.lanes[0]
         print("converted \(r.duration.secondsDescription) in \(String(format: "%.2f", r.elapsed)) s; video packets read \(v.packetsRead), decoded \(v.packetsDecoded); peak RSS \(rss().peak) kB")
     case "cycles":
-        guard args.count == 2, let n = Int(args[0]) else { fail("cycles needs N SRC") }
+        guard let n = Int(operands(2, "cycles needs N SRC")[0]) else { fail("cycles needs N SRC") }
         let out = NSTemporaryDirectory() + "reencode-bench-cycle-\(getpid()).mp4"
         defer { unlink(out) }
         for i in 1...n {
