@@ -29,6 +29,7 @@ var args = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: reencode-bench COMMAND …
       make-source OUT --seconds N [--width W --height H --fps R] [--droppable | --structure droppable|ippp|layers]
+                  (layers: HEVC with temporal sub-layers, as phones write high frame rates)
                   [--texture] [--no-audio] [--audio-only] [--music] [--audio-rate HZ] [--tone HZ]
       convert SRC OUT [--fps R] [--preset P] [--no-selective]
       cycles N SRC   open/convert/close N times, printing RSS and heap in use after each

@@ -28,8 +28,9 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     public var colorTransfer: String?
     public var colorMatrix: String?
     public var colorRange: String?
-    /// Where the chroma samples sit (FFmpeg's name); nil: unspecified. Said only when the source
-    /// says it and its chroma samples reach the encoder where they were.
+    /// Where the chroma samples sit (FFmpeg's name); nil: unspecified (H.264 and HEVC then mean
+    /// `left`). Set only to a source's other siting, into 4:2:0, when its chroma samples reach the
+    /// encoder where they were (`ChromaSiting`).
     public var chromaLocation: String? = nil
     /// HDR pictures made SDR on the way to the encoder; nil: pixels keep their meaning.
     public var toneMapping: ToneMapping?
