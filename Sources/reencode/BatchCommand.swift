@@ -297,6 +297,7 @@ struct BatchCommand: Command {
         if !r.triedElsewhere.isEmpty { parts.append("tried elsewhere this run \(r.triedElsewhere.count)") }
         if !r.skipped.isEmpty { parts.append("skipped \(r.skipped.count) (not regular files or unreadable folders)") }
         if !r.duplicates.isEmpty { parts.append("other names of the same file \(r.duplicates.count)") }
+        if r.ownOutputs > 0 { parts.append("own outputs left out \(r.ownOutputs)") }
         if r.removedTempFiles + r.removedClaims > 0 { parts.append("cleaned up \(r.removedTempFiles) temp files, \(r.removedClaims) claims") }
         let speed = r.seconds > 0 && !dryRun ? String(format: ", %.1fx real time", r.mediaSeconds / r.seconds) : ""
         return parts.joined(separator: ", ") + String(format: " — %.1f s", r.seconds) + speed
@@ -308,7 +309,7 @@ struct BatchCommand: Command {
             "alreadyDone": r.alreadyDone, "growing": r.growing, "givenUp": r.givenUp, "otherShard": r.otherShard,
             "claimedElsewhere": r.claimedElsewhere, "triedElsewhere": r.triedElsewhere, "retryLater": r.retryLater, "planned": r.planned, "dryRun": dryRun,
             "refused": r.refused.map { ["path": $0.path, "reason": $0.reason] },
-            "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "slice": r.slice,
+            "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "ownOutputs": r.ownOutputs, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,
             "warnings": r.warnings.map { w -> [String: Any] in

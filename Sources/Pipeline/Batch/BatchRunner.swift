@@ -64,6 +64,9 @@ public struct BatchReport: Sendable {
     public var skipped: [Skipped] = []
     /// Other names (links, hard links) of files converted under their winning name.
     public var duplicates: [String] = []
+    /// Files under the input folder that are this batch's own outputs (the output folder is the
+    /// input folder, or the input lies inside it): never converted.
+    public var ownOutputs = 0
     /// Files that would be converted (`--dry-run`), or were started.
     public var planned: [String] = []
     /// `--dry-run`: files that a run would refuse (their output is another source's, or a file
@@ -143,7 +146,7 @@ public final class BatchRunner: Sendable {
 
         sweep(&report)
         let entries = ledger.entries()
-        let todo = classify(scan(), entries: entries, now: clock.now(), report: &report, events: events)
+        let todo = classify(scan(entries), entries: entries, now: clock.now(), report: &report, events: events)
         report.planned = todo.map(\.rel)
         if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
@@ -192,7 +195,7 @@ public final class BatchRunner: Sendable {
     private func plan(_ base: BatchReport, started: Date) -> BatchReport {
         var report = base
         let entries = ledger.entries()
-        let todo = classify(scan(), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        let todo = classify(scan(entries), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
         for item in todo {
             if let why = refusal(item, entries: entries) {
                 report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
@@ -224,19 +227,24 @@ public final class BatchRunner: Sendable {
         var items: [Item]
         var skipped: [SourceScan.Skipped]
         var duplicates: [String]
+        var ownOutputs: [String] = []
     }
 
-    /// Media files under the input folder (SourceScan: regular files only, one name per file).
-    func scan() -> Scan {
+    /// Media files under the input folder (SourceScan: regular files only, one name per file),
+    /// less the outputs `entries` name (when the output folder is, or is inside, the input).
+    func scan(_ entries: [LedgerEntry]) -> Scan {
         let root = URL(fileURLWithPath: options.inputDir).standardizedFileURL.resolvingSymlinksInPath().path
         let outRoot = URL(fileURLWithPath: options.outputDir).standardizedFileURL.resolvingSymlinksInPath().path
-        let found = SourceScan.walk(root: root, outRoot: outRoot, extensions: options.extensions)
+        let known = Set(entries.lazy.filter(Self.claimsOutput).compactMap(\.output))
+        let outputs = SourceScan.Outputs(root: outRoot, identity: OwnOutputs.identity(outRoot),
+                                         own: OwnOutputs(root: root, outRoot: outRoot, outputs: known))
+        let found = SourceScan.walk(root: root, outputs: outputs, extensions: options.extensions)
         let items = found.found.map { f in
             let outRel = outputRelativePath(for: f.rel)
             return Item(rel: f.rel, path: f.path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel,
                         identity: f.identity, inode: f.inode, ctime: f.ctime)
         }
-        return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted())
+        return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted(), ownOutputs: found.ownOutputs)
     }
 
     /// The recipe's output name (its last path component, tokens from the source) in the mirror
@@ -286,6 +294,7 @@ public final class BatchRunner: Sendable {
             }
         }
         report.duplicates = scan.duplicates.filter(inShard)
+        report.ownOutputs = scan.ownOutputs.filter(inShard).count
         let owner = owners(scan.items, entries: entries)
         var todo: [Item] = []
         for var item in scan.items {

@@ -27,21 +27,31 @@ struct SourceScan {
     var skipped: [Skipped] = []
     /// Names dropped because another name of the same file won: (dropped, kept).
     var duplicates: [(rel: String, keptAs: String)] = []
+    /// Files left out because they are this batch's own outputs (`OwnOutputs`).
+    var ownOutputs: [String] = []
 
-    /// Walks `root` (already resolved). Hidden names and `outRoot` are left out; links are
-    /// followed to files inside the tree, never into folders (their files are reached by their
-    /// own names). Only regular files are ever opened later: anything else with a media
-    /// extension is recorded as skipped.
-    static func walk(root: String, outRoot: String, extensions: Set<String>) -> SourceScan {
+    /// What the walk leaves out besides hidden names: the output folder (by device and inode,
+    /// whatever its name) and the files the ledger names as outputs.
+    struct Outputs {
+        let root: String
+        let identity: [UInt64]?
+        let own: OwnOutputs
+    }
+
+    /// Walks `root` (already resolved). Hidden names, the output folder and this batch's own
+    /// outputs are left out; links are followed to files inside the tree, never into folders
+    /// (their files are reached by their own names). Only regular files are ever opened later:
+    /// anything else with a media extension is recorded as skipped.
+    static func walk(root: String, outputs: Outputs, extensions: Set<String>) -> SourceScan {
         var scan = SourceScan()
-        scan.visit(folder: root, rel: "", root: root, outRoot: outRoot, extensions: extensions)
+        scan.visit(folder: root, rel: "", root: root, outputs: outputs, extensions: extensions)
         scan.dedupe()
         scan.found.sort { $0.rel < $1.rel }
         scan.skipped.sort { $0.rel < $1.rel }
         return scan
     }
 
-    private mutating func visit(folder: String, rel: String, root: String, outRoot: String, extensions: Set<String>) {
+    private mutating func visit(folder: String, rel: String, root: String, outputs: Outputs, extensions: Set<String>) {
         guard let d = opendir(folder) else {
             skipped.append(Skipped(rel: rel.isEmpty ? "." : rel, reason: "unreadable folder: \(String(cString: strerror(errno)))"))
             return
@@ -62,21 +72,25 @@ struct SourceScan {
             let isMedia = extensions.contains(FilePaths.pathExtension(of: name).lowercased())
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
-                if path == outRoot { continue }
-                visit(folder: path, rel: childRel, root: root, outRoot: outRoot, extensions: extensions)
+                if [UInt64(st.st_dev), UInt64(st.st_ino)] == outputs.identity { continue }
+                visit(folder: path, rel: childRel, root: root, outputs: outputs, extensions: extensions)
             case S_IFREG:
-                if isMedia { add(childRel, path, st, viaLink: false) }
+                guard isMedia else { continue }
+                if outputs.own.contains(st) { ownOutputs.append(childRel); continue }
+                add(childRel, path, st, viaLink: false)
             case S_IFLNK:
                 guard isMedia else { continue }
                 let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-                // A link out of the tree (or into the output folder) is not followed.
-                guard real.hasPrefix(root + "/"), real != outRoot, !real.hasPrefix(outRoot + "/") else { continue }
+                // A link out of the tree (or into an output folder inside it) is not followed.
+                let out = outputs.root
+                guard real.hasPrefix(root + "/"), !(out.hasPrefix(root + "/") && (real == out || real.hasPrefix(out + "/"))) else { continue }
                 var target = stat()
                 guard stat(path, &target) == 0 else {
                     skipped.append(Skipped(rel: childRel, reason: "broken link"))
                     continue
                 }
                 switch target.st_mode & S_IFMT {
+                case S_IFREG where outputs.own.contains(target): ownOutputs.append(childRel)
                 case S_IFREG: add(childRel, path, target, viaLink: true)
                 case S_IFDIR: continue
                 default: skipped.append(Skipped(rel: childRel, reason: Self.notRegular(target.st_mode)))
