@@ -232,7 +232,7 @@ struct BatchCommand: Command {
                 // Said once, in the summary (with its exit code).
                 case .failed: break
                 case .claimedElsewhere(let f, let h): if verbose && !jsonOut { writeOut("      \(f): being converted on \(h)") }
-                case .skipped(let f, let why): printError("warning: \(f): skipped, \(why) (recorded in the ledger; said once)")
+                case .skipped(let s): printError("warning: \(Self.shown(s)): skipped, \(s.reason) (recorded in the ledger; said once)")
                 case .warning(let f, let m): printError("warning: \(f): \(m)")
                 }
             }
@@ -284,6 +284,9 @@ struct BatchCommand: Command {
         }
         return code
     }
+
+    /// A skipped path as one line of text: a name that is not UTF-8 is escaped already.
+    static func shown(_ s: BatchReport.Skipped) -> String { s.escaped ? s.path : NameText.escaped(s.path) }
 
     static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
         var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]

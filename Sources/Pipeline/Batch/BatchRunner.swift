@@ -43,7 +43,12 @@ public struct BatchOptions: Sendable {
 public struct BatchReport: Sendable {
     public struct Failure: Sendable { public let source: String; public let error: String; public let exitCode: Int32 }
     /// A path left out with the reason: not a regular file, an unreadable folder, a broken link.
-    public struct Skipped: Sendable { public let path: String; public let reason: String }
+    public struct Skipped: Sendable {
+        public let path: String
+        public let reason: String
+        /// `path` is already escaped text (`NameText`): the name is not UTF-8.
+        public var escaped = false
+    }
     /// Another run holds this folder's lock for this host and slice; nothing was done.
     public var lockedOut: FolderLock.Holder??
     /// The run stopped on Ctrl-C or SIGTERM; what it finished before is listed.
@@ -89,7 +94,7 @@ public enum BatchEvent: Sendable {
     case failed(String, message: String)
     case claimedElsewhere(String, host: String)
     /// Left out for good and recorded in the ledger (said once, on the run that first sees it).
-    case skipped(String, reason: String)
+    case skipped(BatchReport.Skipped)
     /// Something went wrong that does not undo the conversion (e.g. --move-done could not move).
     case warning(String, message: String)
 }
@@ -283,14 +288,15 @@ public final class BatchRunner: Sendable {
         for e in entries { bySource[e.source, default: []].append(e) }
         // Left-out paths are recorded once (status "skipped") and said once; later runs count them.
         for s in scan.skipped where inShard(s.rel) {
-            report.skipped.append(BatchReport.Skipped(path: s.rel, reason: s.reason))
+            let skip = BatchReport.Skipped(path: s.rel, reason: s.reason, escaped: s.escaped)
+            report.skipped.append(skip)
             let known = (bySource[s.rel] ?? []).contains { $0.status == .skipped && $0.error == s.reason }
             if record && !known {
                 let entry = LedgerEntry(time: ISO8601DateFormatter().string(from: HostClock.date()), source: s.rel, size: 0, mtime: 0,
                                         fingerprint: "", recipe: options.recipeHash, status: .skipped, attempt: 0, error: s.reason,
                                         exitCode: nil, output: nil, seconds: nil, host: options.host, pid: getpid())
                 try? ledger.append(entry)
-                events(.skipped(s.rel, reason: s.reason))
+                events(.skipped(skip))
             }
         }
         report.duplicates = scan.duplicates.filter(inShard)
