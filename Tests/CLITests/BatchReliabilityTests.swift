@@ -115,17 +115,18 @@ struct BatchReliabilityTests {
         F.settle(dir.file("in"))
         let args = ["batch", F.recipe, "--input-dir", dir.file("in"), "--output-dir", dir.file("out"), "--jobs", "1", "--shard", "0/1"]
         let first = try Binary.start(args, environment: ["REENCODE_HOSTNAME": "node"])
-        let lock = dir.file("out/.reencode/batch-node-shard-0-of-1.lock")
+        let text = try String(contentsOfFile: F.recipe, encoding: .utf8)
+        let lock = dir.file("out/.reencode/batch-node-\(FNV1a.hex(text))-shard-0-of-1.lock")
         let deadline = Date().addingTimeInterval(20)
         while (FileManager.default.contents(atPath: lock)?.count ?? 0) == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         // Held still while the others try, however fast it would have finished.
         kill(first.0.processIdentifier, SIGSTOP)
         let json = try Binary.run(args + ["--json"], environment: ["REENCODE_HOSTNAME": "node"])
-        let text = try Binary.run(args, environment: ["REENCODE_HOSTNAME": "node"])
+        let said = try Binary.run(args, environment: ["REENCODE_HOSTNAME": "node"])
         kill(first.0.processIdentifier, SIGCONT)
         let r = Binary.finish(first.0, first.1, first.2)
         #expect(r.status == 0)
-        #expect(json.status == 0 && text.status == 0)
+        #expect(json.status == 0 && said.status == 0)
         let o = try #require(F.json(json.stdout), "'\(json.stdout)'")
         #expect(o["status"] as? String == "skipped")
         #expect(o["slice"] as? String == "0/1")
@@ -134,7 +135,7 @@ struct BatchReliabilityTests {
         #expect(holder["pid"] as? Int == Int(first.0.processIdentifier))
         let since = try #require(holder["since"] as? String)
         #expect(ISO8601DateFormatter().date(from: since) != nil)
-        #expect(text.stdout == "skipped: slice 0/1 of \(dir.file("out")) is being converted by another run on this host (host node, pid \(first.0.processIdentifier), since \(since))\n")
+        #expect(said.stdout == "skipped: slice 0/1 of \(dir.file("out")) is being converted by another run of this recipe on this host (host node, pid \(first.0.processIdentifier), since \(since))\n")
         #expect(F.ledger(dir.file("out")).filter { $0.status == .done }.count == 2)
     }
 

@@ -115,10 +115,11 @@ public final class BatchRunner: Sendable {
     var claimsDir: String { stateDir + "/claims" }
     var clock: StorageClock { StorageClock(folder: claimsDir, host: options.host) }
     var slice: String { options.shard.map { "\($0.index)/\($0.count)" } ?? "all" }
-    /// One lock per host and slice: shards packed onto one machine run side by side; an
-    /// overlapping run of the same slice steps aside.
+    /// One lock per host, recipe and slice: shards packed onto one machine run side by side, and
+    /// so do two recipes converting into one folder (their outputs are other files); an
+    /// overlapping run of the same recipe and slice steps aside.
     var lockPath: String {
-        stateDir + "/batch-\(options.host)-" + (options.shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all") + ".lock"
+        stateDir + "/batch-\(options.host)-\(options.recipeHash)-" + (options.shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all") + ".lock"
     }
 
     public func cancel() {
@@ -303,6 +304,8 @@ public final class BatchRunner: Sendable {
         report.ownOutputs = scan.ownOutputs.filter(inShard).count
         let owner = owners(scan.items, entries: entries)
         var todo: [Item] = []
+        var unmoved: [Item] = []
+        defer { for item in unmoved { moveDone(item, events: events) } }
         for var item in scan.items {
             guard inShard(item.rel) else {
                 report.otherShard += 1
@@ -315,6 +318,8 @@ public final class BatchRunner: Sendable {
             let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
             if isDone(history, item, record: record) {
                 report.alreadyDone += 1
+                // Converted, but its move failed or was cut short (kill -9 after `done`): again.
+                if record, options.moveDone != nil { unmoved.append(item) }
                 continue
             }
             let failures = history.filter { $0.status == .failed }
@@ -477,11 +482,7 @@ public final class BatchRunner: Sendable {
             events(.failed(item.rel, message: entry.error ?? ""))
             return .failed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? ExitCode.failure))
         }
-        if let dest = options.moveDone {
-            do { try moveSource(item, to: dest) } catch {
-                events(.warning(item.rel, message: "converted, but not moved to \(dest): \(error)"))
-            }
-        }
+        moveDone(item, events: events)
         events(.finished(item.rel, seconds: entry.seconds ?? 0))
         return .converted(media, item.identity.size, notices)
     }
@@ -549,20 +550,11 @@ public final class BatchRunner: Sendable {
         }
     }
 
-    private func moveSource(_ item: Item, to dest: String) throws {
-        let target = dest + "/" + item.rel
-        try FileManager.default.createDirectory(atPath: FilePaths.folder(of: target), withIntermediateDirectories: true)
-        if rename(item.path, target) == 0 { return }
-        guard errno == EXDEV else { throw MediaError(.io, String(cString: strerror(errno)), file: target) }
-        // Another filesystem: copy, make the copy durable, then remove the source.
-        try FileManager.default.copyItem(atPath: item.path, toPath: target)
-        let fd = open(target, O_RDONLY)
-        guard fd >= 0, fsync(fd) == 0 else {
-            if fd >= 0 { close(fd) }
-            throw MediaError(.io, "cannot flush the moved copy", file: target)
-        }
-        close(fd)
-        unlink(item.path)
+    /// `--move-done`: moves a converted source away, or says why it could not (tried again by
+    /// every later run while the source is still there).
+    func moveDone(_ item: Item, events: @Sendable (BatchEvent) -> Void) {
+        guard let dest = options.moveDone, let why = SourceMove.move(item.path, to: dest + "/" + item.rel) else { return }
+        events(.warning(item.rel, message: "converted, but not moved to \(dest): \(why) (tried again on the next run)"))
     }
 
     // MARK: After a crash
