@@ -417,20 +417,28 @@ struct BatchReliabilityTests {
         try content.write(toFile: live, atomically: true, encoding: .utf8)
         try content.write(toFile: dead, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: dead)
-        // Ten minutes ahead: by its own clock the live claim's heartbeat is 600 s old.
-        let ahead = try batch(dir, ["--claim-timeout", "60", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "600"])
+        // Ten minutes ahead: by its own clock both claims' heartbeats are old; neither is taken
+        // over before it has seen them unchanged for the timeout.
+        let ahead = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "600"])
         let o = try #require(F.json(ahead.stdout), "\(ahead.stdout) \(ahead.stderr)")
-        #expect(o["claimedElsewhere"] as? [String] == ["a.mp4"])
-        #expect(o["converted"] as? [String] == ["b.mp4"])
+        #expect((o["claimedElsewhere"] as? [String])?.sorted() == ["a.mp4", "b.mp4"])
+        // The live one beats; the dead one does not.
+        usleep(1_500_000)
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: live)
+        let again = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "600"])
+        let a = try #require(F.json(again.stdout), "\(again.stdout) \(again.stderr)")
+        #expect(a["claimedElsewhere"] as? [String] == ["a.mp4"])
+        #expect(a["converted"] as? [String] == ["b.mp4"])
         #expect(FileManager.default.fileExists(atPath: live))
-        // Two hours behind: the dead claim is still an hour old by the storage's clock.
+        // Two hours behind: the same, whatever the clock says.
         try content.write(toFile: dead, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: dead)
         unlink(live)
         try FileManager.default.removeItem(atPath: dir.file("out/b-proxy.mp4"))
-        let behind = try batch(dir, ["--claim-timeout", "60", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "-7200"])
+        _ = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "-7200"])
+        usleep(1_500_000)
+        let behind = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "-7200"])
         let b = try #require(F.json(behind.stdout))
-        #expect((b["converted"] as? [String])?.sorted() == ["a.mp4", "b.mp4"], "\(behind.stdout)")
+        #expect((b["converted"] as? [String])?.sorted() == ["b.mp4"], "\(behind.stdout)")
         #expect(!FileManager.default.fileExists(atPath: dead))
     }
 }

@@ -108,7 +108,13 @@ public final class BatchRunner: Sendable {
     /// Output subfolders this run made: removed at the end if still empty (a cancel, a failure).
     private let madeFolders = Locked<[String]>([])
 
-    public init(options: BatchOptions) { self.options = options }
+    /// What this host saw of other runs' heartbeats (claims, temp files, clock probes).
+    let watch: Heartbeats
+
+    public init(options: BatchOptions) {
+        self.options = options
+        watch = Heartbeats(folder: options.outputDir + "/.reencode/claims", host: options.host, timeout: options.claimTimeout)
+    }
 
     var stateDir: String { options.outputDir + "/.reencode" }
     var ledger: Ledger { Ledger(path: stateDir + "/ledger.jsonl") }
@@ -148,9 +154,10 @@ public final class BatchRunner: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
         let clock = self.clock
-        defer { removeEmptyFolders(); clock.remove() }
+        defer { removeEmptyFolders(); clock.remove(); watch.save() }
 
         sweep(&report)
+        watch.save()
         let entries = ledger.entries()
         let todo = classify(scan(entries), entries: entries, now: clock.now(), report: &report, events: events)
         report.planned = todo.map(\.rel)
@@ -389,8 +396,7 @@ public final class BatchRunner: Sendable {
         // A refused source does not wait for its output's claim (its owner may hold it): it
         // claims itself, so that hosts record the refusal once between them.
         let claimAt = item.conflict == nil ? claimPath(forOutput: item.outputRel) : claimsDir + "/" + FNV1a.hex("source:" + item.rel) + ".claim"
-        switch Claim.acquire(at: claimAt, source: item.rel, host: options.host,
-                             timeout: options.claimTimeout, clock: clock) {
+        switch Claim.acquire(at: claimAt, source: item.rel, host: options.host, watch: watch) {
         case .busy(let host, _, _):
             events(.claimedElsewhere(item.rel, host: host))
             return .claimed
@@ -463,6 +469,10 @@ public final class BatchRunner: Sendable {
                 }
             } catch let e as MediaError where e.kind == .cancelled {
                 return .cancelled
+            } catch where !claim.isHeld {
+                // Taken over while we stalled: the failure is likely the new owner's doing (it
+                // removed our temp file), and the file is its to record.
+                return .claimed
             } catch {
                 let (message, code) = Self.describe(error)
                 entry.status = .failed
@@ -529,11 +539,10 @@ public final class BatchRunner: Sendable {
     /// made, and held until its output is in place): other runs' conversions under way. nil when
     /// a live claim cannot be read (being written): then nothing is removed.
     func foldersInUse() -> [String]? {
-        let now = clock.now()
         var folders: [String] = []
         for name in (try? FileManager.default.contentsOfDirectory(atPath: claimsDir)) ?? [] where name.hasSuffix(".claim") {
             let path = claimsDir + "/" + name
-            if Claim.isStale(path, host: options.host, timeout: options.claimTimeout, now: now) { continue }
+            if Claim.isStale(path, host: options.host, watch: watch) { continue }
             guard let claim = Claim.read(path) else { return nil }
             let rel = outputRelativePath(for: claim.source)
             folders.append(rel.contains("/") ? options.outputDir + "/" + FilePaths.folder(of: rel) : options.outputDir)
@@ -559,26 +568,25 @@ public final class BatchRunner: Sendable {
 
     // MARK: After a crash
 
-    /// Removes temp files and claims that nobody is working on any more (kill -9, reboot).
+    /// Removes temp files and claims that nobody is working on any more (kill -9, reboot): a
+    /// process of this host that is gone, or a heartbeat this host has seen unchanged for
+    /// `--claim-timeout` (`Heartbeats`; never an age computed from another machine's clock).
     func sweep(_ report: inout BatchReport) {
         let fm = FileManager.default
         // No claims folder yet: no claims to sweep.
-        let now = clock.now()
         if let claims = try? fm.contentsOfDirectory(atPath: claimsDir) {
             for c in claims where c.contains(".claim" + Claim.newSuffix) {
                 // A claim being written when its process was killed.
-                if Claim.isAbandonedTemp(claimsDir + "/" + c, host: options.host, timeout: options.claimTimeout, now: now) {
-                    unlink(claimsDir + "/" + c)
-                }
+                if Claim.isAbandonedTemp(claimsDir + "/" + c, host: options.host, watch: watch) { unlink(claimsDir + "/" + c) }
             }
             for c in claims where c.hasPrefix(".clock-") {
-                // A clock probe of a process gone (kill -9): old by the storage's own clock.
+                // A clock probe of a process gone (kill -9).
                 var st = stat()
-                if stat(claimsDir + "/" + c, &st) == 0, now - Double(st.st_mtim.tv_sec) > options.claimTimeout { unlink(claimsDir + "/" + c) }
+                if stat(claimsDir + "/" + c, &st) == 0, watch.unchanged(c, beat: Heartbeats.beat(st)) { unlink(claimsDir + "/" + c) }
             }
             for c in claims where c.hasSuffix(".claim") {
                 let p = claimsDir + "/" + c
-                if Claim.isStale(p, host: options.host, timeout: options.claimTimeout, now: now) { unlink(p); report.removedClaims += 1 }
+                if Claim.isStale(p, host: options.host, watch: watch) { unlink(p); report.removedClaims += 1 }
             }
         }
         guard let walker = fm.enumerator(atPath: options.outputDir) else { return }
@@ -588,11 +596,24 @@ public final class BatchRunner: Sendable {
             guard name.hasPrefix("."), let r = name.range(of: TempFile.marker) else { continue }
             let outName = String(name[name.index(after: name.startIndex)..<r.lowerBound])
             let outRel = rel.contains("/") ? FilePaths.folder(of: rel) + "/" + outName : outName
-            if !fm.fileExists(atPath: claimPath(forOutput: outRel)) {
+            if isAbandoned(temp: rel, owner: TempFile.owner(String(name[r.upperBound...])), output: outRel) {
                 unlink(options.outputDir + "/" + rel)
                 report.removedTempFiles += 1
             }
         }
+    }
+
+    /// A temp output nobody writes any more: its owner (host and pid in its name) is a process
+    /// of this host that is gone; or this host has seen it unchanged for the timeout and no live
+    /// claim of that owner covers its output (a live owner may be silent a while: its claim
+    /// still beats). Another host's live work is never removed.
+    func isAbandoned(temp rel: String, owner: (host: String, pid: Int32)?, output outRel: String) -> Bool {
+        if let owner, owner.host == TempFile.host, owner.pid != getpid(), kill(owner.pid, 0) != 0, errno == ESRCH { return true }
+        var st = stat()
+        guard stat(options.outputDir + "/" + rel, &st) == 0, watch.unchanged("temp:" + rel, beat: Heartbeats.beat(st)) else { return false }
+        let claim = claimPath(forOutput: outRel)
+        guard let owner, let holder = Claim.read(claim), !Claim.isStale(claim, host: options.host, watch: watch) else { return true }
+        return !(TempFile.tag(holder.host) == owner.host && holder.pid == owner.pid)
     }
 }
 
