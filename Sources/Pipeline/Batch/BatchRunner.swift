@@ -153,6 +153,7 @@ public final class BatchRunner: Sendable {
         case .acquired(let l): lock = l
         }
         defer { withExtendedLifetime(lock) {} }
+        for warning in try StorageCheck.run(folder: claimsDir, host: options.host) { events(.warning(options.outputDir, message: warning)) }
         let clock = self.clock
         defer { removeEmptyFolders(); clock.remove(); watch.save() }
 
@@ -579,8 +580,8 @@ public final class BatchRunner: Sendable {
                 // A claim being written when its process was killed.
                 if Claim.isAbandonedTemp(claimsDir + "/" + c, host: options.host, watch: watch) { unlink(claimsDir + "/" + c) }
             }
-            for c in claims where c.hasPrefix(".clock-") {
-                // A clock probe of a process gone (kill -9).
+            for c in claims where c.hasPrefix(".clock-") || c.hasPrefix(StorageCheck.prefix) {
+                // A clock probe or storage check of a process gone (kill -9).
                 var st = stat()
                 if stat(claimsDir + "/" + c, &st) == 0, watch.unchanged(c, beat: Heartbeats.beat(st)) { unlink(claimsDir + "/" + c) }
             }
