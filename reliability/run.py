@@ -760,6 +760,10 @@ class Runner:
         return total_tried, total_fail
 
 
+from batch_hosts import batch_hosts  # noqa: E402 (issue 23: batch configuration, names, claims, hosts)
+Runner.batch_hosts = batch_hosts
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     m = p.add_mutually_exclusive_group(required=True)
@@ -771,7 +775,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--recipe-count", type=int, default=600)
     p.add_argument("--slow", type=float, default=3.0, help="validate slower than this many seconds fails")
-    p.add_argument("--only", default="regressions,media,recipes,cli,batch")
+    p.add_argument("--only", default="regressions,media,recipes,cli,batch,batch_hosts")
     p.add_argument("--verbose", action="store_true")
     p.add_argument("--commit", help="the commit the binaries were built from (default: this worktree's HEAD)")
     a = p.parse_args()

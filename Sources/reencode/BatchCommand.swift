@@ -227,13 +227,13 @@ struct BatchCommand: Command {
         do {
             report = try runner.run { event in
                 switch event {
-                case .started(let f, let i, let n): if talk && !jsonOut { writeOut("[\(i)/\(n)] \(f) …") }
-                case .finished(let f, let s): if talk && !jsonOut { writeOut("      \(f): done in \(String(format: "%.1f", s)) s") }
+                case .started(let f, let i, let n): if talk && !jsonOut { writeOut("[\(i)/\(n)] \(line(f)) …") }
+                case .finished(let f, let s): if talk && !jsonOut { writeOut("      \(line(f)): done in \(String(format: "%.1f", s)) s") }
                 // Said once, in the summary (with its exit code).
                 case .failed: break
-                case .claimedElsewhere(let f, let h): if verbose && !jsonOut { writeOut("      \(f): being converted on \(h)") }
-                case .skipped(let f, let why): printError("warning: \(f): skipped, \(why) (recorded in the ledger; said once)")
-                case .warning(let f, let m): printError("warning: \(f): \(m)")
+                case .claimedElsewhere(let f, let h): if verbose && !jsonOut { writeOut("      \(line(f)): being converted on \(line(h))") }
+                case .skipped(let s): printError("warning: \(Self.shown(s)): skipped, \(line(s.reason)) (recorded in the ledger; said once)")
+                case .warning(let f, let m): printError("warning: \(line(f)): \(line(m))")
                 }
             }
         } catch let e as MediaError {
@@ -242,14 +242,14 @@ struct BatchCommand: Command {
             return fail(ExitCode.failure, ["error: \(error)"])
         }
         if let holder = report.lockedOut {
-            let who = holder.map { "host \($0.host), pid \($0.pid), since \($0.since)" } ?? "another process (not yet named)"
+            let who = holder.map { "host \(line($0.host)), pid \($0.pid), since \(line($0.since))" } ?? "another process (not yet named)"
             if json {
                 var o: [String: Any] = ["status": "skipped", "exitCode": ExitCode.ok, "slice": report.slice, "outputDir": outputDir,
-                                        "reason": "this slice of the output folder is being converted by another run on this host"]
+                                        "reason": "this slice of the output folder is being converted by another run of this recipe on this host"]
                 o["holder"] = holder.map { ["host": $0.host, "pid": $0.pid, "since": $0.since] as [String: Any] } ?? NSNull()
                 writeOut(jsonString(o))
             } else {
-                writeOut("skipped: slice \(report.slice) of \(outputDir) is being converted by another run on this host (\(who))")
+                writeOut("skipped: slice \(report.slice) of \(line(outputDir)) is being converted by another run of this recipe on this host (\(who))")
             }
             return ExitCode.ok
         }
@@ -274,16 +274,19 @@ struct BatchCommand: Command {
             o["status"] = report.failed.isEmpty ? "ok" : "failed"; o["exitCode"] = code
             writeOut(jsonString(o))
         } else if dryRun {
-            for f in report.planned { writeOut("would convert \(f)") }
-            for r in report.refused { writeOut("would refuse \(r.path): \(r.reason)") }
+            for f in report.planned { writeOut("would convert \(line(f))") }
+            for r in report.refused { writeOut("would refuse \(line(r.path)): \(line(r.reason))") }
             writeOut(Self.summary(report, dryRun: true))
         } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
             writeOut(Self.summary(report))
-            for f in report.failed { writeOut("  failed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
-            for w in report.warnings { writeOut("  warning: \(w.notice.file ?? w.source): \(w.notice)") }
+            for f in report.failed { writeOut("  failed: \(line(f.source)) (exit \(f.exitCode)): \(line(f.error))") }
+            for w in report.warnings { writeOut("  warning: \(line(w.notice.file ?? w.source)): \(line("\(w.notice)"))") }
         }
         return code
     }
+
+    /// A skipped path as one line of text: a name that is not UTF-8 is escaped already.
+    static func shown(_ s: BatchReport.Skipped) -> String { s.escaped ? s.path : line(s.path) }
 
     static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
         var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]
@@ -297,6 +300,7 @@ struct BatchCommand: Command {
         if !r.triedElsewhere.isEmpty { parts.append("tried elsewhere this run \(r.triedElsewhere.count)") }
         if !r.skipped.isEmpty { parts.append("skipped \(r.skipped.count) (not regular files or unreadable folders)") }
         if !r.duplicates.isEmpty { parts.append("other names of the same file \(r.duplicates.count)") }
+        if r.ownOutputs > 0 { parts.append("own outputs left out \(r.ownOutputs)") }
         if r.removedTempFiles + r.removedClaims > 0 { parts.append("cleaned up \(r.removedTempFiles) temp files, \(r.removedClaims) claims") }
         let speed = r.seconds > 0 && !dryRun ? String(format: ", %.1fx real time", r.mediaSeconds / r.seconds) : ""
         return parts.joined(separator: ", ") + String(format: " — %.1f s", r.seconds) + speed
@@ -308,7 +312,7 @@ struct BatchCommand: Command {
             "alreadyDone": r.alreadyDone, "growing": r.growing, "givenUp": r.givenUp, "otherShard": r.otherShard,
             "claimedElsewhere": r.claimedElsewhere, "triedElsewhere": r.triedElsewhere, "retryLater": r.retryLater, "planned": r.planned, "dryRun": dryRun,
             "refused": r.refused.map { ["path": $0.path, "reason": $0.reason] },
-            "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "slice": r.slice,
+            "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "ownOutputs": r.ownOutputs, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,
             "warnings": r.warnings.map { w -> [String: Any] in
@@ -319,3 +323,8 @@ struct BatchCommand: Command {
         ]
     }
 }
+
+/// A name or message inside one line of the report: names may hold newlines and other control
+/// characters, which would split the line and could forge the next one in the cron mail; they
+/// are escaped as `NameText` says (docs/batch.md, "Names"). JSON needs no such care.
+private func line(_ text: String) -> String { NameText.escaped(text) }

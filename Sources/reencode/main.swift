@@ -75,4 +75,5 @@ Console.shared.claimStandardDescriptors()
 signal(SIGXFSZ, SIG_IGN)
 signal(SIGPIPE, SIG_IGN)
 let arguments = Array(CommandLine.arguments.dropFirst())
+if let refused = refuseUndecodableArgument(arguments) { exit(refused) }
 exit(main(arguments))

@@ -115,17 +115,18 @@ struct BatchReliabilityTests {
         F.settle(dir.file("in"))
         let args = ["batch", F.recipe, "--input-dir", dir.file("in"), "--output-dir", dir.file("out"), "--jobs", "1", "--shard", "0/1"]
         let first = try Binary.start(args, environment: ["REENCODE_HOSTNAME": "node"])
-        let lock = dir.file("out/.reencode/batch-node-shard-0-of-1.lock")
+        let text = try String(contentsOfFile: F.recipe, encoding: .utf8)
+        let lock = dir.file("out/.reencode/batch-node-\(FNV1a.hex(text))-shard-0-of-1.lock")
         let deadline = Date().addingTimeInterval(20)
         while (FileManager.default.contents(atPath: lock)?.count ?? 0) == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         // Held still while the others try, however fast it would have finished.
         kill(first.0.processIdentifier, SIGSTOP)
         let json = try Binary.run(args + ["--json"], environment: ["REENCODE_HOSTNAME": "node"])
-        let text = try Binary.run(args, environment: ["REENCODE_HOSTNAME": "node"])
+        let said = try Binary.run(args, environment: ["REENCODE_HOSTNAME": "node"])
         kill(first.0.processIdentifier, SIGCONT)
         let r = Binary.finish(first.0, first.1, first.2)
         #expect(r.status == 0)
-        #expect(json.status == 0 && text.status == 0)
+        #expect(json.status == 0 && said.status == 0)
         let o = try #require(F.json(json.stdout), "'\(json.stdout)'")
         #expect(o["status"] as? String == "skipped")
         #expect(o["slice"] as? String == "0/1")
@@ -134,7 +135,7 @@ struct BatchReliabilityTests {
         #expect(holder["pid"] as? Int == Int(first.0.processIdentifier))
         let since = try #require(holder["since"] as? String)
         #expect(ISO8601DateFormatter().date(from: since) != nil)
-        #expect(text.stdout == "skipped: slice 0/1 of \(dir.file("out")) is being converted by another run on this host (host node, pid \(first.0.processIdentifier), since \(since))\n")
+        #expect(said.stdout == "skipped: slice 0/1 of \(dir.file("out")) is being converted by another run of this recipe on this host (host node, pid \(first.0.processIdentifier), since \(since))\n")
         #expect(F.ledger(dir.file("out")).filter { $0.status == .done }.count == 2)
     }
 
@@ -416,20 +417,28 @@ struct BatchReliabilityTests {
         try content.write(toFile: live, atomically: true, encoding: .utf8)
         try content.write(toFile: dead, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: dead)
-        // Ten minutes ahead: by its own clock the live claim's heartbeat is 600 s old.
-        let ahead = try batch(dir, ["--claim-timeout", "60", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "600"])
+        // Ten minutes ahead: by its own clock both claims' heartbeats are old; neither is taken
+        // over before it has seen them unchanged for the timeout.
+        let ahead = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "600"])
         let o = try #require(F.json(ahead.stdout), "\(ahead.stdout) \(ahead.stderr)")
-        #expect(o["claimedElsewhere"] as? [String] == ["a.mp4"])
-        #expect(o["converted"] as? [String] == ["b.mp4"])
+        #expect((o["claimedElsewhere"] as? [String])?.sorted() == ["a.mp4", "b.mp4"])
+        // The live one beats; the dead one does not.
+        usleep(1_500_000)
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: live)
+        let again = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "600"])
+        let a = try #require(F.json(again.stdout), "\(again.stdout) \(again.stderr)")
+        #expect(a["claimedElsewhere"] as? [String] == ["a.mp4"])
+        #expect(a["converted"] as? [String] == ["b.mp4"])
         #expect(FileManager.default.fileExists(atPath: live))
-        // Two hours behind: the dead claim is still an hour old by the storage's clock.
+        // Two hours behind: the same, whatever the clock says.
         try content.write(toFile: dead, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: dead)
         unlink(live)
         try FileManager.default.removeItem(atPath: dir.file("out/b-proxy.mp4"))
-        let behind = try batch(dir, ["--claim-timeout", "60", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "-7200"])
+        _ = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "-7200"])
+        usleep(1_500_000)
+        let behind = try batch(dir, ["--claim-timeout", "1", "--json"], env: ["REENCODE_TEST_CLOCK_OFFSET": "-7200"])
         let b = try #require(F.json(behind.stdout))
-        #expect((b["converted"] as? [String])?.sorted() == ["a.mp4", "b.mp4"], "\(behind.stdout)")
+        #expect((b["converted"] as? [String])?.sorted() == ["b.mp4"], "\(behind.stdout)")
         #expect(!FileManager.default.fileExists(atPath: dead))
     }
 }

@@ -222,7 +222,14 @@ struct BatchTests {
         try content.write(toFile: stale, atomically: true, encoding: .utf8)
         try content.write(toFile: live, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: stale)
-        let r = try batch(dir, ["--claim-timeout", "60", "--json"])
+        // Stale once this host has seen it unchanged for the timeout (its mtime's age is not
+        // judged): the first run only sees both; the live one beats before the second.
+        let first = try batch(dir, ["--claim-timeout", "1", "--json"])
+        let f = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])
+        #expect((f["claimedElsewhere"] as? [String])?.sorted() == names)
+        usleep(1_500_000)
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: live)
+        let r = try batch(dir, ["--claim-timeout", "1", "--json"])
         let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(o["converted"] as? [String] == [names[0]])
         #expect(o["claimedElsewhere"] as? [String] == [names[1]])

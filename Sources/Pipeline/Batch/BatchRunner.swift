@@ -43,7 +43,12 @@ public struct BatchOptions: Sendable {
 public struct BatchReport: Sendable {
     public struct Failure: Sendable { public let source: String; public let error: String; public let exitCode: Int32 }
     /// A path left out with the reason: not a regular file, an unreadable folder, a broken link.
-    public struct Skipped: Sendable { public let path: String; public let reason: String }
+    public struct Skipped: Sendable {
+        public let path: String
+        public let reason: String
+        /// `path` is already escaped text (`NameText`): the name is not UTF-8.
+        public var escaped = false
+    }
     /// Another run holds this folder's lock for this host and slice; nothing was done.
     public var lockedOut: FolderLock.Holder??
     /// The run stopped on Ctrl-C or SIGTERM; what it finished before is listed.
@@ -64,6 +69,9 @@ public struct BatchReport: Sendable {
     public var skipped: [Skipped] = []
     /// Other names (links, hard links) of files converted under their winning name.
     public var duplicates: [String] = []
+    /// Files under the input folder that are this batch's own outputs (the output folder is the
+    /// input folder, or the input lies inside it): never converted.
+    public var ownOutputs = 0
     /// Files that would be converted (`--dry-run`), or were started.
     public var planned: [String] = []
     /// `--dry-run`: files that a run would refuse (their output is another source's, or a file
@@ -86,7 +94,7 @@ public enum BatchEvent: Sendable {
     case failed(String, message: String)
     case claimedElsewhere(String, host: String)
     /// Left out for good and recorded in the ledger (said once, on the run that first sees it).
-    case skipped(String, reason: String)
+    case skipped(BatchReport.Skipped)
     /// Something went wrong that does not undo the conversion (e.g. --move-done could not move).
     case warning(String, message: String)
 }
@@ -100,17 +108,24 @@ public final class BatchRunner: Sendable {
     /// Output subfolders this run made: removed at the end if still empty (a cancel, a failure).
     private let madeFolders = Locked<[String]>([])
 
-    public init(options: BatchOptions) { self.options = options }
+    /// What this host saw of other runs' heartbeats (claims, temp files, clock probes).
+    let watch: Heartbeats
+
+    public init(options: BatchOptions) {
+        self.options = options
+        watch = Heartbeats(folder: options.outputDir + "/.reencode/claims", host: options.host, timeout: options.claimTimeout)
+    }
 
     var stateDir: String { options.outputDir + "/.reencode" }
     var ledger: Ledger { Ledger(path: stateDir + "/ledger.jsonl") }
     var claimsDir: String { stateDir + "/claims" }
     var clock: StorageClock { StorageClock(folder: claimsDir, host: options.host) }
     var slice: String { options.shard.map { "\($0.index)/\($0.count)" } ?? "all" }
-    /// One lock per host and slice: shards packed onto one machine run side by side; an
-    /// overlapping run of the same slice steps aside.
+    /// One lock per host, recipe and slice: shards packed onto one machine run side by side, and
+    /// so do two recipes converting into one folder (their outputs are other files); an
+    /// overlapping run of the same recipe and slice steps aside.
     var lockPath: String {
-        stateDir + "/batch-\(options.host)-" + (options.shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all") + ".lock"
+        stateDir + "/batch-\(options.host)-\(options.recipeHash)-" + (options.shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all") + ".lock"
     }
 
     public func cancel() {
@@ -138,12 +153,14 @@ public final class BatchRunner: Sendable {
         case .acquired(let l): lock = l
         }
         defer { withExtendedLifetime(lock) {} }
+        for warning in try StorageCheck.run(folder: claimsDir, host: options.host) { events(.warning(options.outputDir, message: warning)) }
         let clock = self.clock
-        defer { removeEmptyFolders(); clock.remove() }
+        defer { removeEmptyFolders(); clock.remove(); watch.save() }
 
         sweep(&report)
+        watch.save()
         let entries = ledger.entries()
-        let todo = classify(scan(), entries: entries, now: clock.now(), report: &report, events: events)
+        let todo = classify(scan(entries), entries: entries, now: clock.now(), report: &report, events: events)
         report.planned = todo.map(\.rel)
         if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
@@ -192,7 +209,7 @@ public final class BatchRunner: Sendable {
     private func plan(_ base: BatchReport, started: Date) -> BatchReport {
         var report = base
         let entries = ledger.entries()
-        let todo = classify(scan(), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        let todo = classify(scan(entries), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
         for item in todo {
             if let why = refusal(item, entries: entries) {
                 report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
@@ -224,19 +241,24 @@ public final class BatchRunner: Sendable {
         var items: [Item]
         var skipped: [SourceScan.Skipped]
         var duplicates: [String]
+        var ownOutputs: [String] = []
     }
 
-    /// Media files under the input folder (SourceScan: regular files only, one name per file).
-    func scan() -> Scan {
+    /// Media files under the input folder (SourceScan: regular files only, one name per file),
+    /// less the outputs `entries` name (when the output folder is, or is inside, the input).
+    func scan(_ entries: [LedgerEntry]) -> Scan {
         let root = URL(fileURLWithPath: options.inputDir).standardizedFileURL.resolvingSymlinksInPath().path
         let outRoot = URL(fileURLWithPath: options.outputDir).standardizedFileURL.resolvingSymlinksInPath().path
-        let found = SourceScan.walk(root: root, outRoot: outRoot, extensions: options.extensions)
+        let known = Set(entries.lazy.filter(Self.claimsOutput).compactMap(\.output))
+        let outputs = SourceScan.Outputs(root: outRoot, identity: OwnOutputs.identity(outRoot),
+                                         own: OwnOutputs(root: root, outRoot: outRoot, outputs: known))
+        let found = SourceScan.walk(root: root, outputs: outputs, extensions: options.extensions)
         let items = found.found.map { f in
             let outRel = outputRelativePath(for: f.rel)
             return Item(rel: f.rel, path: f.path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel,
                         identity: f.identity, inode: f.inode, ctime: f.ctime)
         }
-        return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted())
+        return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted(), ownOutputs: found.ownOutputs)
     }
 
     /// The recipe's output name (its last path component, tokens from the source) in the mirror
@@ -275,19 +297,23 @@ public final class BatchRunner: Sendable {
         for e in entries { bySource[e.source, default: []].append(e) }
         // Left-out paths are recorded once (status "skipped") and said once; later runs count them.
         for s in scan.skipped where inShard(s.rel) {
-            report.skipped.append(BatchReport.Skipped(path: s.rel, reason: s.reason))
+            let skip = BatchReport.Skipped(path: s.rel, reason: s.reason, escaped: s.escaped)
+            report.skipped.append(skip)
             let known = (bySource[s.rel] ?? []).contains { $0.status == .skipped && $0.error == s.reason }
             if record && !known {
                 let entry = LedgerEntry(time: ISO8601DateFormatter().string(from: HostClock.date()), source: s.rel, size: 0, mtime: 0,
                                         fingerprint: "", recipe: options.recipeHash, status: .skipped, attempt: 0, error: s.reason,
                                         exitCode: nil, output: nil, seconds: nil, host: options.host, pid: getpid())
                 try? ledger.append(entry)
-                events(.skipped(s.rel, reason: s.reason))
+                events(.skipped(skip))
             }
         }
         report.duplicates = scan.duplicates.filter(inShard)
+        report.ownOutputs = scan.ownOutputs.filter(inShard).count
         let owner = owners(scan.items, entries: entries)
         var todo: [Item] = []
+        var unmoved: [Item] = []
+        defer { for item in unmoved { moveDone(item, events: events) } }
         for var item in scan.items {
             guard inShard(item.rel) else {
                 report.otherShard += 1
@@ -300,6 +326,8 @@ public final class BatchRunner: Sendable {
             let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
             if isDone(history, item, record: record) {
                 report.alreadyDone += 1
+                // Converted, but its move failed or was cut short (kill -9 after `done`): again.
+                if record, options.moveDone != nil { unmoved.append(item) }
                 continue
             }
             let failures = history.filter { $0.status == .failed }
@@ -369,8 +397,7 @@ public final class BatchRunner: Sendable {
         // A refused source does not wait for its output's claim (its owner may hold it): it
         // claims itself, so that hosts record the refusal once between them.
         let claimAt = item.conflict == nil ? claimPath(forOutput: item.outputRel) : claimsDir + "/" + FNV1a.hex("source:" + item.rel) + ".claim"
-        switch Claim.acquire(at: claimAt, source: item.rel, host: options.host,
-                             timeout: options.claimTimeout, clock: clock) {
+        switch Claim.acquire(at: claimAt, source: item.rel, host: options.host, watch: watch) {
         case .busy(let host, _, _):
             events(.claimedElsewhere(item.rel, host: host))
             return .claimed
@@ -443,6 +470,10 @@ public final class BatchRunner: Sendable {
                 }
             } catch let e as MediaError where e.kind == .cancelled {
                 return .cancelled
+            } catch where !claim.isHeld {
+                // Taken over while we stalled: the failure is likely the new owner's doing (it
+                // removed our temp file), and the file is its to record.
+                return .claimed
             } catch {
                 let (message, code) = Self.describe(error)
                 entry.status = .failed
@@ -462,11 +493,7 @@ public final class BatchRunner: Sendable {
             events(.failed(item.rel, message: entry.error ?? ""))
             return .failed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? ExitCode.failure))
         }
-        if let dest = options.moveDone {
-            do { try moveSource(item, to: dest) } catch {
-                events(.warning(item.rel, message: "converted, but not moved to \(dest): \(error)"))
-            }
-        }
+        moveDone(item, events: events)
         events(.finished(item.rel, seconds: entry.seconds ?? 0))
         return .converted(media, item.identity.size, notices)
     }
@@ -513,11 +540,10 @@ public final class BatchRunner: Sendable {
     /// made, and held until its output is in place): other runs' conversions under way. nil when
     /// a live claim cannot be read (being written): then nothing is removed.
     func foldersInUse() -> [String]? {
-        let now = clock.now()
         var folders: [String] = []
         for name in (try? FileManager.default.contentsOfDirectory(atPath: claimsDir)) ?? [] where name.hasSuffix(".claim") {
             let path = claimsDir + "/" + name
-            if Claim.isStale(path, host: options.host, timeout: options.claimTimeout, now: now) { continue }
+            if Claim.isStale(path, host: options.host, watch: watch) { continue }
             guard let claim = Claim.read(path) else { return nil }
             let rel = outputRelativePath(for: claim.source)
             folders.append(rel.contains("/") ? options.outputDir + "/" + FilePaths.folder(of: rel) : options.outputDir)
@@ -534,44 +560,34 @@ public final class BatchRunner: Sendable {
         }
     }
 
-    private func moveSource(_ item: Item, to dest: String) throws {
-        let target = dest + "/" + item.rel
-        try FileManager.default.createDirectory(atPath: FilePaths.folder(of: target), withIntermediateDirectories: true)
-        if rename(item.path, target) == 0 { return }
-        guard errno == EXDEV else { throw MediaError(.io, String(cString: strerror(errno)), file: target) }
-        // Another filesystem: copy, make the copy durable, then remove the source.
-        try FileManager.default.copyItem(atPath: item.path, toPath: target)
-        let fd = open(target, O_RDONLY)
-        guard fd >= 0, fsync(fd) == 0 else {
-            if fd >= 0 { close(fd) }
-            throw MediaError(.io, "cannot flush the moved copy", file: target)
-        }
-        close(fd)
-        unlink(item.path)
+    /// `--move-done`: moves a converted source away, or says why it could not (tried again by
+    /// every later run while the source is still there).
+    func moveDone(_ item: Item, events: @Sendable (BatchEvent) -> Void) {
+        guard let dest = options.moveDone, let why = SourceMove.move(item.path, to: dest + "/" + item.rel) else { return }
+        events(.warning(item.rel, message: "converted, but not moved to \(dest): \(why) (tried again on the next run)"))
     }
 
     // MARK: After a crash
 
-    /// Removes temp files and claims that nobody is working on any more (kill -9, reboot).
+    /// Removes temp files and claims that nobody is working on any more (kill -9, reboot): a
+    /// process of this host that is gone, or a heartbeat this host has seen unchanged for
+    /// `--claim-timeout` (`Heartbeats`; never an age computed from another machine's clock).
     func sweep(_ report: inout BatchReport) {
         let fm = FileManager.default
         // No claims folder yet: no claims to sweep.
-        let now = clock.now()
         if let claims = try? fm.contentsOfDirectory(atPath: claimsDir) {
             for c in claims where c.contains(".claim" + Claim.newSuffix) {
                 // A claim being written when its process was killed.
-                if Claim.isAbandonedTemp(claimsDir + "/" + c, host: options.host, timeout: options.claimTimeout, now: now) {
-                    unlink(claimsDir + "/" + c)
-                }
+                if Claim.isAbandonedTemp(claimsDir + "/" + c, host: options.host, watch: watch) { unlink(claimsDir + "/" + c) }
             }
-            for c in claims where c.hasPrefix(".clock-") {
-                // A clock probe of a process gone (kill -9): old by the storage's own clock.
+            for c in claims where c.hasPrefix(".clock-") || c.hasPrefix(StorageCheck.prefix) {
+                // A clock probe or storage check of a process gone (kill -9).
                 var st = stat()
-                if stat(claimsDir + "/" + c, &st) == 0, now - Double(st.st_mtim.tv_sec) > options.claimTimeout { unlink(claimsDir + "/" + c) }
+                if stat(claimsDir + "/" + c, &st) == 0, watch.unchanged(c, beat: Heartbeats.beat(st)) { unlink(claimsDir + "/" + c) }
             }
             for c in claims where c.hasSuffix(".claim") {
                 let p = claimsDir + "/" + c
-                if Claim.isStale(p, host: options.host, timeout: options.claimTimeout, now: now) { unlink(p); report.removedClaims += 1 }
+                if Claim.isStale(p, host: options.host, watch: watch) { unlink(p); report.removedClaims += 1 }
             }
         }
         guard let walker = fm.enumerator(atPath: options.outputDir) else { return }
@@ -581,11 +597,24 @@ public final class BatchRunner: Sendable {
             guard name.hasPrefix("."), let r = name.range(of: TempFile.marker) else { continue }
             let outName = String(name[name.index(after: name.startIndex)..<r.lowerBound])
             let outRel = rel.contains("/") ? FilePaths.folder(of: rel) + "/" + outName : outName
-            if !fm.fileExists(atPath: claimPath(forOutput: outRel)) {
+            if isAbandoned(temp: rel, owner: TempFile.owner(String(name[r.upperBound...])), output: outRel) {
                 unlink(options.outputDir + "/" + rel)
                 report.removedTempFiles += 1
             }
         }
+    }
+
+    /// A temp output nobody writes any more: its owner (host and pid in its name) is a process
+    /// of this host that is gone; or this host has seen it unchanged for the timeout and no live
+    /// claim of that owner covers its output (a live owner may be silent a while: its claim
+    /// still beats). Another host's live work is never removed.
+    func isAbandoned(temp rel: String, owner: (host: String, pid: Int32)?, output outRel: String) -> Bool {
+        if let owner, owner.host == TempFile.host, owner.pid != getpid(), kill(owner.pid, 0) != 0, errno == ESRCH { return true }
+        var st = stat()
+        guard stat(options.outputDir + "/" + rel, &st) == 0, watch.unchanged("temp:" + rel, beat: Heartbeats.beat(st)) else { return false }
+        let claim = claimPath(forOutput: outRel)
+        guard let owner, let holder = Claim.read(claim), !Claim.isStale(claim, host: options.host, watch: watch) else { return true }
+        return !(TempFile.tag(holder.host) == owner.host && holder.pid == owner.pid)
     }
 }
 

@@ -3,15 +3,18 @@ import Synchronization
 
 /// Who is converting a file, for many machines sharing one output folder over NFS-like storage
 /// (no flock across hosts). A claim file is created with O_EXCL; its mtime is the heartbeat. A
-/// claim whose heartbeat is older than the timeout, or whose process is gone on this very host,
-/// is stale and may be taken over. A heartbeat's age is judged by the storage's clock
-/// (`StorageClock`), never this host's. Ownership is confirmed by re-reading the token after a short
-/// pause, so two machines that take over the same stale claim cannot both proceed.
+/// claim whose heartbeat this host has seen unchanged for the timeout on its own monotonic clock
+/// (`Heartbeats`: no clocks are compared, the storage's or another host's), or whose process is
+/// gone on this very host, is stale and may be taken over. Ownership is confirmed by re-reading
+/// the token after a short pause, so two machines that take over the same stale claim cannot
+/// both proceed.
 public final class Claim: Sendable {
     public let path: String
     let token: String
     /// The heartbeat, started, cancelled and dropped from whichever thread holds the claim.
     private let timer = Locked<DispatchSourceTimer?>(nil)
+    /// The last heartbeat's mtime (whole seconds): each beat is a later second than the last.
+    private let lastBeat = Locked<Int>(0)
 
     struct Content: Codable {
         var host: String
@@ -27,7 +30,7 @@ public final class Claim: Sendable {
         case busy(host: String, pid: Int32, since: String)
     }
 
-    public static func acquire(at path: String, source: String, host: String, timeout: TimeInterval, clock: StorageClock,
+    public static func acquire(at path: String, source: String, host: String, watch: Heartbeats,
                                verifyDelay: TimeInterval = 0.2) -> Outcome {
         let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let content = Content(host: host, pid: getpid(), token: token, started: ISO8601DateFormatter().string(from: HostClock.date()), source: source)
@@ -42,7 +45,7 @@ public final class Claim: Sendable {
                 return .acquired(Claim(path: path, token: token))
             }
             // It exists: live, or stale (take it over once).
-            guard isStale(path, host: host, timeout: timeout, now: clock.now()) else { return busyOutcome(path) }
+            guard isStale(path, host: host, watch: watch) else { return busyOutcome(path) }
             unlink(path)
         }
         return busyOutcome(path)
@@ -80,11 +83,11 @@ public final class Claim: Sendable {
     static let newSuffix = ".new-"
 
     /// A claim being written whose writer is a process of this host that no longer exists, or
-    /// which is older than `timeout` by the storage's clock.
-    static func isAbandonedTemp(_ path: String, host: String, timeout: TimeInterval, now: Double) -> Bool {
+    /// which this host has seen unchanged for the timeout (`Heartbeats`).
+    static func isAbandonedTemp(_ path: String, host: String, watch: Heartbeats) -> Bool {
         var st = stat()
         guard stat(path, &st) == 0 else { return false }
-        if now - Double(st.st_mtim.tv_sec) > timeout { return true }
+        if watch.unchanged(FilePaths.name(of: path), beat: Heartbeats.beat(st)) { return true }
         // host-pid-token: the host may hold dashes, the pid and token do not.
         guard let r = path.range(of: newSuffix, options: .backwards) else { return false }
         var parts = path[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
@@ -105,16 +108,15 @@ public final class Claim: Sendable {
         return try? JSONDecoder().decode(Content.self, from: d)
     }
 
-    /// Stale: its heartbeat is older than `timeout` by `now`, the storage's clock, or its owner is
-    /// a process of this host that no longer exists (after kill -9 the next run need not wait for
-    /// the timeout).
-    public static func isStale(_ path: String, host: String, timeout: TimeInterval, now: Double) -> Bool {
+    /// Stale: its owner is a process of this host that no longer exists (after kill -9 the next
+    /// run need not wait), or this host has seen its heartbeat (mtime, size, token) unchanged for
+    /// the timeout on its own monotonic clock. Every call counts as a sighting.
+    public static func isStale(_ path: String, host: String, watch: Heartbeats) -> Bool {
         var st = stat()
         guard stat(path, &st) == 0 else { return true }
-        let age = now - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
-        if age > timeout { return true }
-        if let c = read(path), c.host == host, c.pid != getpid(), kill(c.pid, 0) != 0, errno == ESRCH { return true }
-        return false
+        let c = read(path)
+        if let c, c.host == host, c.pid != getpid(), kill(c.pid, 0) != 0, errno == ESRCH { return true }
+        return watch.unchanged(FilePaths.name(of: path), beat: Heartbeats.beat(st) + "/" + (c?.token ?? ""))
     }
 
     init(path: String, token: String) {
@@ -122,14 +124,24 @@ public final class Claim: Sendable {
         self.token = token
     }
 
-    /// Touches the claim every `interval` seconds while the conversion runs.
+    /// Beats every `interval` seconds while the conversion runs: the claim's mtime is set to
+    /// this host's time, or one second past the last beat when that is later, so that every
+    /// beat changes it even where the storage keeps whole seconds and the interval is shorter.
     public func startHeartbeat(every interval: TimeInterval) {
         let path = self.path
+        let last = lastBeat
         timer.withLock { current in
             current?.cancel()
             let t = DispatchSource.makeTimerSource(queue: .global())
             t.schedule(deadline: .now() + interval, repeating: interval)
-            t.setEventHandler { utimes(path, nil) }
+            t.setEventHandler {
+                let next = last.withLock { l in
+                    l = max(Int(HostClock.now()), l + 1)
+                    return l
+                }
+                var times = [timeval(tv_sec: next, tv_usec: 0), timeval(tv_sec: next, tv_usec: 0)]
+                utimes(path, &times)
+            }
             t.resume()
             current = t
         }

@@ -21,62 +21,91 @@ struct SourceScan {
     struct Skipped: Sendable, Equatable {
         let rel: String
         let reason: String
+        /// `rel` is already escaped text (`NameText`): the name is not UTF-8.
+        var escaped = false
     }
 
     var found: [Found] = []
     var skipped: [Skipped] = []
     /// Names dropped because another name of the same file won: (dropped, kept).
     var duplicates: [(rel: String, keptAs: String)] = []
+    /// Files left out because they are this batch's own outputs (`OwnOutputs`).
+    var ownOutputs: [String] = []
 
-    /// Walks `root` (already resolved). Hidden names and `outRoot` are left out; links are
-    /// followed to files inside the tree, never into folders (their files are reached by their
-    /// own names). Only regular files are ever opened later: anything else with a media
-    /// extension is recorded as skipped.
-    static func walk(root: String, outRoot: String, extensions: Set<String>) -> SourceScan {
+    /// What the walk leaves out besides hidden names: the output folder (by device and inode,
+    /// whatever its name) and the files the ledger names as outputs.
+    struct Outputs {
+        let root: String
+        let identity: [UInt64]?
+        let own: OwnOutputs
+    }
+
+    /// Walks `root` (already resolved). Hidden names, the output folder and this batch's own
+    /// outputs are left out; links are followed to files inside the tree, never into folders
+    /// (their files are reached by their own names). Only regular files are ever opened later:
+    /// anything else with a media extension is recorded as skipped.
+    static func walk(root: String, outputs: Outputs, extensions: Set<String>) -> SourceScan {
         var scan = SourceScan()
-        scan.visit(folder: root, rel: "", root: root, outRoot: outRoot, extensions: extensions)
+        scan.visit(folder: root, rel: "", root: root, outputs: outputs, extensions: extensions)
         scan.dedupe()
         scan.found.sort { $0.rel < $1.rel }
         scan.skipped.sort { $0.rel < $1.rel }
         return scan
     }
 
-    private mutating func visit(folder: String, rel: String, root: String, outRoot: String, extensions: Set<String>) {
+    private mutating func visit(folder: String, rel: String, root: String, outputs: Outputs, extensions: Set<String>) {
         guard let d = opendir(folder) else {
             skipped.append(Skipped(rel: rel.isEmpty ? "." : rel, reason: "unreadable folder: \(String(cString: strerror(errno)))"))
             return
         }
         var names: [String] = []
+        var folders: Set<String> = []
+        var unnamed: [[UInt8]] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+            let bytes = withUnsafeBytes(of: e.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard bytes.first != UInt8(ascii: ".") else { continue }  // hidden, and . and ..
+            guard NameText.isUTF8(bytes) else { unnamed.append(bytes); continue }
+            let name = String(decoding: bytes, as: UTF8.self)
+            names.append(name)
+            // The entry's own type (no stat: the path may be too long for one).
+            if e.pointee.d_type == UInt8(DT_DIR) || e.pointee.d_type == UInt8(DT_UNKNOWN) { folders.insert(name) }
         }
         closedir(d)
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for bytes in unnamed { skipUnnamed(bytes, folder: folder, rel: rel, extensions: extensions) }
+        for name in names.sorted() {
             let childRel = rel.isEmpty ? name : rel + "/" + name
             let path = folder + "/" + name
             var st = stat()
-            guard lstat(path, &st) == 0 else { continue }  // gone since readdir
-            let isMedia = extensions.contains(FilePaths.pathExtension(of: name).lowercased())
+            guard lstat(path, &st) == 0 else {
+                let err = errno
+                // Gone since readdir: nothing to say. Anything else is said (a path too long to name).
+                if err != ENOENT, Self.isMedia(name, extensions) || folders.contains(name) {
+                    skipped.append(Skipped(rel: childRel, reason: Self.unreachable(err)))
+                }
+                continue
+            }
+            let isMedia = Self.isMedia(name, extensions)
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
-                if path == outRoot { continue }
-                visit(folder: path, rel: childRel, root: root, outRoot: outRoot, extensions: extensions)
+                if [UInt64(st.st_dev), UInt64(st.st_ino)] == outputs.identity { continue }
+                visit(folder: path, rel: childRel, root: root, outputs: outputs, extensions: extensions)
             case S_IFREG:
-                if isMedia { add(childRel, path, st, viaLink: false) }
+                guard isMedia else { continue }
+                if outputs.own.contains(st) { ownOutputs.append(childRel); continue }
+                add(childRel, path, st, viaLink: false)
             case S_IFLNK:
                 guard isMedia else { continue }
                 let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-                // A link out of the tree (or into the output folder) is not followed.
-                guard real.hasPrefix(root + "/"), real != outRoot, !real.hasPrefix(outRoot + "/") else { continue }
+                // A link out of the tree (or into an output folder inside it) is not followed.
+                let out = outputs.root
+                guard real.hasPrefix(root + "/"), !(out.hasPrefix(root + "/") && (real == out || real.hasPrefix(out + "/"))) else { continue }
                 var target = stat()
                 guard stat(path, &target) == 0 else {
                     skipped.append(Skipped(rel: childRel, reason: "broken link"))
                     continue
                 }
                 switch target.st_mode & S_IFMT {
+                case S_IFREG where outputs.own.contains(target): ownOutputs.append(childRel)
                 case S_IFREG: add(childRel, path, target, viaLink: true)
                 case S_IFDIR: continue
                 default: skipped.append(Skipped(rel: childRel, reason: Self.notRegular(target.st_mode)))
@@ -110,6 +139,32 @@ struct SourceScan {
             return kept == f.rel ? nil : (f.rel, kept)
         }
         found = Array(best.values)
+    }
+
+    /// A name that is not UTF-8 (an old SMB or FTP upload in Latin-1): reencode names files by
+    /// UTF-8 paths (recipes, FFmpeg, the ledger), so such a file, or a folder and everything in
+    /// it, is recorded as skipped under its escaped name (`NameText`), never dropped in silence.
+    private mutating func skipUnnamed(_ bytes: [UInt8], folder: String, rel: String, extensions: Set<String>) {
+        let shown = NameText.escaped(bytes: Array((rel.isEmpty ? "" : rel + "/").utf8) + bytes)
+        var path = Array((folder + "/").utf8) + bytes
+        path.append(0)
+        var st = stat()
+        let kind = path.withUnsafeBufferPointer { p in p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: p.count) { stat($0, &st) } }
+        let isDir = kind == 0 && st.st_mode & S_IFMT == S_IFDIR
+        guard isDir || Self.isMedia(shown, extensions) else { return }
+        let fix = "reencode reaches files by UTF-8 paths: rename it, e.g. convmv -f latin1 -t utf8"
+        skipped.append(Skipped(rel: shown, reason: isDir ? "a folder whose name is not UTF-8: its files are not converted (\(fix))"
+                                                         : "the name is not UTF-8: not converted (\(fix))", escaped: true))
+    }
+
+    static func isMedia(_ name: String, _ extensions: Set<String>) -> Bool {
+        extensions.contains(FilePaths.pathExtension(of: name).lowercased())
+    }
+
+    /// Why a name listed in its folder could not be looked at.
+    static func unreachable(_ err: Int32) -> String {
+        err == ENAMETOOLONG ? "its path is longer than PATH_MAX (\(PATH_MAX) bytes): not converted"
+            : "cannot look at it: \(String(cString: strerror(err)))"
     }
 
     /// "a FIFO (named pipe), not a regular file": the kinds are named as every command names them.

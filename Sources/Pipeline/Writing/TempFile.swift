@@ -38,10 +38,21 @@ enum TempFile {
 
     /// This machine's identity (`HostIdentity`: REENCODE_HOSTNAME, else the host name, as batch
     /// uses) with '-' and anything unusual made '_', so HOST-PID-TOKEN splits unambiguously.
-    static let host: String = {
-        let cleaned = String(HostIdentity.name.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") ? $0 : "_" })
+    static let host: String = tag(HostIdentity.name)
+
+    /// A host name as temp names carry it.
+    static func tag(_ host: String) -> String {
+        let cleaned = String(host.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") ? $0 : "_" })
         return cleaned.isEmpty ? "localhost" : cleaned
-    }()
+    }
+
+    /// The host and pid of a temp name's `HOST-PID-TOKEN` tail; nil when it has no host (an
+    /// older reencode's) or cannot be read.
+    static func owner(_ tail: String) -> (host: String, pid: Int32)? {
+        let parts = tail.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, let pid = Int32(parts[1]), pid > 0 else { return nil }
+        return (String(parts[0]), pid)
+    }
 
     private static func isAlive(_ pid: pid_t) -> Bool {
         // EPERM: it exists but belongs to someone else — alive.
