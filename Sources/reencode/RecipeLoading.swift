@@ -50,10 +50,7 @@ func readRecipeText(_ path: String) -> Result<String, ExitFailure> {
         bytes += chunk[0..<n]
     }
     if bytes.count > limit { return fail("the recipe is larger than the limit of 1 MiB (\(limit) bytes)", ExitCode.invalidRecipe) }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-        return .failure(ExitFailure(["\(path): error: the recipe is not UTF-8 text"], code: ExitCode.invalidRecipe))
-    }
-    return .success(text)
+    return RecipeText.decode(bytes, file: path).mapError { ExitFailure([$0.description], code: ExitCode.invalidRecipe) }
 }
 
 /// A failure already explained: `message` holds the lines printed on stderr (for a final JSON

@@ -8,7 +8,9 @@ struct ValidateCommand: Command {
     static let usage = "reencode validate RECIPE..."
     static let help = """
         OVERVIEW: \(abstract)
-        Every error is reported, each at its line and column. Beyond the recipe's own rules,
+        Every error is reported, each at its line and column. Whatever 'plan' refuses for
+        every source is refused here: an output extension that names no container, a track
+        written twice, settings for another kind of track, a copy in a composition. Beyond the recipe's own rules,
         every writer input that encodes opens its encoder with its settings (for a stand-in
         128x96 25 fps source, 48 kHz stereo audio), and the container the recipe names takes
         their streams: an encoder option that does not exist, a value the encoder refuses, a

@@ -2,25 +2,22 @@ import CFFmpeg
 import Recipe
 
 extension RecipeCompiler {
-    /// What can be checked without a source: every writer input that encodes opens its encoder
+    /// What can be checked without a source: every refusal of `plan` that does not depend on the
+    /// source (`sourceFreeRefusals`: the output's container, a track written twice, settings for
+    /// another kind of track, a copy in a composition, what this build cannot compose); every
+    /// writer input that encodes opens its encoder
     /// with its settings resolved for a stand-in source (128x96 at 25 fps, 8-bit 4:2:0, small
     /// enough for every level; 48 kHz stereo), and when the recipe names its container, the container takes every
     /// encoder's stream. A codec option the encoder does not have, a value it refuses, a profile
     /// or pixel format it cannot make: each is an error at the recipe line that set it. What
     /// depends on the source (its tracks, a copy the container cannot hold) is for `plan`.
     public static func validate(_ recipe: Recipe, assistant: SettingsAssistant = .system) throws(RecipeErrors) {
-        var errors: [Diagnostic] = []
+        let (format, refused, sourceFree) = sourceFreeRefusals(recipe)
+        var errors = sourceFree
         var encoders: [(Encoder, WriterInput, [(String, Mark)])] = []
-        let format = recipe.output.format?.value
-            ?? recipe.output.path.flatMap { ContainerFormat(pathExtension: FilePaths.pathExtension(of: $0.value)) }
         for input in recipe.writerInputs {
             guard let out = recipe.readerOutput(input.source.value) else { continue }
-            // The same words as when compiled against a source.
-            if format == .m4a, case .kind(let k, _) = out.track, k.rawValue == MediaType.video.rawValue {
-                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads a video track ('\(out.name)'), but an m4a file holds audio only"))
-                continue
-            }
-            guard out.decode else { continue }
+            guard out.decode, !refused.contains(input.number) else { continue }
             let resolved: ResolvedPreset?
             do throws(Diagnostic) { resolved = try recipe.resolvedSettings(of: input) } catch { continue }  // the parser said why
             let p = resolved ?? .empty

@@ -66,19 +66,16 @@ public enum RecipeCompiler {
         var written: [String: [Int: TrackSource]] = [:]
         // The same rule as for -o (and as the planner applies): one place reads an extension.
         var outFormat: ContainerFormat?
-        do {
-            outFormat = try OutputLocation.format(for: outPath, requested: recipe.output.format?.value)
-        } catch {
-            if output != nil {
+        if output != nil {
+            do throws(MediaError) { outFormat = try OutputLocation.format(for: outPath, requested: recipe.output.format?.value) } catch {
                 // -o contradicts the recipe (or says no container): the command line is wrong.
                 var e = error
                 e.kind = .usage
                 throw e
             }
+        } else {
             // From the recipe's own path: said at its line:col with the rest.
-            if let path = recipe.output.path {
-                errors.append(recipe.diagnostic(path.mark, "\(outPath): \(error.message)"))
-            }
+            do throws(Diagnostic) { outFormat = try outputFormat(of: recipe, path: outPath) } catch { errors.append(error) }
         }
 
         for input in recipe.writerInputs {
@@ -105,64 +102,28 @@ public enum RecipeCompiler {
                 continue
             }
             if let first = written[trackFile]?[track.index] {
-                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads track #\(track.index) of \(trackFile == primary ? source : trackFile) ('\(out.name)'), which writer input \(first.input.number) already writes ('\(first.output.name)'): a track can be written once"))
+                errors.append(writtenTwice("track #\(track.index) of \(trackFile == primary ? source : trackFile)", by: input, reading: out,
+                                           first: (first.input, first.output), in: recipe))
                 continue
             }
-            if outFormat == .m4a, track.mediaType == .video {
-                errors.append(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads a video track ('\(out.name)'), but an m4a file holds audio only"))
+            let settings: ResolvedPreset
+            do throws(Diagnostic) { settings = try recipe.resolvedSettings(of: input) ?? .empty } catch { errors.append(error); continue }
+            if let refusal = kindRefusal(reading: track.mediaType, format: outFormat, input: input, output: out, settings: settings, in: recipe) {
+                errors.append(refusal)
                 continue
             }
-            var presets: [String] = []
-            var video = VideoSettings(), audio = AudioSettings()
-            var videoOnly: [(String, Mark)] = [], audioOnly: [(String, Mark)] = []
-            var keyMarks: [(String, Mark)] = []
+            let (video, audio, keyMarks, presets) = (settings.video, settings.audio, settings.keyMarks, settings.chain)
             /// The settings' layers, most specific first, with who wrote each.
-            var layers: [(origin: String, video: VideoSettings, audio: AudioSettings)] = []
-            var what = ""
-            switch input.settings {
-            case .none:
-                break
-            case .preset(let name):
-                do throws(Diagnostic) {
-                    let p = try recipe.resolvePreset(name)
-                    (video, audio, videoOnly, audioOnly, presets) = (p.video, p.audio, p.videoOnlyKeys, p.audioOnlyKeys, p.chain)
-                    keyMarks = p.keyMarks
-                    layers = Self.layers(p.chain, in: recipe)
-                    what = "preset '\(name.value)'"
-                } catch { errors.append(error); continue }
-            case .inline(let def):
-                var base = ResolvedPreset.empty
-                if let b = def.base {
-                    do throws(Diagnostic) { base = try recipe.resolvePreset(b) } catch { errors.append(error); continue }
-                }
-                video = def.video.over(base.video)
-                audio = def.audio.over(base.audio)
-                videoOnly = base.videoOnlyKeys + def.videoOnlyKeys
-                audioOnly = base.audioOnlyKeys + def.audioOnlyKeys
-                keyMarks = base.keyMarks + def.keyMarks
-                layers = [("recipe", def.video, def.audio)] + Self.layers(base.chain, in: recipe)
-                presets = base.chain
-                what = "the settings of writer input \(input.number)"
-            }
+            var layers = Self.layers(presets, in: recipe)
+            if case .inline(let def) = input.settings { layers.insert(("recipe", def.video, def.audio), at: 0) }
+            let copies = copiesSamples(track.mediaType, decode: out.decode, settings: settings)
             let mode: TrackMode
             switch track.mediaType {
             case .video:
-                if let (key, mark) = audioOnly.first {
-                    errors.append(recipe.diagnostic(mark.line > 0 ? mark : settingsMark(input), "\(what) \(mark.line > 0 ? "sets '\(key)', an audio setting" : "is for audio only"), but writer input \(input.number) reads a video track ('\(out.name)')"))
-                    continue
-                }
                 mode = out.decode ? .video(video) : .passthrough
             case .audio:
-                if let (key, mark) = videoOnly.first {
-                    errors.append(recipe.diagnostic(mark, "\(what) sets '\(key)', a video setting, but writer input \(input.number) reads an audio track ('\(out.name)')"))
-                    continue
-                }
                 mode = out.decode ? .audio(audio) : .passthrough
-            case .subtitle where out.decode && video.codec != .copy:
-                if let (key, mark) = (videoOnly + audioOnly).first {
-                    errors.append(recipe.diagnostic(mark.line > 0 ? mark : settingsMark(input), "\(what) sets '\(key)', but writer input \(input.number) reads a subtitle track ('\(out.name)'): subtitles take no settings but 'codec: copy'"))
-                    continue
-                }
+            case .subtitle where !copies:
                 if let refusal = SubtitleConversion.refusal(track, format: outFormat) {
                     missing.append(recipe.diagnostic(out.mark, "\(trackFile): \(refusal)"))
                     continue
@@ -189,29 +150,21 @@ public enum RecipeCompiler {
                                               "'\(key)' has no effect: reader output '\(out.name)' is not decoded (decode: false), so the track is copied as it is"))
                 }
             }
-            let copies: Bool
             let explicit: [String]
             var keyOrigins: [String: String] = [:]
             switch mode {
             case .video(let v):
-                copies = v.codec == .copy
                 explicit = setKeys(v)
                 for key in explicit { keyOrigins[key] = layers.first { setKeys($0.video).contains(key) }?.origin }
             case .audio(let a):
-                copies = a.codec == .copy
                 explicit = setKeys(a)
                 for key in explicit { keyOrigins[key] = layers.first { setKeys($0.audio).contains(key) }?.origin }
-            case .passthrough:
-                copies = true
-                explicit = []
-            case .subtitle:
-                copies = video.codec == .copy
+            case .passthrough, .subtitle:
                 explicit = []
             }
             let writer = TrackSource(input: input, output: out, keys: keyMarks, copies: copies)
-            if recipe.composition != nil && copies {
-                // A composition's tracks are cut, joined and retimed: samples cannot be copied.
-                errors.append(recipe.diagnostic(writer.copyMark, "writer input \(input.number) copies '\(out.name)', but a composition's tracks are decoded and encoded: copied tracks are not supported in a composition yet"))
+            if let refusal = compositionCopyRefusal(writer, in: recipe) {
+                errors.append(refusal)
                 continue
             }
             if writers[track.index] == nil { writers[track.index] = writer }
@@ -295,7 +248,7 @@ public enum RecipeCompiler {
 
     /// One output track's recipe origin: its writer input, reader output and the keys its
     /// settings set, with where.
-    private struct TrackSource {
+    struct TrackSource {
         let input: WriterInput
         let output: ReaderOutput
         let keys: [(String, Mark)]

@@ -16,7 +16,7 @@ public enum YAMLParser {
         }
         let bytes = Array(text.utf8)
         if bytes.count > maxBytes { return .failure(diag(nil, "the recipe is larger than 1 MiB")) }
-        if bytes.contains(0) { return .failure(diag(nil, "the recipe is not text (it contains NUL bytes)")) }
+        if let e = RecipeText.firstProblem(in: bytes, file: file) { return .failure(e) }
 
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { return .failure(diag(nil, "cannot start the YAML parser")) }
