@@ -114,6 +114,9 @@ public struct VideoSettings: Sendable, Hashable {
 public struct AudioSettings: Sendable, Hashable {
     public var codec: AudioCodec?
     public var bitrate: Int?
+    /// `bitrate` is the most the output gets, not a request: a source with less keeps its own
+    /// (the built-in presets' rates; a rate a recipe writes is asked).
+    public var bitrateIsCeiling = false
     public var sampleRate: Int?
     /// The most channels the output may have; sources with more are downmixed.
     public var channels: Int?
@@ -130,6 +133,7 @@ public struct AudioSettings: Sendable, Hashable {
         var r = self
         r.codec = codec ?? base.codec
         r.bitrate = bitrate ?? base.bitrate
+        r.bitrateIsCeiling = bitrate != nil ? bitrateIsCeiling : base.bitrateIsCeiling
         r.sampleRate = sampleRate ?? base.sampleRate
         r.channels = channels ?? base.channels
         r.channelLayout = channelLayout ?? base.channelLayout

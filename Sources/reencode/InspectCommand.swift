@@ -161,7 +161,6 @@ enum AssetText {
         return lines.joined(separator: "\n")
     }
 
-    static func kbps(_ b: Int) -> String { "\((b + 500) / 1000) kb/s" }
 
     /// A file's or track's length; a raw elementary stream states none (FFmpeg would have to read
     /// it whole to know).

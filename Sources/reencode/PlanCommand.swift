@@ -162,7 +162,8 @@ struct PlanCommand: Command {
             }
             for d in decisions {
                 let from = origin(d, o)
-                let why = from == "assistant" ? "\(d.rule): \(d.reason)" : from
+                // An asked value's note (above the source's, a level's cost) is shown with its origin.
+                let why = from == "assistant" ? "\(d.rule): \(d.reason)" : d.reason == "as asked" ? from : "\(from): \(d.reason)"
                 lines.append("  \(padded(d.setting, 15)) \(padded(d.value, 12)) \(why)")
             }
         }

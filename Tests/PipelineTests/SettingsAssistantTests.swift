@@ -42,8 +42,10 @@ struct SettingsAssistantTests {
         SizeCase(source: video(1440, 1080), box: (1280, 720), expected: (960, 720), rule: "size.fit-box"),
         // Portrait phone video: stored 1920x1080 turned 90°; shows 1080x1920; the box turns with it.
         SizeCase(source: video(1920, 1080, rotation: 90), box: (1280, 720), expected: (1280, 720), rule: "size.fit-box"),
-        // Anamorphic DV: 720x480 with 32:27 pixels shows as 853x480.
-        SizeCase(source: video(720, 480, sar: Ratio(32, 27)), box: nil ?? (nil, nil), expected: (852, 480), rule: "size.source"),
+        // Anamorphic DV: 720x480 with 32:27 pixels (shown as 853x480) keeps its stored size and
+        // pixel aspect; fitted into a box, it is resized to square pixels.
+        SizeCase(source: video(720, 480, sar: Ratio(32, 27)), box: nil ?? (nil, nil), expected: (720, 480), rule: "size.source"),
+        SizeCase(source: video(720, 480, sar: Ratio(32, 27)), box: (640, 360), expected: (640, 360), rule: "size.fit-box"),
         SizeCase(source: video(161, 121), box: (nil, nil), expected: (160, 120), rule: "size.source"),
         SizeCase(source: video(1920, 1080), box: (640, nil), expected: (640, 360), rule: "size.fit-box"),
     ])
@@ -149,9 +151,9 @@ struct SettingsAssistantTests {
         AudioCase(source: audio(44100, 1), settings: AudioSettings(), rate: 44100, channels: 1, bitrate: 64_000,
                   rules: ["sample-rate": "sample-rate.kept", "channels": "channels.kept", "channel-layout": "channel-layout.default"]),
         AudioCase(source: audio(96000, 6), settings: AudioSettings(), rate: 48000, channels: 2, bitrate: 128_000,
-                  rules: ["sample-rate": "sample-rate.48k", "channels": "channels.downmix"]),
-        AudioCase(source: audio(22050, 6), settings: AudioSettings(channels: 6), rate: 48000, channels: 6, bitrate: 320_000,
-                  rules: ["sample-rate": "sample-rate.48k", "channels": "channels.kept"]),
+                  rules: ["sample-rate": "sample-rate.lowered", "channels": "channels.downmix"]),
+        AudioCase(source: audio(22050, 6), settings: AudioSettings(channels: 6), rate: 22050, channels: 6, bitrate: 320_000,
+                  rules: ["sample-rate": "sample-rate.kept", "channels": "channels.kept"]),
         AudioCase(source: audio(48000, 2), settings: AudioSettings(bitrate: 96_000, sampleRate: 44100), rate: 44100, channels: 2, bitrate: 96_000,
                   rules: ["sample-rate": "settings", "bitrate": "settings"]),
     ])

@@ -103,6 +103,9 @@ enum CompositionSources {
         if let richest = formats.first(where: { $0.format.channels == channels }) { merged.channelLayout = richest.format.channelLayout }
         merged.sampleRate = rate
         merged.channels = channels
+        // The bit rate an output stays under: the richest file's, where every file states one.
+        let bitRates = formats.map(\.format.bitRate)
+        merged.bitRate = bitRates.contains(nil) ? nil : bitRates.compactMap { $0 }.max()
         let list = formats.map { "\(FilePaths.label(of: $0.file, among: formats.map(\.file))) \($0.format.sampleRate) Hz \($0.format.channels) ch" }.joined(separator: ", ")
         return (merged, [Decision(setting: "sound", value: "\(rate) Hz, \(channels) ch", rule: "composition.sound",
                                   reason: "the composition's sources (\(list)) are resampled and mixed to the highest rate and the most channels among them")])

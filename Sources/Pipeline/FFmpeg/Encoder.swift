@@ -10,6 +10,8 @@ struct EncoderConfiguration {
     var height: Int32 = 0
     var pixelFormat: AVPixelFormat = AV_PIX_FMT_NONE
     var frameRate: AVRational = AVRational(num: 0, den: 1)
+    /// The pictures' sample aspect ratio, as the bitstream and the container state it.
+    var sampleAspect = AVRational(num: 1, den: 1)
     var gopSize: Int32 = 0
     var colorPrimaries: AVColorPrimaries = AVCOL_PRI_UNSPECIFIED
     var colorTransfer: AVColorTransferCharacteristic = AVCOL_TRC_UNSPECIFIED
@@ -128,7 +130,7 @@ final class Encoder {
             ctx.pointee.height = c.height
             ctx.pointee.pix_fmt = c.pixelFormat
             ctx.pointee.framerate = c.frameRate
-            ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            ctx.pointee.sample_aspect_ratio = c.sampleAspect
             if c.gopSize > 0 { ctx.pointee.gop_size = c.gopSize }
             ctx.pointee.color_primaries = c.colorPrimaries
             ctx.pointee.color_trc = c.colorTransfer

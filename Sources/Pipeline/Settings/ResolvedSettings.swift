@@ -7,6 +7,9 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     /// Coded size of the output pictures (before the display rotation, which is kept as metadata).
     public var width: Int
     public var height: Int
+    /// The pictures' sample aspect ratio, stated in the output (the source's where its stored
+    /// size is kept; square where pictures are resized).
+    public var pixelAspect: Ratio = .square
     public var pixelFormat: String
     /// nil: keep the source's timing (no frame-rate conversion).
     public var frameRate: FrameRate?

@@ -29,14 +29,32 @@ public struct SettingsAssistant: Sendable {
         let (dw, dh) = source.displaySize
         guard dw > 0, dh > 0 else { throw MediaError(.unsupported, "the video track has no picture size") }
         var (ow, oh) = (dw, dh)
+        // The stored size, turned as displayed: kept with the source's pixel aspect where nothing
+        // asks for another size, so anamorphic pictures (PAL DV 720x576 at 16:15) are not resampled.
+        let (sw, sh) = source.rotation % 180 == 90 ? (source.height, source.width) : (source.width, source.height)
+        let anamorphic = !source.pixelAspect.isSquare && source.pixelAspect.num > 0 && source.pixelAspect.den > 0
+        var pixelAspect = Ratio.square
+        func keepStored(_ rule: String, _ reason: String) {
+            (ow, oh) = (sw, sh)
+            pixelAspect = source.pixelAspect
+            decide("size", "\(even(sw))x\(even(sh))", rule, reason)
+            decide("pixel-aspect", "\(source.pixelAspect)", "pixel-aspect.source",
+                   "the source's: its pictures keep their stored size and are shown at \(dw)x\(dh), as the source's are")
+        }
         if s.width != nil || s.height != nil {
             var bw = s.width, bh = s.height
             // A box is orientation-free: a portrait source fits a landscape box turned upright.
             if let w = bw, let h = bh, (dh > dw) != (h > w), w != h { (bw, bh) = (h, w) }
             let fits = dw <= (bw ?? .max) && dh <= (bh ?? .max)
-            if fits {
+            if fits && anamorphic && sw <= (bw ?? .max) && sh <= (bh ?? .max) {
+                keepStored("size.no-upscale", "the source (\(sw)x\(sh) stored, \(dw)x\(dh) as displayed) already fits inside \(boxText(s)); never upscaled")
+            } else if fits {
                 decide("size", "\(even(dw))x\(even(dh))", "size.no-upscale",
                        "the source (\(dw)x\(dh) as displayed) already fits inside \(boxText(s)); never upscaled")
+                if anamorphic {
+                    decide("pixel-aspect", "1:1", "pixel-aspect.square",
+                           "the source's stored \(sw)x\(sh) (pixel aspect \(source.pixelAspect)) does not fit inside \(boxText(s)): resized to its displayed size in square pixels")
+                }
             } else {
                 // Limited by width when the box is relatively narrower than the picture.
                 let widthLimited: Bool
@@ -54,13 +72,18 @@ public struct SettingsAssistant: Sendable {
                 }
                 decide("size", "\(even(ow))x\(even(oh))", "size.fit-box",
                        "the source (\(dw)x\(dh) as displayed) fitted inside \(boxText(s)), display aspect kept")
+                if anamorphic {
+                    decide("pixel-aspect", "1:1", "pixel-aspect.square",
+                           "the pictures are resized to fit the box: made square pixels (the source's are \(source.pixelAspect))")
+                }
             }
+        } else if anamorphic {
+            keepStored("size.source", "the source's stored size" + (even(sw) != sw || even(sh) != sh ? " (\(sw)x\(sh)) made even, as 4:2:0 needs" : ""))
         } else {
             // An odd size is made even: the plan must not call 320x240 a 321x241 source's size.
             let odd = even(dw) != dw || even(dh) != dh
             decide("size", "\(even(dw))x\(even(dh))", "size.source",
-                   (source.pixelAspect.isSquare ? "the source's size" : "the source's display size in square pixels (pixel aspect \(source.pixelAspect))")
-                   + (odd ? " (\(dw)x\(dh)) made even, as 4:2:0 needs" : ""))
+                   "the source's size" + (odd ? " (\(dw)x\(dh)) made even, as 4:2:0 needs" : ""))
         }
         ow = even(ow); oh = even(oh)
         // Pixels are encoded upright-as-stored; the rotation stays a display matrix.
@@ -86,16 +109,15 @@ public struct SettingsAssistant: Sendable {
             }
             pixelFormat = asked
             decide("pixel-format", asked, Origin.settings, "as asked")
-        } else if codec == .hevc && source.isHighBitDepth {
-            pixelFormat = "yuv420p10le"
-            decide("pixel-format", pixelFormat, "pixel-format.keep-10-bit", "the source is \(source.bitDepth ?? 10)-bit and HEVC Main 10 keeps it")
-        } else if codec == .hevc && keepHDR {
-            pixelFormat = "yuv420p10le"
-            decide("pixel-format", pixelFormat, "pixel-format.hdr-10-bit", "HDR needs 10 bits: HEVC Main 10")
+        } else if codec == .hevc {
+            pixelFormat = hevcPixelFormat(source: source, keepHDR: keepHDR, supported: caps?.pixelFormats ?? [], decide: decide)
         } else {
             pixelFormat = "yuv420p"
-            if source.isHighBitDepth {
-                decide("pixel-format", pixelFormat, "pixel-format.h264-8-bit", "H.264 players expect 8-bit 4:2:0; the \(source.bitDepth ?? 10)-bit source is reduced")
+            let chroma = ChromaFormat.sourceName(source.pixelFormat).flatMap { $0 == "4:2:0" ? nil : $0 }
+            if source.isHighBitDepth || chroma != nil {
+                let what = [source.isHighBitDepth ? "\(source.bitDepth ?? 10)-bit" : nil, chroma].compactMap { $0 }.joined(separator: " ")
+                decide("pixel-format", pixelFormat, source.isHighBitDepth ? "pixel-format.h264-8-bit" : "pixel-format.h264-420",
+                       "H.264 players expect 8-bit 4:2:0; the \(what) source is reduced (a 'pixel-format' keeps more, or 'codec: hevc')")
             } else {
                 decide("pixel-format", pixelFormat, "pixel-format.8-bit-420", "8-bit 4:2:0 plays everywhere")
             }
@@ -172,7 +194,7 @@ public struct SettingsAssistant: Sendable {
             encoderLevel = nil
         }
 
-        return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelFormat: pixelFormat,
+        return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelAspect: pixelAspect, pixelFormat: pixelFormat,
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
                                      gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: s.codecOptions,
                                      colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
@@ -243,6 +265,37 @@ public struct SettingsAssistant: Sendable {
                "SDR pictures are tagged BT.709 (the \(range.name) source's peak: \(formatNumber(peak)) cd/m²)")
         return ColorTags(primaries: "bt709", transfer: "bt709", matrix: "bt709", range: outputJ ? "pc" : "tv",
                          toneMapping: ToneMapping(transfer: range, sourcePrimaries: source.colorPrimaries, sourceMatrix: source.colorMatrix, sourceRange: source.colorRange, peakLuminance: peak))
+    }
+
+    /// HEVC keeps the source's bit depth (10 bits for anything deeper, and for HDR) and its chroma
+    /// format (`ChromaFormat`), where this encoder takes them.
+    private func hevcPixelFormat(source: FormatDescription, keepHDR: Bool, supported: [String],
+                                 decide: (String, String, String, String) -> Void) -> String {
+        let tenBit = source.isHighBitDepth || keepHDR
+        let chroma = ChromaFormat.kept(from: source.pixelFormat) ?? 420
+        let named = ChromaFormat.sourceName(source.pixelFormat)
+        let wanted = ChromaFormat.pixelFormat(chroma: chroma, tenBit: tenBit)
+        if chroma != 420 {
+            guard supported.isEmpty || supported.contains(wanted) else {
+                let fallback = ChromaFormat.pixelFormat(chroma: 420, tenBit: tenBit)
+                decide("pixel-format", fallback, "pixel-format.hevc-420-only",
+                       "the source is \(named ?? ChromaFormat.name(chroma)), but this libx265 does not take \(wanted): made 4:2:0")
+                return fallback
+            }
+            let how = named == ChromaFormat.name(chroma) ? "HEVC keeps it" : "HEVC has no \(named ?? "such") format: \(ChromaFormat.name(chroma)) holds every chroma sample"
+            let depth = source.isHighBitDepth ? "\(source.bitDepth ?? 10)-bit " : ""
+            decide("pixel-format", wanted, "pixel-format.keep-chroma",
+                   "the source is \(depth)\(named ?? ChromaFormat.name(chroma)): \(how)" + (keepHDR && !source.isHighBitDepth ? " (in 10 bits for HDR)" : ""))
+            return wanted
+        }
+        if source.isHighBitDepth {
+            decide("pixel-format", wanted, "pixel-format.keep-10-bit", "the source is \(source.bitDepth ?? 10)-bit and HEVC Main 10 keeps it")
+        } else if keepHDR {
+            decide("pixel-format", wanted, "pixel-format.hdr-10-bit", "HDR needs 10 bits: HEVC Main 10")
+        } else {
+            decide("pixel-format", wanted, "pixel-format.8-bit-420", "8-bit 4:2:0 plays everywhere" + (named == nil && source.pixelFormat != nil ? " (the source's \(source.pixelFormat!) is made Y'CbCr 4:2:0)" : ""))
+        }
+        return wanted
     }
 
     /// nil keeps the source's timing.
@@ -351,22 +404,7 @@ public struct SettingsAssistant: Sendable {
         guard codec != .copy else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
         let encoder = "aac"
 
-        let caps = capabilities(encoder)
-        let rate: Int
-        if let r = s.sampleRate {
-            if let caps, !caps.sampleRates.isEmpty, !caps.sampleRates.contains(r) {
-                throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder (it takes \(caps.sampleRates.map(String.init).joined(separator: ", ")))",
-                                 setting: "sample-rate")
-            }
-            rate = r
-            decide("sample-rate", "\(r)", Origin.settings, "as asked")
-        } else if source.sampleRate == 44100 || source.sampleRate == 48000 {
-            rate = source.sampleRate
-            decide("sample-rate", "\(rate)", "sample-rate.kept", "the source's rate is a standard one")
-        } else {
-            rate = 48000
-            decide("sample-rate", "48000", "sample-rate.48k", source.sampleRate > 0 ? "the source's \(source.sampleRate) Hz is resampled to 48 kHz" : "the source's rate is unknown")
-        }
+        let rate = try sampleRate(source: source, settings: s, encoder: encoder, decide: decide)
 
         let maxChannels = s.channels ?? Self.defaultMaxChannels
         let srcChannels = max(1, source.channels)
@@ -384,7 +422,7 @@ public struct SettingsAssistant: Sendable {
             channels = n
             layout = asked
             decide("channels", "\(n)", "channels.from-layout",
-                   "the \(asked) layout has \(n) channel\(n == 1 ? "" : "s") (the source has \(srcChannels))")
+                   "the \(asked) layout has \(n) channel\(n == 1 ? "" : "s") (the source has \(srcChannels)" + (n > srcChannels ? ": more than it has, as asked)" : ")"))
             decide("channel-layout", asked, Origin.settings, "as asked")
         } else {
             if srcChannels <= maxChannels {
@@ -398,14 +436,7 @@ public struct SettingsAssistant: Sendable {
             decide("channel-layout", layout, "channel-layout.default", "the standard layout for \(channels) channel\(channels == 1 ? "" : "s")")
         }
 
-        let bitrate: Int
-        if let b = s.bitrate {
-            bitrate = b
-            decide("bitrate", "\(b)", Origin.settings, "as asked")
-        } else {
-            bitrate = min(320_000, 64_000 * channels)
-            decide("bitrate", "\(bitrate)", "audio-bitrate.per-channel", "64 kb/s per channel")
-        }
+        let bitrate = audioBitrate(source: source, settings: s, channels: channels, decide: decide)
         return ResolvedAudioSettings(codec: codec, encoderName: encoder, sampleRate: rate, channels: channels,
                                      channelLayout: layout, bitrate: bitrate, codecOptions: s.codecOptions,
                                      decisions: decisions)

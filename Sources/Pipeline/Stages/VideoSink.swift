@@ -60,6 +60,7 @@ final class VideoSink: SinkStage {
         c.frameRate = frameRate
         c.width = Int32(settings.width)
         c.height = Int32(settings.height)
+        c.sampleAspect = AVRational(num: Int32(clamping: settings.pixelAspect.num), den: Int32(clamping: settings.pixelAspect.den))
         c.pixelFormat = targetFormat
         c.gopSize = Int32(settings.gopFrames)
         // The tags the settings assistant decided: what the encoded pixels are (tone-mapped

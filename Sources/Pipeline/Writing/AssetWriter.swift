@@ -57,6 +57,8 @@ final class AssetWriter: @unchecked Sendable {
         let st = try container.addStream()
         try encoder.copyParameters(to: st.pointee.codecpar)
         st.pointee.time_base = encoder.timeBase
+        // Matroska states a pixel aspect from the stream's (MP4's `pasp` from the parameters').
+        st.pointee.sample_aspect_ratio = st.pointee.codecpar.pointee.sample_aspect_ratio
         if let m = encoder.masteringDisplay {
             try FFmpeg.check(rx_stream_set_mastering(st, m.sideDataValues), "mastering display metadata")
         }

@@ -18,6 +18,8 @@ public struct GeneratedVideoFormat: Sendable {
     public var codecOptions: [String: String] = [:]
     /// Degrees clockwise, kept as the display matrix.
     public var rotation = 0
+    /// The sample aspect ratio stated (anamorphic pictures: PAL DV's 16:15).
+    public var pixelAspect = Ratio.square
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorMatrix: String?
@@ -115,6 +117,7 @@ public final class FrameSource {
             c.height = Int32(v.height)
             c.pixelFormat = pix
             c.frameRate = AVRational(num: v.frameRate.frames, den: v.frameRate.seconds)
+            c.sampleAspect = AVRational(num: Int32(clamping: v.pixelAspect.num), den: Int32(clamping: v.pixelAspect.den))
             c.gopSize = Int32(v.gop ?? 0)
             if let n = v.colorPrimaries { c.colorPrimaries = AVColorPrimaries(rawValue: UInt32(bitPattern: av_color_primaries_from_name(n))) }
             if let n = v.colorTransfer { c.colorTransfer = AVColorTransferCharacteristic(rawValue: UInt32(bitPattern: av_color_transfer_from_name(n))) }

@@ -35,28 +35,29 @@ public struct ResolvedPreset: Sendable {
 }
 
 /// The built-in catalogue, AVFoundation's export presets in our words. Sizes are boxes the picture
-/// is fitted inside (never upscaled); what a preset leaves open the settings assistant derives.
+/// is fitted inside (never upscaled), audio bit rates ceilings (never above the source's); what a
+/// preset leaves open the settings assistant derives.
 public enum BuiltinPresets {
     public static let all: [PresetDefinition] = [
         make("passthrough", "Copy every sample as it is: no decode, no encode, no quality loss.",
              video: VideoSettings(codec: .copy), audio: AudioSettings(codec: .copy)),
-        make("low-quality", "H.264 inside 640x360 at constant quality 30, AAC 96 kb/s: small previews.",
+        make("low-quality", "H.264 inside 640x360 at constant quality 30, AAC at most 96 kb/s: small previews.",
              video: VideoSettings(codec: .h264, width: 640, height: 360, quality: 30), audio: AudioSettings(codec: .aac, bitrate: 96_000)),
         make("medium-quality", "H.264 inside 1280x720 at constant quality 26, AAC.",
              video: VideoSettings(codec: .h264, width: 1280, height: 720, quality: 26), audio: AudioSettings(codec: .aac)),
-        make("highest-quality", "H.264 at the source's size, constant quality 18, AAC 256 kb/s.",
+        make("highest-quality", "H.264 at the source's size, constant quality 18, AAC at most 256 kb/s.",
              video: VideoSettings(codec: .h264, quality: 18), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
         make("h264-640x480", "H.264 inside 640x480, AAC.", video: VideoSettings(codec: .h264, width: 640, height: 480), audio: AudioSettings(codec: .aac)),
         make("h264-960x540", "H.264 inside 960x540, AAC.", video: VideoSettings(codec: .h264, width: 960, height: 540), audio: AudioSettings(codec: .aac)),
         make("h264-1280x720", "H.264 inside 1280x720, AAC.", video: VideoSettings(codec: .h264, width: 1280, height: 720), audio: AudioSettings(codec: .aac)),
         make("h264-1920x1080", "H.264 inside 1920x1080, AAC.", video: VideoSettings(codec: .h264, width: 1920, height: 1080), audio: AudioSettings(codec: .aac)),
         make("h264-3840x2160", "H.264 inside 3840x2160, AAC.", video: VideoSettings(codec: .h264, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
-        make("hevc-1920x1080", "HEVC inside 1920x1080 (10-bit kept), AAC.", video: VideoSettings(codec: .hevc, width: 1920, height: 1080), audio: AudioSettings(codec: .aac)),
-        make("hevc-3840x2160", "HEVC inside 3840x2160 (10-bit kept), AAC.", video: VideoSettings(codec: .hevc, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
-        make("hevc-highest-quality", "HEVC at the source's size, constant quality 20 (10-bit kept), AAC 256 kb/s.",
+        make("hevc-1920x1080", "HEVC inside 1920x1080 (10-bit and chroma kept), AAC.", video: VideoSettings(codec: .hevc, width: 1920, height: 1080), audio: AudioSettings(codec: .aac)),
+        make("hevc-3840x2160", "HEVC inside 3840x2160 (10-bit and chroma kept), AAC.", video: VideoSettings(codec: .hevc, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
+        make("hevc-highest-quality", "HEVC at the source's size, constant quality 20 (10-bit and chroma kept), AAC at most 256 kb/s.",
              video: VideoSettings(codec: .hevc, quality: 20), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
-        make("m4a", "Audio only: AAC, the source's rate (44.1/48 kHz) and up to 2 channels.", video: nil, audio: AudioSettings(codec: .aac)),
-        make("aac-stereo", "AAC stereo, 128 kb/s, 48 kHz unless the source is 44.1 kHz.",
+        make("m4a", "Audio only: AAC, the source's rate (48 kHz at most) and up to 2 channels.", video: nil, audio: AudioSettings(codec: .aac)),
+        make("aac-stereo", "AAC, up to stereo and 128 kb/s, the source's rate (48 kHz at most): never more than the source has.",
              video: nil, audio: AudioSettings(codec: .aac, bitrate: 128_000, channels: 2)),
     ]
 
@@ -69,6 +70,7 @@ public enum BuiltinPresets {
         var p = PresetDefinition(name: name, mark: nil, summary: summary)
         p.video = video ?? VideoSettings()
         p.audio = audio
+        p.audio.bitrateIsCeiling = audio.bitrate != nil
         if video == nil { p.audioOnlyKeys = [("codec", Mark(line: 0, column: 0))] }
         return p
     }

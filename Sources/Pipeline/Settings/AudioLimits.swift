@@ -1,0 +1,79 @@
+import Recipe
+
+/// The sound is never given more than its source has unless the recipe asks: a higher sample
+/// rate or bit rate adds nothing a re-encode can hear, only bytes (a 24 kb/s 16 kHz mono track
+/// made 128 kb/s 48 kHz more than doubled a file). A value the recipe writes is taken as asked,
+/// and `plan` says when it is above the source's; a built-in preset's bit rate and the default
+/// one are ceilings.
+extension SettingsAssistant {
+    /// The rates FFmpeg's AAC encoder takes, for an assistant whose capabilities do not list them.
+    static let aacSampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+    /// Above this the output is lowered: nothing audible lies above 24 kHz, and players expect
+    /// AAC at 48 kHz at most.
+    static let highestKeptSampleRate = 48000
+
+    func sampleRate(source: FormatDescription, settings s: AudioSettings, encoder: String,
+                    decide: (String, String, String, String) -> Void) throws(MediaError) -> Int {
+        let listed = capabilities(encoder)?.sampleRates ?? []
+        let rates = listed.isEmpty ? Self.aacSampleRates : listed
+        let src = source.sampleRate
+        if let r = s.sampleRate {
+            if !rates.contains(r) {
+                throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder (it takes \(rates.map(String.init).joined(separator: ", ")))",
+                                 setting: "sample-rate")
+            }
+            decide("sample-rate", "\(r)", Origin.settings, "as asked" + (src > 0 && r > src ? " (above the source's \(src) Hz: resampled up, nothing gained)" : ""))
+            return r
+        }
+        guard src > 0 else {
+            decide("sample-rate", "48000", "sample-rate.unknown-source", "the source's rate is unknown")
+            return 48000
+        }
+        if src > Self.highestKeptSampleRate {
+            // 88.2 and 176.4 kHz halve cleanly to 44.1.
+            let lowered = src % 44100 == 0 && rates.contains(44100) ? 44100 : Self.highestKeptSampleRate
+            decide("sample-rate", "\(lowered)", "sample-rate.lowered",
+                   "the source's \(src) Hz is lowered to \(lowered) Hz: nothing audible lies above \(lowered / 2000) kHz, and players expect AAC at 48 kHz at most")
+            return lowered
+        }
+        if rates.contains(src) {
+            decide("sample-rate", "\(src)", "sample-rate.kept", "the source's rate (never raised)")
+            return src
+        }
+        if let below = rates.filter({ $0 < src }).max() {
+            decide("sample-rate", "\(below)", "sample-rate.nearest-below",
+                   "the \(encoder) encoder does not take the source's \(src) Hz: the nearest rate it takes below it (never raised)")
+            return below
+        }
+        let lowest = rates.min() ?? 8000
+        decide("sample-rate", "\(lowest)", "sample-rate.encoder-lowest", "the \(encoder) encoder's lowest rate, above the source's \(src) Hz: it takes none lower")
+        return lowest
+    }
+
+    func audioBitrate(source: FormatDescription, settings s: AudioSettings, channels: Int,
+                      decide: (String, String, String, String) -> Void) -> Int {
+        let src = source.bitRate.flatMap { $0 > 0 ? $0 : nil }
+        if let b = s.bitrate, !s.bitrateIsCeiling {
+            decide("bitrate", "\(b)", Origin.settings, "as asked" + (src.map { b > $0 ? " (above the source's \(kbps($0)))" : "" } ?? ""))
+            return b
+        }
+        let wanted = s.bitrate ?? min(320_000, 64_000 * channels)
+        let what = s.bitrate != nil ? "the preset's \(kbps(wanted))" : "64 kb/s per channel"
+        guard let src else {
+            decide("bitrate", "\(wanted)", s.bitrate != nil ? "audio-bitrate.preset" : "audio-bitrate.per-channel",
+                   what + " (the source states no bit rate to stay under)")
+            return wanted
+        }
+        guard src < wanted else {
+            decide("bitrate", "\(wanted)", s.bitrate != nil ? "audio-bitrate.preset" : "audio-bitrate.per-channel",
+                   what + ", at most the source's \(kbps(src))")
+            return wanted
+        }
+        decide("bitrate", "\(src)", "audio-bitrate.source",
+               "the source's \(kbps(src)): \(what) would be more than it has, and a re-encode adds nothing (never raised unless the recipe asks)")
+        return src
+    }
+}
+
+/// A bit rate as people read it, to the nearest kb/s: `24 kb/s`, `128 kb/s`.
+public func kbps(_ bitsPerSecond: Int) -> String { "\((bitsPerSecond + 500) / 1000) kb/s" }
