@@ -60,6 +60,31 @@ enum BatchFixture {
     /// Frame stamps of an output's video (nil frames unreadable).
     static func frames(_ output: String) throws -> [Int?] { try SampleReaderStamps.read(output) }
 
+    /// Runs a command that starts daemons (Slurm's, sshd, sshfs) to its end. Its exit status
+    /// comes back through a file written before the shell exits, not from waiting on the process:
+    /// the daemons it starts are reparented to this test process when it is a subreaper, and
+    /// Foundation's Process was seen never to report the shell's exit then.
+    static func daemonShell(_ args: [String], environment: [String: String] = [:]) throws -> Binary.Result {
+        let statusFile = NSTemporaryDirectory() + "daemon-status-\(UInt64.random(in: 0...UInt64.max))"
+        defer { unlink(statusFile) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", "\"$@\"; echo $? > \(statusFile)", "run"] + args
+        var env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        env["PATH"] = (env["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin"
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        // EOF on both pipes: the shell has exited (the daemons write to their own logs).
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        let status = (try? String(contentsOfFile: statusFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
+        return Binary.Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
     /// Everything under `dir` with size and mtime: to compare a folder before and after.
     static func snapshot(_ dir: String) -> [String] {
         guard let e = FileManager.default.enumerator(atPath: dir) else { return [] }

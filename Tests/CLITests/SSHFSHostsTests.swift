@@ -31,24 +31,7 @@ private final class SSHFSHosts {
 
     func stop() { _ = try? Self.shell([Self.script, "stop", dir]) }
 
-    /// Runs a command to its end; its status comes back through a file (sshd and sshfs are
-    /// daemons reparented to this process: see SlurmTests).
-    static func shell(_ args: [String]) throws -> Binary.Result {
-        let statusFile = NSTemporaryDirectory() + "sshfs-status-\(UInt64.random(in: 0...UInt64.max))"
-        defer { unlink(statusFile) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", "\"$@\" </dev/null; echo $? > \(statusFile)", "run"] + args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // The daemons' own output goes to their logs: EOF here means the shell is done.
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        let status = (try? String(contentsOfFile: statusFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
-        return Binary.Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
-    }
+    static func shell(_ args: [String]) throws -> Binary.Result { try F.daemonShell(args) }
 
     struct Unavailable: Error, CustomStringConvertible {
         let reason: String

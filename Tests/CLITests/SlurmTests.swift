@@ -43,29 +43,8 @@ private final class SlurmCluster {
         return "squeue:\n\(queue)\n" + logs.joined(separator: "\n")
     }
 
-    /// Runs a command to its end. Its exit status comes back through a file written before the
-    /// shell exits, not from waiting on the process: the daemons it starts are reparented to
-    /// this test process when it is a subreaper, and Foundation's Process was seen never to
-    /// report the shell's exit then.
     static func shell(_ args: [String], environment: [String: String] = [:]) throws -> Binary.Result {
-        let statusFile = NSTemporaryDirectory() + "slurm-status-\(UInt64.random(in: 0...UInt64.max))"
-        defer { unlink(statusFile) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", "\"$@\"; echo $? > \(statusFile)", "run"] + args
-        var env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        env["PATH"] = (env["PATH"] ?? "/usr/bin:/bin") + ":/usr/sbin:/sbin"
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        // EOF on both pipes: the shell has exited (the daemons write to their own logs).
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        let status = (try? String(contentsOfFile: statusFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? -1
-        return Binary.Result(status: status, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try F.daemonShell(args, environment: environment)
     }
 }
 
