@@ -6,6 +6,7 @@ import Synchronization
 
 struct BatchCommand: Command {
     static let name = "batch"
+    static let answersStops = true
     static let abstract = "Convert every media file of a folder that has no finished output yet."
     static let usage = "reencode batch RECIPE --input-dir DIR --output-dir DIR [--jobs N] [--shard I/N] [--settle SECONDS] [--max-attempts N] [--retry-after SECONDS] [--dry-run] [--json] [--verbose]"
     static let help = """

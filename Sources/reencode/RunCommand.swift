@@ -6,6 +6,7 @@ import Synchronization
 
 struct RunCommand: Command {
     static let name = "run"
+    static let answersStops = true
     static let abstract = "Convert one file with a recipe."
     static let usage = "reencode run RECIPE [-i INPUT] [-o OUTPUT] [--overwrite] [--progress auto|bar|json|none] [--quiet]"
     static let help = """
