@@ -280,7 +280,7 @@ struct BatchCommand: Command {
             for f in report.planned { writeOut("would convert \(f)") }
             for r in report.refused { writeOut("would refuse \(r.path): \(r.reason)") }
             writeOut(Self.summary(report, dryRun: true))
-        } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty || !report.postponed.isEmpty {
+        } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty || !report.postponed.isEmpty || !report.growing.isEmpty {
             writeOut(Self.summary(report))
             for f in report.failed { writeOut("  failed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
             for f in report.postponed { writeOut("  postponed: \(f.source) (exit \(f.exitCode)): \(f.error)") }
@@ -294,7 +294,7 @@ struct BatchCommand: Command {
         if !r.postponed.isEmpty { parts.append("postponed \(r.postponed.count) (the system is short of resources: no attempt spent, the next run tries again)") }
         if !r.refused.isEmpty { parts.append("would refuse \(r.refused.count)") }
         parts.append("already done \(r.alreadyDone)")
-        if !r.growing.isEmpty { parts.append("still growing \(r.growing.count)") }
+        if !r.growing.isEmpty { parts.append("left to settle \(r.growing.count) (changed within --settle: a later run takes them)") }
         if !r.givenUp.isEmpty { parts.append("given up \(r.givenUp.count)") }
         if r.otherShard > 0 { parts.append("other shards \(r.otherShard)") }
         if !r.claimedElsewhere.isEmpty { parts.append("claimed elsewhere \(r.claimedElsewhere.count)") }
