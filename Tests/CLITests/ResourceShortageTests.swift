@@ -63,6 +63,20 @@ struct ResourceShortageTests {
         #expect(dir.contents == ["s.mp4", "t.yaml"])
     }
 
+    @Test("run under every open-file limit from 10 to 60: done, or 75/74 naming 'Too many open files' — never 66, 73 or 1, nothing left")
+    func openFiles() throws {
+        let dir = Scratch()
+        try F.clip(dir.file("s.mp4"), seconds: 1)
+        for files in stride(from: 10, through: 60, by: 2) {
+            let r = try Binary.run(["run", F.recipe, "-i", dir.file("s.mp4"), "-o", dir.file("o.mp4"), "--progress", "none", "--quiet"],
+                                   timeLimit: 120, shell: "ulimit -n \(files)")
+            #expect([0, 74, 75].contains(r.status), "ulimit -n \(files): \(r.status) \(r.stderr)")
+            if r.status != 0 { #expect(r.stderr.contains("Too many open files"), "ulimit -n \(files): \(r.stderr)") }
+            #expect(dir.contents == (r.status == 0 ? ["o.mp4", "s.mp4"] : ["s.mp4"]), "ulimit -n \(files): \(dir.contents)")
+            try? FileManager.default.removeItem(atPath: dir.file("o.mp4"))
+        }
+    }
+
     @Test("batch: a file the system had no threads for is postponed (75, no attempt spent), and converted once there are")
     func batchPostpones() throws {
         let dir = openFolder()

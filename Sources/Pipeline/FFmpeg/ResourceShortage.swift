@@ -6,7 +6,7 @@ import Foundation
 /// is `.resources` (75: try again later; a batch spends no attempt on it) wherever it happens,
 /// whatever the failing call would otherwise mean (an encoder that will not open is otherwise the
 /// recipe's settings, 65; a demuxer out of memory while opening, a damaged index, 66).
-enum ResourceShortage {
+public enum ResourceShortage {
     /// The errno of the shortage behind FFmpeg's code `rc`, or nil when `rc` is not one.
     static func cause(ofFFmpegCode rc: Int32) -> Int32? {
         if rc == FFmpeg.external {
@@ -18,7 +18,7 @@ enum ResourceShortage {
 
     /// `code` itself when it is a shortage (ENOMEM only while memory is short indeed: a damaged
     /// file's impossible size fails an allocation too, and that is the file's), else nil.
-    static func cause(ofErrno code: Int32) -> Int32? {
+    public static func cause(ofErrno code: Int32) -> Int32? {
         switch code {
         case EAGAIN, EMFILE, ENFILE: return code
         case ENOMEM: return memoryIsShort() ? code : nil
@@ -27,7 +27,7 @@ enum ResourceShortage {
     }
 
     /// `WHAT: the system is short of open files (EMFILE: Too many open files); try again later`.
-    static func error(_ what: String, errno code: Int32, file: String? = nil, detail: String? = nil) -> MediaError {
+    public static func error(_ what: String, errno code: Int32, file: String? = nil, detail: String? = nil) -> MediaError {
         let short = [EAGAIN: "threads or processes", ENOMEM: "memory", EMFILE: "open files (this process's limit)",
                      ENFILE: "open files (the system's limit)"][code] ?? "resources"
         let name = [EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EMFILE: "EMFILE", ENFILE: "ENFILE"][code] ?? "errno \(code)"
