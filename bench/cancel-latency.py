@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(REPO, ".build", "release"))
     ap.add_argument("--runs", type=int, default=10)
     a = ap.parse_args()
-    reencode, tool = os.path.join(a.bin, "reencode"), os.path.join(a.bin, "reencode-bench")
+    reencode, tool = (os.path.join(os.path.abspath(a.bin), name) for name in ("reencode", "reencode-bench"))
     work = tempfile.mkdtemp(prefix="reencode-cancel-")
     try:
         src = os.path.join(work, "in")
