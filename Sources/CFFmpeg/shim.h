@@ -31,6 +31,7 @@ static inline int rx_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int rx_averror_eof(void) { return AVERROR_EOF; }
 static inline int rx_averror_enospc(void) { return AVERROR(ENOSPC); }
 static inline int rx_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int rx_averror_external(void) { return AVERROR_EXTERNAL; }
 static inline int64_t rx_nopts(void) { return AV_NOPTS_VALUE; }
 
 // MARK: - Log capture

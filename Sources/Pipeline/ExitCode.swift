@@ -18,6 +18,10 @@ public enum ExitCode {
     public static let cannotCreate: Int32 = 73
     /// Reading or writing failed at the OS level, stdout or stderr included (EX_IOERR).
     public static let io: Int32 = 74
+    /// The system is short, for now, of what the work needs — memory, threads or processes, open
+    /// files — in a container at its limit, or a machine under load: nothing is wrong with the
+    /// input, the recipe or the output; try again later (EX_TEMPFAIL). A batch spends no attempt on it.
+    public static let temporaryFailure: Int32 = 75
 
     /// Stopped by signal `n`: 128 + n, as a shell reports it (130 SIGINT, 143 SIGTERM, 141 SIGPIPE).
     public static func signal(_ n: Int32) -> Int32 { 128 + n }
@@ -33,6 +37,7 @@ extension MediaError.Kind {
         case .inputMissing, .notMedia: return ExitCode.noInput
         case .outputExists, .cannotCreateOutput: return ExitCode.cannotCreate
         case .io: return ExitCode.io
+        case .resources: return ExitCode.temporaryFailure
         case .processing, .unsupported: return ExitCode.failure
         case .invalidSettings: return ExitCode.invalidRecipe
         case .usage: return ExitCode.usage

@@ -14,6 +14,8 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case cannotCreateOutput
         /// Reading or writing failed at the OS level: disk full, I/O error (74).
         case io
+        /// The system is short of memory, threads or open files for now (75): try again later.
+        case resources
         /// Decoding, encoding or muxing failed (1).
         case processing
         /// Nothing we can do with this input under these settings (1).

@@ -6,6 +6,7 @@ import Synchronization
 
 struct BatchCommand: Command {
     static let name = "batch"
+    static let answersStops = true
     static let abstract = "Convert every media file of a folder that has no finished output yet."
     static let usage = "reencode batch RECIPE --input-dir DIR --output-dir DIR [--jobs N] [--shard I/N] [--settle SECONDS] [--max-attempts N] [--retry-after SECONDS] [--dry-run] [--json] [--verbose]"
     static let help = """
@@ -42,6 +43,7 @@ struct BatchCommand: Command {
 
         EXIT STATUS: 0 everything that could be done was done, 1 a file failed (listed), 64 usage,
         65 invalid recipe, 66 recipe or input folder missing, 73 output folder cannot be created,
+        75 a file was postponed: the system was short of memory, threads or open files (no attempt spent),
         128+n stopped by signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP, …), 141/74 stdout or
         stderr could not be written (docs/engine.md).
         """
@@ -268,18 +270,20 @@ struct BatchCommand: Command {
             }
             return code
         }
-        let code = report.failed.isEmpty ? ExitCode.ok : ExitCode.failure
+        // A file's failure is the run's (1); else a shortage of the system's says "try again" (75).
+        let code = !report.failed.isEmpty ? ExitCode.failure : !report.postponed.isEmpty ? ExitCode.temporaryFailure : ExitCode.ok
         if json {
             var o = Self.object(report, dryRun: dryRun)
-            o["status"] = report.failed.isEmpty ? "ok" : "failed"; o["exitCode"] = code
+            o["status"] = !report.failed.isEmpty ? "failed" : !report.postponed.isEmpty ? "postponed" : "ok"; o["exitCode"] = code
             writeOut(jsonString(o))
         } else if dryRun {
             for f in report.planned { writeOut("would convert \(line(f))") }
             for r in report.refused { writeOut("would refuse \(line(r.path)): \(line(r.reason))") }
             writeOut(Self.summary(report, dryRun: true))
-        } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty {
+        } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty || !report.postponed.isEmpty || !report.growing.isEmpty {
             writeOut(Self.summary(report))
             for f in report.failed { writeOut("  failed: \(line(f.source)) (exit \(f.exitCode)): \(line(f.error))") }
+            for f in report.postponed { writeOut("  postponed: \(line(f.source)) (exit \(f.exitCode)): \(line(f.error))") }
             for w in report.warnings { writeOut("  warning: \(line(w.notice.file ?? w.source)): \(line("\(w.notice)"))") }
         }
         return code
@@ -290,9 +294,10 @@ struct BatchCommand: Command {
 
     static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
         var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]
+        if !r.postponed.isEmpty { parts.append("postponed \(r.postponed.count) (the system is short of resources: no attempt spent, the next run tries again)") }
         if !r.refused.isEmpty { parts.append("would refuse \(r.refused.count)") }
         parts.append("already done \(r.alreadyDone)")
-        if !r.growing.isEmpty { parts.append("still growing \(r.growing.count)") }
+        if !r.growing.isEmpty { parts.append("left to settle \(r.growing.count) (changed within --settle: a later run takes them)") }
         if !r.givenUp.isEmpty { parts.append("given up \(r.givenUp.count)") }
         if r.otherShard > 0 { parts.append("other shards \(r.otherShard)") }
         if !r.claimedElsewhere.isEmpty { parts.append("claimed elsewhere \(r.claimedElsewhere.count)") }
@@ -309,6 +314,7 @@ struct BatchCommand: Command {
     static func object(_ r: BatchReport, dryRun: Bool) -> [String: Any] {
         [
             "converted": r.converted, "failed": r.failed.map { ["source": $0.source, "error": $0.error, "exitCode": $0.exitCode] as [String: Any] },
+            "postponed": r.postponed.map { ["source": $0.source, "error": $0.error, "exitCode": $0.exitCode] as [String: Any] },
             "alreadyDone": r.alreadyDone, "growing": r.growing, "givenUp": r.givenUp, "otherShard": r.otherShard,
             "claimedElsewhere": r.claimedElsewhere, "triedElsewhere": r.triedElsewhere, "retryLater": r.retryLater, "planned": r.planned, "dryRun": dryRun,
             "refused": r.refused.map { ["path": $0.path, "reason": $0.reason] },

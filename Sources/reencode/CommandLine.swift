@@ -15,6 +15,12 @@ protocol Command {
     static var help: String { get }
     init(arguments: [String]) throws(UsageError)
     func run() -> Int32
+    /// The command listens for stop requests itself (`StopRequests`) from the start of `run`.
+    static var answersStops: Bool { get }
+}
+
+extension Command {
+    static var answersStops: Bool { false }
 }
 
 /// A small argument scanner: flags, options with values (`-o X`, `--output X`, `--output=X`),

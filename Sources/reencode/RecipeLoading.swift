@@ -34,7 +34,14 @@ func readRecipeText(_ path: String) -> Result<String, ExitFailure> {
     if st.st_size > limit { return fail("the recipe is \(st.st_size) bytes, larger than the limit of 1 MiB (\(limit) bytes)", ExitCode.invalidRecipe) }
     // O_NONBLOCK: should it have been swapped for a FIFO since the stat, open does not wait.
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { return fail("cannot read the recipe: \(String(cString: strerror(errno)).lowercased())", ExitCode.noInput) }
+    guard fd >= 0 else {
+        let err = errno
+        // Out of descriptors is the system's, not a missing recipe: try again later (75).
+        if let short = ResourceShortage.cause(ofErrno: err) {
+            return fail(ResourceShortage.error("cannot read the recipe", errno: short).message, ExitCode.temporaryFailure)
+        }
+        return fail("cannot read the recipe: \(String(cString: strerror(err)).lowercased())", ExitCode.noInput)
+    }
     defer { close(fd) }
     guard fstat(fd, &st) == 0 else { return fail("cannot read the recipe: \(String(cString: strerror(errno)).lowercased())", ExitCode.io) }
     if let kind = nonRegularFileKind(st.st_mode) { return fail("is \(kind), not a recipe file", ExitCode.noInput) }

@@ -6,6 +6,7 @@ import Synchronization
 
 struct RunCommand: Command {
     static let name = "run"
+    static let answersStops = true
     static let abstract = "Convert one file with a recipe."
     static let usage = "reencode run RECIPE [-i INPUT] [-o OUTPUT] [--overwrite] [--progress auto|bar|json|none] [--quiet]"
     static let help = """
@@ -29,7 +30,8 @@ struct RunCommand: Command {
         EXIT STATUS: 0 ok, 1 conversion failed, 64 usage (also -o whose extension contradicts the
         recipe's format), 65 invalid recipe or settings the encoder refuses, 66 input missing or
         not media (or not fitting the recipe), 73 output exists, is a folder or cannot be
-        created, 74 I/O error (also: stdout or stderr cannot be written), 128+n stopped by
+        created, 74 I/O error (also: stdout or stderr cannot be written), 75 the system is short
+        of memory, threads or open files for now (try again later), 128+n stopped by
         signal n (130 SIGINT, 143 SIGTERM, 129 SIGHUP, …;
         141 also when the reader of stdout or stderr goes away). Nothing is left behind.
         """

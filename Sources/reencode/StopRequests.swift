@@ -1,29 +1,100 @@
 import Dispatch
 import Foundation
 import Pipeline
+import Synchronization
 
-/// Every catchable signal whose default action ends the process, but two. `run` and `batch`
+/// Every catchable signal whose default action ends the process, but PROF. `run` and `batch`
 /// handle them alike (clean up, exit 128 + n), so an ssh disconnect (HUP), a timeout's ALRM or a
-/// scheduler's USR1 leaves nothing behind, as INT and TERM do. Not here: PIPE and PROF, which
-/// libdispatch never blocks in its threads (so a dispatch source cannot hear them reliably):
-/// PIPE is ignored (a reader that went away shows as EPIPE, a lost stream: `Console`), and PROF
-/// is ignored unless a profiler installed a handler. Nor the faults (SEGV, BUS, ILL, FPE, ABRT,
-/// TRAP, SYS), which are bugs, nor XFSZ, ignored so a file-size limit fails a write with EFBIG.
+/// scheduler's USR1 leaves nothing behind, as INT and TERM do; every other command ends at once
+/// with a message (it has nothing to clean up). PIPE is one of them when another process sends
+/// it (`kill -PIPE`); the one the kernel sends for a write to a closed pipe is not (that write's
+/// EPIPE is a lost stream: `Console`). PROF is ignored unless a profiler installed a handler.
+/// Not here: the faults (SEGV, BUS, ILL, FPE, ABRT, TRAP, SYS), which are bugs, nor XFSZ, ignored
+/// so a file-size limit fails a write with EFBIG.
 enum TerminationSignals {
+    /// Those a dispatch signal source hears: libdispatch blocks them in its own threads.
     static let all: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGSTKFLT,
                                SIGXCPU, SIGVTALRM, SIGIO, SIGPWR]
         + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax())
+
+    /// First thing in main, before any other work: from here no termination signal takes its
+    /// default action; each waits (blocked, pending) until a listener (`StopRequests`) takes it.
+    /// What remains unguarded is the time before main, while the dynamic loader maps the
+    /// libraries (docs/engine.md, "Stopping").
+    static func hold() {
+        // Blocked on this (the main) thread, which every later thread inherits (dispatch's own
+        // threads block them too); PIPE as well until its handler is in place.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in all + [SIGPIPE] { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        for sig in all {
+            // A handler that does nothing, not SIG_IGN: setting SIG_IGN discards a signal already
+            // pending, so it would never reach its listener; a thread that does not block it
+            // (none of ours) is interrupted, not killed.
+            signal(sig, { _ in })
+        }
+        var current = sigaction()
+        if sigaction(SIGPROF, nil, &current) == 0 && current.__sigaction_handler.sa_handler == nil {
+            signal(SIGPROF, SIG_IGN)  // SIG_DFL is nil: no profiler is listening
+        }
+    }
 
     /// `SIGHUP`, `SIGRTMIN+3`.
     static func name(_ signal: Int32) -> String {
         let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGALRM: "SIGALRM",
                                       SIGTERM: "SIGTERM", SIGUSR1: "SIGUSR1", SIGUSR2: "SIGUSR2", SIGSTKFLT: "SIGSTKFLT",
-                                      SIGXCPU: "SIGXCPU", SIGVTALRM: "SIGVTALRM", SIGIO: "SIGIO", SIGPWR: "SIGPWR"]
+                                      SIGXCPU: "SIGXCPU", SIGVTALRM: "SIGVTALRM", SIGIO: "SIGIO", SIGPWR: "SIGPWR", SIGPIPE: "SIGPIPE"]
         if let n = names[signal] { return n }
         let min = __libc_current_sigrtmin()
         if signal >= min && signal <= __libc_current_sigrtmax() { return signal == min ? "SIGRTMIN" : "SIGRTMIN+\(signal - min)" }
         return "signal \(signal)"
     }
+}
+
+/// SIGPIPE from another process, passed on through a pipe: libdispatch never blocks PIPE in its
+/// threads (a write to a closed pipe must be able to raise it there), so no signal source can
+/// hear it; a handler tells the two kinds apart instead.
+enum OutsideSIGPIPE {
+    /// The pipe's ends, -1 until `install`; read by the handler, so atomics (lock-free).
+    private static let readFD = Atomic<Int32>(-1)
+    private static let writeFD = Atomic<Int32>(-1)
+
+    /// After `Console.claimStandardDescriptors` (the pipe must not take a closed standard
+    /// descriptor's number): the handler, then PIPE unblocked; one that came before is taken now.
+    static func install() {
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+            readFD.store(fds[0], ordering: .releasing)
+            writeFD.store(fds[1], ordering: .releasing)
+            var action = sigaction()
+            action.__sigaction_handler.sa_sigaction = { _, info, _ in
+                // The kernel's own SIGPIPE (a write to a closed pipe) names this process as its
+                // sender; one from anyone else (a kill, the kernel for a tracer) is a request to stop.
+                guard let info, info.pointee._sifields._kill.si_pid != getpid() else { return }
+                let saved = errno
+                var byte: UInt8 = 1
+                _ = Glibc.write(OutsideSIGPIPE.writeFD.load(ordering: .acquiring), &byte, 1)
+                errno = saved
+            }
+            action.sa_flags = SA_SIGINFO | SA_RESTART
+            sigemptyset(&action.sa_mask)
+            sigaction(SIGPIPE, &action, nil)
+        } else {
+            signal(SIGPIPE, SIG_IGN)  // without the pipe: as before, a write's EPIPE still counts
+        }
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// The end a listener reads (-1 when there is none).
+    static var readEnd: Int32 { readFD.load(ordering: .acquiring) }
 }
 
 /// Why work stops before its end: a termination signal, or the reader of stdout or stderr gone.
@@ -39,42 +110,57 @@ enum StopReason: Sendable, Equatable {
     }
 }
 
-/// Hears every request to stop — each of `TerminationSignals.all` (through dispatch signal
-/// sources; the signals are blocked and caught by a handler that does nothing, so none kills the
-/// process mid-write) and each
-/// console stream found lost — and passes it to `handler` on another thread, which decides what
-/// it means at that moment.
+/// Hears every request to stop — each termination signal (held since main began:
+/// `TerminationSignals.hold`; through dispatch signal sources, and `OutsideSIGPIPE`'s pipe) and
+/// each console stream found lost — and passes it to `handler` on another thread, which decides
+/// what it means at that moment. A signal that came before it was made is heard at once.
 // Not Sendable: made, and closed, on the main thread; only `handler` runs elsewhere.
 final class StopRequests {
-    private let sources: [DispatchSourceSignal]
+    private let sources: [any DispatchSourceProtocol]
 
     init(handler: @escaping @Sendable (StopReason) -> Void) {
-        // Blocked on this (the main) thread, then caught: a signal stays pending until the
-        // source's signalfd takes it, even one that comes before the source is registered, and
-        // none ever takes its default action. Dispatch's own threads block them too.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for sig in TerminationSignals.all { sigaddset(&set, sig) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        var current = sigaction()
-        if sigaction(SIGPROF, nil, &current) == 0 && current.__sigaction_handler.sa_handler == nil {
-            signal(SIGPROF, SIG_IGN)  // SIG_DFL is nil: no profiler is listening
-        }
-        var made: [DispatchSourceSignal] = []
+        var made: [any DispatchSourceProtocol] = []
         for sig in TerminationSignals.all {
-            // A handler that does nothing, not SIG_IGN: setting SIG_IGN discards a signal already
-            // pending (one that came after the block above), so it would never reach its source.
-            signal(sig, { _ in })
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler { handler(.signal(sig)) }
             s.resume()
             made.append(s)
         }
+        let pipeEnd = OutsideSIGPIPE.readEnd
+        if pipeEnd >= 0 {
+            let s = DispatchSource.makeReadSource(fileDescriptor: pipeEnd, queue: .global())
+            s.setEventHandler {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                if Glibc.read(pipeEnd, &bytes, bytes.count) > 0 { handler(.signal(SIGPIPE)) }
+            }
+            s.resume()
+            made.append(s)
+        }
         sources = made
         Console.shared.setLossHandler { loss in handler(.lost(loss)) }
+        // A signal sent to this (the main) thread itself since `hold` (a tracer's, a tgkill)
+        // waits here, where no source looks: taken now. One sent to the process reaches a source.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in TerminationSignals.all { sigaddset(&set, sig) }
+        var now = timespec(tv_sec: 0, tv_nsec: 0)
+        while case let sig = sigtimedwait(&set, nil, &now), sig > 0 {
+            DispatchQueue.global().async { handler(.signal(sig)) }
+        }
     }
 
-    /// Stops listening. The signals stay caught: the process is about to exit.
+    /// For a command with nothing to clean up: a signal ends the process at once, 128 + n, with
+    /// a message; a lost stream is the command's own to judge (`printed`).
+    static func endingAtOnce() -> StopRequests {
+        StopRequests { reason in
+            guard case .signal(let sig) = reason else { return }
+            Console.shared.abandonStalledWrites()
+            printError("cancelled (\(TerminationSignals.name(sig)))")
+            _exit(reason.exitCode)
+        }
+    }
+
+    /// Stops listening. The signals stay held: the process is about to exit.
     func close() {
         Console.shared.setLossHandler(nil)
         sources.forEach { $0.cancel() }

@@ -27,7 +27,8 @@ struct ValidateCommand: Command {
         OPTIONS:
           -h, --help      Show help information.
 
-        EXIT STATUS: 0 all valid, 64 usage, 65 any invalid, 66 a recipe file is missing.
+        EXIT STATUS: 0 all valid, 64 usage, 65 any invalid, 66 a recipe file is missing, 75 the
+        system was short of threads or memory to open an encoder (try again later).
         """
 
     let recipes: [String]
@@ -43,14 +44,18 @@ struct ValidateCommand: Command {
         for path in recipes {
             switch loadRecipe(path) {
             case .success(let r):
-                do throws(RecipeErrors) {
+                do {
                     try RecipeCompiler.validate(r)
                     // What has no effect is said (warning: at its line), and the recipe is valid.
                     for w in r.warnings { printError(w.description) }
                     writeOut("\(path): ok")
-                } catch {
+                } catch let error as RecipeErrors {
                     for d in error.diagnostics { printError(d.description) }
                     status = max(status, ExitCode.invalidRecipe)
+                } catch let error as MediaError {
+                    status = max(status, report(error))
+                } catch {
+                    status = max(status, report(MediaError(.processing, "\(error)", file: path)))
                 }
             case .failure(let f): status = max(status, f.code)
             }

@@ -30,6 +30,15 @@ func printed(_ status: Int32, what: String = "the output") -> Int32 {
 }
 
 @MainActor func main(_ args: [String]) -> Int32 {
+    // run and batch answer a stop themselves (they clean up, and say how they ended); anything
+    // else ends at once.
+    let own = args.first.flatMap { a in commands.first { $0.name == a } }?.answersStops ?? false
+    let stops = own ? nil : StopRequests.endingAtOnce()
+    defer { stops?.close() }
+    return dispatch(args)
+}
+
+@MainActor func dispatch(_ args: [String]) -> Int32 {
     guard let first = args.first else {
         printError(overview)
         return ExitCode.usage
@@ -68,12 +77,16 @@ func printed(_ status: Int32, what: String = "the output") -> Int32 {
     }
 }
 
+// First of all: a termination signal that comes from here on waits for its listener, so every
+// way out answers it (with --json, with its one JSON object).
+TerminationSignals.hold()
 // Before any file is opened: a closed stdout/stderr must not lend its number to one.
 Console.shared.claimStandardDescriptors()
-// A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process; a reader
-// that closed our stdout or stderr shows as EPIPE on the write, handled as a lost stream.
+// A reader that closed our stdout or stderr shows as EPIPE on the write, handled as a lost
+// stream; only a SIGPIPE sent by another process stops us.
+OutsideSIGPIPE.install()
+// A file-size limit (ulimit -f) must fail a write with EFBIG, not kill the process.
 signal(SIGXFSZ, SIG_IGN)
-signal(SIGPIPE, SIG_IGN)
 let arguments = Array(CommandLine.arguments.dropFirst())
 if let refused = refuseUndecodableArgument(arguments) { exit(refused) }
 exit(main(arguments))

@@ -13,8 +13,8 @@ private func tree(_ dir: String) -> [String] {
 /// bounded number options.
 @Suite("reencode batch: signals, recipe kinds, hostile numbers", .serialized)
 struct BatchCommandRobustnessTests {
-    @Test("HUP, USR1, ALRM, QUIT stop a batch like INT: exit 128+n, message, no temp file or output left",
-          arguments: [(SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1"), (SIGALRM, "SIGALRM"), (SIGQUIT, "SIGQUIT")])
+    @Test("HUP, USR1, ALRM, QUIT and a PIPE from outside stop a batch like INT: exit 128+n, message, no temp file or output left",
+          arguments: [(SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1"), (SIGALRM, "SIGALRM"), (SIGQUIT, "SIGQUIT"), (SIGPIPE, "SIGPIPE")])
     func signals(sig: Int32, name: String) throws {
         let dir = Scratch()
         let input = dir.file("in"), output = dir.file("out")

@@ -69,8 +69,10 @@ struct CompositionRunCLITests {
         let r = try Binary.run(["run", Self.cutOut, "-i", src, "--quiet"], timeLimit: 300, cwd: dir.path)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr == "")
-        #expect(dir.contents == ["clip-cut.mp4", "clip.mp4"])
-        let out = dir.file("clip-cut.mp4")
+        // Under out/ of the folder it runs in (the recipe's output path), not beside the input.
+        #expect(dir.contents == ["clip.mp4", "out"])
+        let out = dir.file("out/clip-cut.mp4")
+        #expect(FileManager.default.fileExists(atPath: out))
 
         // Source timing (the preset sets no rate): frame k at k/120, showing 0–119 then 240–359.
         let stamps = try Self.stamps(out)

@@ -53,15 +53,16 @@ struct RunCommandTests {
                 case "cut-out.yaml":
                     // 0–1 s and 2–3 s of the 120 fps clip, joined: frames 0–119 then 240–359.
                     #expect(r.status == 0, "\(name): \(r.stderr)")
-                    #expect(dir.contents == ["clip-cut.mp4", "clip.mp4"])
-                    let stamps = try SampleReaderStamps.read(dir.file("clip-cut.mp4"))
+                    // Under out/ of the folder it runs in (the recipe's output path), as each composition recipe with a sample.
+                    #expect(dir.contents == ["clip.mp4", "out"] && FileManager.default.fileExists(atPath: dir.file("out/clip-cut.mp4")))
+                    let stamps = try SampleReaderStamps.read(dir.file("out/clip-cut.mp4"))
                     #expect(stamps == (Array(0..<120) + Array(240..<360)).map { Optional($0) }, "\(name)")
-                    #expect(abs(try Asset.load(dir.file("clip-cut.mp4")).duration.seconds - 2) < 0.05)
+                    #expect(abs(try Asset.load(dir.file("out/clip-cut.mp4")).duration.seconds - 2) < 0.05)
                 case "slomo-240-to-30.yaml":
                     // 1 s + 1–2 s at 1/8 speed + 1 s: 10 s, its sound stretched with its pitch kept.
                     #expect(r.status == 0, "\(name): \(r.stderr)")
-                    #expect(dir.contents == ["clip-slomo.mp4", "clip.mp4"])
-                    #expect(abs(try Asset.load(dir.file("clip-slomo.mp4")).duration.seconds - 10) < 0.05)
+                    #expect(dir.contents == ["clip.mp4", "out"])
+                    #expect(abs(try Asset.load(dir.file("out/clip-slomo.mp4")).duration.seconds - 10) < 0.05)
                 case "phone-slow-motion.yaml":
                     // The clip holds no slow-motion data: it plays as stored (the plan warns),
                     // every frame in order, its sound kept.
@@ -74,7 +75,7 @@ struct RunCommandTests {
                     // samples/intro.mp4 (2 s, 1280x720, 25 fps), the 3 s 640x360 clip at 120 fps,
                     // samples/outro.mp4 (2 s, 640x480 4:3, 60 fps): 7 s at 120 fps in 1280x720.
                     #expect(r.status == 0, "\(name): \(r.stderr)")
-                    let out = dir.file("clip-with-intro.mp4")
+                    let out = dir.file("out/clip-with-intro.mp4")
                     let video = try #require(try Asset.load(out).track(.video, ordinal: 0))
                     #expect(video.format.width == 1280 && video.format.height == 720)
                     let reader = try SampleReader(path: out, track: .type(.video, 0))
@@ -90,7 +91,7 @@ struct RunCommandTests {
                 case "fade-in-out.yaml":
                     // The 3 s clip from black and silence over its first second, to them over its last.
                     #expect(r.status == 0, "\(name): \(r.stderr)")
-                    let out = dir.file("clip-faded.mp4")
+                    let out = dir.file("out/clip-faded.mp4")
                     let reader = try SampleReader(path: out, track: .type(.video, 0))
                     var pictures: [DecodedPicture] = []
                     while let p = try reader.nextPicture() { pictures.append(p) }
@@ -117,7 +118,7 @@ struct RunCommandTests {
                     // -18 dB from 1.5 s, faded out over the last second. The music's 220 Hz note
                     // is measured where nothing else changes: its level follows the recipe.
                     #expect(r.status == 0, "\(name): \(r.stderr)")
-                    let out = dir.file("clip-music.mp4")
+                    let out = dir.file("out/clip-music.mp4")
                     #expect(try SampleReaderStamps.read(out) == (0..<360).map { Optional($0) }, "\(name)")
                     let audio = try #require(try Asset.load(out).track(.audio, ordinal: 0))
                     #expect(abs(audio.duration.seconds - 3) < 0.03, "the music is cut where the clip ends: \(audio.duration.seconds) s")
@@ -147,7 +148,7 @@ struct RunCommandTests {
                     // samples/outro.mp4 (2 s, 640x480, 60 fps), cross-faded over 1.5–2.5 s and
                     // 4.75–5.25 s: still 7 s at 120 fps in 1280x720; outside the fades each shows itself.
                     #expect(r.status == 0, "\(name): \(r.stderr)")
-                    let out = dir.file("clip-crossfaded.mp4")
+                    let out = dir.file("out/clip-crossfaded.mp4")
                     let reader = try SampleReader(path: out, track: .type(.video, 0))
                     var pictures: [DecodedPicture] = []
                     while let p = try reader.nextPicture() { pictures.append(p) }
@@ -163,7 +164,7 @@ struct RunCommandTests {
                     // The 3 s clip (640x360) with samples/intro.mp4 in 442,14 173x97 (69%, 4%, 27%, 27%)
                     // from 0.5 s for 2 s, fading in over 0.5–1 s and out over 2–2.5 s.
                     #expect(r.status == 0, "\(name): \(r.stderr)")
-                    let out = dir.file("clip-pip.mp4")
+                    let out = dir.file("out/clip-pip.mp4")
                     let reader = try SampleReader(path: out, track: .type(.video, 0))
                     var pictures: [DecodedPicture] = []
                     while let p = try reader.nextPicture() { pictures.append(p) }

@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Failures leave nothing behind")
 struct FailureTests {
-    @Test("cancelling mid-conversion returns .cancelled within a second and leaves no file")
+    @Test("cancelling mid-conversion stops it: .cancelled, no output or temp file, no progress reported after it returned")
     func cancel() throws {
+        // How fast it stops is a speed, measured in bench/cancel-latency.py, not asserted here.
         let dir = Scratch()
         let src = dir.file("long.mp4")
         var v = GeneratedVideoFormat(width: 640, height: 360, frameRate: FrameRate(frames: 60))
@@ -19,20 +20,29 @@ struct FailureTests {
             TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
         ]))
         let session = ExportSession(plan: plan)
-        let progressed = Mutex(0.0)
-        let cancelledAt = Mutex<UInt64>(0)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) {
-            cancelledAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
-            session.cancel()
-        }
+        struct Seen { var fraction = 0.0; var returned = false; var lateReports = 0 }
+        let seen = Mutex(Seen())
+        // Cancelled on the first evidence that the lanes run (a progress report past 0), not
+        // after a fixed delay.
         #expect(throws: MediaError.cancelled(file: src)) {
-            try session.run { p in progressed.withLock { $0 = max($0, p.fraction) } }
+            try session.run { p in
+                let first = seen.withLock { s -> Bool in
+                    if s.returned { s.lateReports += 1 }
+                    defer { s.fraction = max(s.fraction, p.fraction) }
+                    return s.fraction == 0 && p.fraction > 0
+                }
+                if first { session.cancel() }
+            }
         }
-        let returned = DispatchTime.now().uptimeNanoseconds
-        let latency = Double(returned - cancelledAt.withLock { $0 }) / 1e9
-        #expect(latency < 1.0, "took \(latency) s to stop")
-        #expect(progressed.withLock { $0 } < 1.0)
+        seen.withLock { $0.returned = true }
+        #expect(session.isCancelled)
+        let fraction = seen.withLock { $0.fraction }
+        #expect(fraction > 0 && fraction < 1, "\(fraction)")
         #expect(dir.contents == ["long.mp4"])
+        // The lanes have stopped: run returned only after every lane ended, and reports come
+        // from lanes, so none follows (a short wait gives a straggler its chance to show).
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(seen.withLock { $0.lateReports } == 0)
     }
 
     @Test("a truncated file fails with the file, track and media time, and leaves no output")

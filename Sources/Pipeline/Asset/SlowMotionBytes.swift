@@ -31,6 +31,7 @@ final class SlowMotionFile: SlowMotionBytes {
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
+            if let short = ResourceShortage.cause(ofErrno: code) { throw ResourceShortage.error("cannot open it to read its slow-motion data", errno: short, file: path) }
             throw MediaError(code == ENOENT ? .inputMissing : .io, "cannot open it to read its slow-motion data (\(String(cString: strerror(code))))", file: path)
         }
         var st = stat()

@@ -57,6 +57,9 @@ public struct BatchReport: Sendable {
     public var slice = "all"
     public var converted: [String] = []
     public var failed: [Failure] = []
+    /// Stopped by a shortage of the system's (memory, threads, open files: exit 75), not by the
+    /// file: recorded `postponed`, no attempt spent; the next run tries again.
+    public var postponed: [Failure] = []
     public var alreadyDone = 0
     public var growing: [String] = []
     public var givenUp: [String] = []
@@ -187,6 +190,7 @@ public final class BatchRunner: Sendable {
                             s.report.converted.append(todo[i].rel); s.report.mediaSeconds += media; s.report.bytesIn += bytes
                             s.report.warnings += notices.map { BatchReport.Warning(source: todo[i].rel, notice: $0) }
                         case .failed(let f): s.report.failed.append(f)
+                        case .postponed(let f): s.report.postponed.append(f)
                         case .claimed: s.report.claimedElsewhere.append(todo[i].rel)
                         case .doneElsewhere: s.report.alreadyDone += 1
                         case .givenUp: s.report.givenUp.append(todo[i].rel)
@@ -384,7 +388,7 @@ public final class BatchRunner: Sendable {
 
     // MARK: Convert one
 
-    enum Outcome { case converted(Double, Int64, [PlanNotice]), failed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
+    enum Outcome { case converted(Double, Int64, [PlanNotice]), failed(BatchReport.Failure), postponed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
 
     /// The entry says its source made, or began to make, its output (a crash may come between
     /// the output's rename and the `done` line: the `started` line before it still names the owner).
@@ -474,6 +478,11 @@ public final class BatchRunner: Sendable {
                 // Taken over while we stalled: the failure is likely the new owner's doing (it
                 // removed our temp file), and the file is its to record.
                 return .claimed
+            } catch let e as MediaError where e.kind == .resources {
+                entry.status = .postponed
+                entry.error = e.description
+                entry.exitCode = e.exitCode
+                entry.output = nil
             } catch {
                 let (message, code) = Self.describe(error)
                 entry.status = .failed
@@ -488,6 +497,9 @@ public final class BatchRunner: Sendable {
             let (m, c) = Self.describe(error)
             events(.failed(item.rel, message: m))
             return .failed(BatchReport.Failure(source: item.rel, error: m, exitCode: c))
+        }
+        if entry.status == .postponed {
+            return .postponed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? ExitCode.temporaryFailure))
         }
         if entry.status == .failed {
             events(.failed(item.rel, message: entry.error ?? ""))

@@ -6,8 +6,9 @@ public struct LedgerEntry: Codable, Sendable {
     /// once; `error` says why. `started`: a conversion of `source` into `output` began (written
     /// under the claim, before the output can exist): it makes the source the output's owner, so
     /// that an output left by a crash before its `done` line is replaced by its own source, not
-    /// refused. Neither done nor failed, and not an attempt.
-    public enum Status: String, Codable, Sendable { case done, failed, skipped, started }
+    /// refused. Neither done nor failed, and not an attempt. `postponed`: the system was short of
+    /// memory, threads or open files (75): not the file's failure, and not an attempt either.
+    public enum Status: String, Codable, Sendable { case done, failed, skipped, started, postponed }
     public var time: String
     /// Relative to the input folder.
     public var source: String

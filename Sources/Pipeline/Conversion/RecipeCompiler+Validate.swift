@@ -11,7 +11,9 @@ extension RecipeCompiler {
     /// encoder's stream. A codec option the encoder does not have, a value it refuses, a profile
     /// or pixel format it cannot make: each is an error at the recipe line that set it. What
     /// depends on the source (its tracks, a copy the container cannot hold) is for `plan`.
-    public static func validate(_ recipe: Recipe, assistant: SettingsAssistant = .system) throws(RecipeErrors) {
+    /// Throws `RecipeErrors`, or the `MediaError` of a shortage of the system's (`.resources`,
+    /// 75): an encoder that could not open for want of threads or memory says nothing of the recipe.
+    public static func validate(_ recipe: Recipe, assistant: SettingsAssistant = .system) throws {
         let (format, refused, sourceFree) = sourceFreeRefusals(recipe)
         var errors = sourceFree
         var encoders: [(Encoder, WriterInput, [(String, Mark)])] = []
@@ -42,6 +44,7 @@ extension RecipeCompiler {
                 c.globalHeader = true  // every container reencode writes wants it
                 encoders.append((try Encoder(c), input, keys))
             } catch {
+                if error.kind == .resources { throw error.at(file: recipe.file) }
                 let mark = error.setting.flatMap { key in keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(input)
                 errors.append(recipe.diagnostic(mark, error.message))
             }

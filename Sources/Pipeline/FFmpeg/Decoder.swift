@@ -12,7 +12,9 @@ final class Decoder {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             throw MediaError(.unsupported, "no decoder for codec '\(name)' in this FFmpeg build")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else { fatalError("avcodec_alloc_context3: out of memory") }
+        guard let ctx = avcodec_alloc_context3(codec) else {
+            throw ResourceShortage.outOfMemory("cannot allocate the \(String(cString: codec.pointee.name)) decoder")
+        }
         context = ctx
         try FFmpeg.check(avcodec_parameters_to_context(ctx, par), "decoder parameters")
         ctx.pointee.pkt_timebase = stream.pointee.time_base

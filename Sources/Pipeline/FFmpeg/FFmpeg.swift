@@ -8,6 +8,7 @@ enum FFmpeg {
     static let eagain = rx_averror_eagain()
     static let eof = rx_averror_eof()
     static let noPTS = rx_nopts()
+    static let external = rx_averror_external()
 
     /// Returns `rc` when it is not negative; else throws.
     @discardableResult
@@ -17,7 +18,12 @@ enum FFmpeg {
         throw error(rc, what(), kind: kind)
     }
 
+    /// A shortage of the system's (memory, threads, open files) is `.resources` whatever `kind`
+    /// the call site expected: `ResourceShortage`.
     static func error(_ rc: Int32, _ what: String, kind: MediaError.Kind? = nil) -> MediaError {
+        if let cause = ResourceShortage.cause(ofFFmpegCode: rc) {
+            return ResourceShortage.error(what, errno: cause, detail: takeLastLogLine())
+        }
         let k = kind ?? classify(rc)
         return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine())
     }

@@ -40,7 +40,7 @@ final class InputContainer {
         guard let allocated = avformat_alloc_context() else {
             var pb: UnsafeMutablePointer<AVIOContext>? = io
             avio_closep(&pb)
-            throw MediaError(.processing, "out of memory", file: path)
+            throw ResourceShortage.outOfMemory("cannot open", file: path)
         }
         allocated.pointee.pb = io
         let key = UnsafeMutableRawPointer(allocated)
@@ -192,8 +192,8 @@ final class InputContainer {
             let kind = FFmpeg.classify(cause)
             return FFmpeg.error(cause, "cannot read", kind: kind == .processing ? .io : kind)
         }
-        if rc == -ENOMEM {
-            // While opening, a small file that makes the demuxer run out of memory claims
+        if rc == -ENOMEM, ResourceShortage.cause(ofErrno: ENOMEM) == nil {
+            // Memory is not short (else FFmpeg.error says so). While opening, a small file that makes the demuxer run out of memory claims
             // impossible sizes (a sample table of 2^32 entries): not media. Later it is ours.
             guard otherwise == .notMedia else { return FFmpeg.error(rc, what, kind: .processing) }
             return MediaError(.notMedia, "\(what): a size in its index is impossible (damaged?)", detail: FFmpeg.takeLastLogLine())
