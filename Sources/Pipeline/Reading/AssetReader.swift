@@ -120,7 +120,13 @@ final class AssetReader: @unchecked Sendable {
     /// back further (1, 2, 4 … 32 s, then the file's start) until they are right.
     func seek(to time: MediaTime, fileStart: MediaTime) throws(MediaError) {
         if lentBy != nil { throw MediaError(.processing, "a rehearsal reads no packets", file: input.path) }
-        try rawSeek(time)
+        do throws(MediaError) { try rawSeek(time) } catch {
+            // Nothing indexed at or before `time`: a Matroska file's first pictures before its 0
+            // have no time, so its index starts after them. From the start, then.
+            try seekToStart(fileStart)
+            _ = try leadIn(to: time, accept: true)
+            return
+        }
         if try leadIn(to: time, accept: false) { return }
         var back = MediaTime(value: 1, timescale: 1)
         while true {
