@@ -11,6 +11,12 @@ public struct Asset: Sendable {
     public let formatLongName: String
     public let startTime: MediaTime
     public let duration: MediaTime
+    /// Where the media ends as the container's header states it (Matroska's and WebM's
+    /// Duration, FLV's onMetaData, FLAC's sample count, an MP3's frame count), for a reader to
+    /// tell a file cut between two samples from a whole one (`StatedLength`); nil where FFmpeg
+    /// estimated the length from timestamps (MPEG-TS, MPEG-PS) or the bit rate, and for ISO
+    /// files (MP4, MOV, M4A), whose index betrays a cut better.
+    let statedEnd: MediaTime?
     public let bitRate: Int?
     public let tracks: [Track]
     public let metadata: [String: String]
@@ -71,6 +77,8 @@ public struct Asset: Sendable {
         }
         let stated = ctx.duration != FFmpeg.noPTS ? MediaTime(ts: ctx.duration, timeBase: avTimeBase) : .invalid
         duration = Self.length(start: startTime, stated: stated > .zero ? stated : .invalid, tracks: tracks)
+        statedEnd = ctx.duration_estimation_method == AVFMT_DURATION_FROM_STREAM && stated > .zero && duration.isNumeric
+            && !formatName.hasPrefix("mov,") ? startTime + duration : nil
         // A track that states no length lasts to the file's end.
         let (length, end) = (duration, startTime + duration)
         self.tracks = tracks.map { t in
