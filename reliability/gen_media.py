@@ -4,8 +4,8 @@
     reliability/gen_media.py --out DIR [--seed N] [--bench PATH] [--base DIR]
 
 Small valid bases are made with the project's own writer (`reencode-bench make-source`): mp4, mov,
-mkv (video 160x120 30 fps + AAC) and m4a (AAC only); the MPEG-TS base is the mp4 remuxed by the
-ffmpeg command line (the project's writer has no TS muxer). Every hostile file is derived from a base
+mkv (video 160x120 30 fps + AAC) and m4a (AAC only); the others (MPEG-TS, AVI, FLV, WebM, MPEG-PS,
+WAV, FLAC, MP3, Ogg) are the mp4 converted by the ffmpeg command line (FFMPEG_BASES). Every hostile file is derived from a base
 with a seeded random generator, so the same seed gives the same bytes.
 
 Writes DIR/cases/* and DIR/manifest.json: one entry per case with its family, a description and its
@@ -29,6 +29,25 @@ BASES = [
     ("a.m4a", ["--seconds", "2", "--audio-only"]),
 ]
 
+# The other containers people bring (issue 23 item 17), made from v.mp4 by the ffmpeg command line
+# (the project's writer makes only MP4, MOV, Matroska and M4A): name, ffmpeg output arguments.
+FFMPEG_BASES = [
+    ("v.ts", ["-c", "copy", "-f", "mpegts"]),
+    ("v.avi", ["-c:v", "mpeg4", "-c:a", "libmp3lame"]),
+    ("v.flv", ["-c:v", "flv1", "-c:a", "libmp3lame", "-ar", "44100"]),
+    ("v.webm", ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"]),
+    ("v.mpg", ["-c:v", "mpeg2video", "-c:a", "mp2", "-f", "vob"]),
+    ("a.wav", ["-vn", "-c:a", "pcm_s16le"]),
+    ("a.flac", ["-vn", "-c:a", "flac"]),
+    ("a.mp3", ["-vn", "-c:a", "libmp3lame"]),
+    ("a.ogg", ["-vn", "-c:a", "libvorbis"]),
+]
+
+# Containers that state no length: their lengths are read from their last timestamps, so a file cut
+# between two samples is a shorter valid file (docs/reliability.md). The runner does not call a
+# short output from one of these "damage accepted".
+STATES_NO_LENGTH = {"ts", "mpg", "ogg"}
+
 ISO_CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"edts", b"dinf", b"udta", b"mvex"}
 
 
@@ -38,11 +57,25 @@ def make_bases(bench, base_dir):
         path = os.path.join(base_dir, name)
         if not os.path.exists(path):
             subprocess.run([bench, "make-source", *extra, path], check=True)
-    ts = os.path.join(base_dir, "v.ts")
-    if not os.path.exists(ts) and shutil.which("ffmpeg"):
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", os.path.join(base_dir, "v.mp4"), "-c", "copy",
-                        "-f", "mpegts", ts], check=True)
+    for name, args in FFMPEG_BASES:
+        path = os.path.join(base_dir, name)
+        if not os.path.exists(path) and shutil.which("ffmpeg"):
+            subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", os.path.join(base_dir, "v.mp4"), *args, path], check=True)
     return sorted(n for n in os.listdir(base_dir) if not n.startswith("."))
+
+
+def sample_ends(path):
+    """Byte offsets where a sample (packet) ends, in file order, as ffprobe lists them ([] without it)."""
+    if not shutil.which("ffprobe"):
+        return []
+    r = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "packet=pos,size", "-of", "csv=p=0", path],
+                       capture_output=True, text=True)
+    ends = []
+    for line in r.stdout.split("\n"):
+        parts = line.strip().split(",")
+        if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit():
+            ends.append(int(parts[0]) + int(parts[1]))
+    return sorted(set(ends))
 
 
 def iso_boxes(data, start=0, end=None, path=()):
@@ -188,7 +221,8 @@ class Generator:
             with open(path, "wb") as f:
                 f.write(data)
         self.manifest.append({"name": name, "family": family, "description": desc, "class": klass,
-                              "base": base, "size": len(data) if data is not None else None})
+                              "base": base, "size": len(data) if data is not None else None,
+                              "states_length": not (base or name).endswith(tuple("." + e for e in STATES_NO_LENGTH))})
 
     def generate(self):
         os.makedirs(self.cases_dir, exist_ok=True)
@@ -202,6 +236,15 @@ class Generator:
                 n = len(d) * k // 21
                 self.add("truncate", f"trunc-{stem}-{k:02d}of21.{ext}", f"{base} cut to {k}/21 ({n} of {len(d)} bytes)",
                          "damaged", d[:n], base)
+            # Cuts between two samples, at about 1/4, 1/2 and 3/4: no sample is short, so only
+            # what the container states of its length betrays them.
+            ends = sample_ends(os.path.join(self.base_dir, base))
+            for q in (1, 2, 3):
+                n = max([e for e in ends if e <= len(d) * q // 4] or [0])
+                n += n & 1 if ext in ("avi", "wav") else 0  # RIFF chunks are padded to even sizes
+                if 0 < n < len(d):
+                    self.add("truncate", f"cut-{stem}-q{q}.{ext}", f"{base} cut after a sample at {q}/4 ({n} of {len(d)} bytes)",
+                             "damaged", d[:n], base)
             # Bit flips: 1-32 random bits anywhere.
             for i in range(10):
                 b = bytearray(d)

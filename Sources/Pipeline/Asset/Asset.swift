@@ -11,6 +11,12 @@ public struct Asset: Sendable {
     public let formatLongName: String
     public let startTime: MediaTime
     public let duration: MediaTime
+    /// Where the media ends as the container's header states it (Matroska's and WebM's
+    /// Duration, FLV's onMetaData, FLAC's sample count, an MP3's frame count), for a reader to
+    /// tell a file cut between two samples from a whole one (`StatedLength`); nil where FFmpeg
+    /// estimated the length from timestamps (MPEG-TS, MPEG-PS) or the bit rate, and for ISO
+    /// files (MP4, MOV, M4A), whose index betrays a cut better.
+    let statedEnd: MediaTime?
     public let bitRate: Int?
     public let tracks: [Track]
     public let metadata: [String: String]
@@ -57,10 +63,8 @@ public struct Asset: Sendable {
             }
             let tb = st.pointee.time_base
             let start = st.pointee.start_time == FFmpeg.noPTS ? .zero : MediaTime(ts: st.pointee.start_time, timeBase: tb)
-            var dur = st.pointee.duration == FFmpeg.noPTS ? MediaTime.invalid : MediaTime(ts: st.pointee.duration, timeBase: tb)
-            if !dur.isNumeric, ctx.duration != FFmpeg.noPTS {
-                dur = MediaTime(ts: ctx.duration, timeBase: avTimeBase)
-            }
+            // Unstated (Matroska, FLV): the file's, once its end is known.
+            let dur = st.pointee.duration == FFmpeg.noPTS ? MediaTime.invalid : MediaTime(ts: st.pointee.duration, timeBase: tb)
             let meta = dictionary(st.pointee.metadata)
             if let p = Self.readPicture(st, index: i) { pictures.append(p) }
             if let a = Self.readAttachment(st, index: i) { attachments.append(a) }
@@ -71,14 +75,37 @@ public struct Asset: Sendable {
             // as chapters): discarded by the demuxer itself, it is not media of its own.
             tracks[tracks.count - 1].isChapterText = st.pointee.discard == AVDISCARD_ALL && !chapters.isEmpty
         }
-        self.tracks = tracks
+        let stated = ctx.duration != FFmpeg.noPTS ? MediaTime(ts: ctx.duration, timeBase: avTimeBase) : .invalid
+        duration = Self.length(start: startTime, stated: stated > .zero ? stated : .invalid, tracks: tracks)
+        statedEnd = ctx.duration_estimation_method == AVFMT_DURATION_FROM_STREAM && stated > .zero && duration.isNumeric
+            && !formatName.hasPrefix("mov,") ? startTime + duration : nil
+        // A track that states no length lasts to the file's end.
+        let (length, end) = (duration, startTime + duration)
+        self.tracks = tracks.map { t in
+            guard !t.duration.isNumeric, stated.isNumeric else { return t }
+            return t.lasting(length.isNumeric && end > t.startTime ? end - t.startTime : stated)
+        }
         self.pictures = pictures
         self.attachments = attachments
-        if ctx.duration != FFmpeg.noPTS && ctx.duration > 0 {
-            duration = MediaTime(ts: ctx.duration, timeBase: avTimeBase)
-        } else {
-            duration = tracks.map(\.duration).filter(\.isNumeric).max() ?? .invalid
-        }
+    }
+
+    /// The file's length from its start to the end of its media. Where the file starts at 0,
+    /// the container's stated length. Elsewhere that length is ambiguous — FFmpeg's reading is
+    /// start + length, but MP4's and Matroska's are counted from their timeline's 0 (a Matroska
+    /// file whose timestamps start at -0.5 s states 3.5 s and ends at 3.5 s, not 3.0 s; an MP4
+    /// starting at 10 s states 14 s): so the tracks' own ends where they state them (MP4, AVI, a
+    /// transport stream's timestamps), else the stated length read as an end where that lies
+    /// after the start. Without any, the longest track.
+    static func length(start: MediaTime, stated: MediaTime, tracks: [Track]) -> MediaTime {
+        guard stated.isNumeric else { return tracks.map(\.duration).filter(\.isNumeric).max() ?? .invalid }
+        if start == .zero { return stated }
+        let trackEnds = tracks.filter { ($0.mediaType == .video && !$0.isAttachedPicture) || $0.mediaType == .audio }
+            .compactMap { t -> MediaTime? in
+                guard t.startTime.isNumeric, t.duration.isNumeric, t.duration > .zero else { return nil }
+                return t.startTime + t.duration
+            }
+        if let end = trackEnds.max(), end > start { return end - start }
+        return stated > start ? stated - start : stated
     }
 
     /// The track a recipe means by `video` or `audio:1`: the n-th of its type, cover art not

@@ -124,4 +124,12 @@ public struct Track: Sendable, Hashable {
         metadata[name] ?? metadata.first { $0.key.lowercased() == name }?.value
     }
     public var timeRange: TimeRange { TimeRange(start: startTime, duration: duration) }
+
+    /// The same track with its length known.
+    func lasting(_ length: MediaTime) -> Track {
+        var t = Track(index: index, ordinal: ordinal, format: format, timeBase: timeBase, startTime: startTime, duration: length,
+                      language: language, metadata: metadata, isAttachedPicture: isAttachedPicture)
+        t.isChapterText = isChapterText
+        return t
+    }
 }

@@ -40,6 +40,8 @@ final class AssetReader: @unchecked Sendable {
     private var sawDamage = false
     /// The latest presentation time read, where damage found at the end is placed.
     private var lastReadTime: MediaTime = .invalid
+    /// What the file states of its length, against what was read.
+    private var statedLength: StatedLength
     /// The first packet the demuxer flagged incomplete: its stream and presentation time.
     private var firstShortSample: (Int, MediaTime)?
 
@@ -94,6 +96,10 @@ final class AssetReader: @unchecked Sendable {
         }
         self.capacity = capacity
         self.streams = streams
+        // Reading only some tracks, one shorter than the file cannot be told from a cut.
+        let readsEveryTrack = asset.tracks.filter { ($0.mediaType == .video && !$0.isAttachedPicture) || $0.mediaType == .audio || $0.mediaType == .subtitle }
+            .allSatisfy { streams.contains($0.index) }
+        statedLength = StatedLength(end: readsEveryTrack ? asset.statedEnd : nil, path: asset.path)
         self.consumers = consumers.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(streams.indices)
         buffers = Array(repeating: [], count: streams.count)
         highWater = Array(repeating: 0, count: streams.count)
@@ -120,7 +126,13 @@ final class AssetReader: @unchecked Sendable {
     /// back further (1, 2, 4 … 32 s, then the file's start) until they are right.
     func seek(to time: MediaTime, fileStart: MediaTime) throws(MediaError) {
         if lentBy != nil { throw MediaError(.processing, "a rehearsal reads no packets", file: input.path) }
-        try rawSeek(time)
+        do throws(MediaError) { try rawSeek(time) } catch {
+            // Nothing indexed at or before `time`: a Matroska file's first pictures before its 0
+            // have no time, so its index starts after them. From the start, then.
+            try seekToStart(fileStart)
+            _ = try leadIn(to: time, accept: true)
+            return
+        }
         if try leadIn(to: time, accept: false) { return }
         var back = MediaTime(value: 1, timescale: 1)
         while true {
@@ -272,7 +284,7 @@ final class AssetReader: @unchecked Sendable {
                 // ("partial file", "File ended prematurely"; the line may have come while the
                 // file was probed, before any read here), and a transport stream just stops: that
                 // is damage, not the end of the media. So is a sample read short on the way.
-                if let (reason, line) = input.damageAtEnd {
+                if let (reason, line) = input.damageAtEnd ?? statedLength.shortfall().map({ ($0, nil) }) {
                     sawDamage = true
                     failure = MediaError(.processing, LaneEnvironment.truncated + (reason.map { ": " + $0 } ?? ""), file: input.path,
                                          time: lastReadTime.isNumeric ? lastReadTime : nil, detail: line)
@@ -288,6 +300,7 @@ final class AssetReader: @unchecked Sendable {
                     if firstShortSample == nil { firstShortSample = (Int(packet.streamIndex), t) }
                 }
                 if t.isNumeric && (!lastReadTime.isNumeric || t > lastReadTime) { lastReadTime = t }
+                statedLength.saw(pts: t, duration: MediaTime(ts: packet.duration, timeBase: input.stream(Int(packet.streamIndex)).pointee.time_base))
                 do throws(MediaError) { try route(packet) } catch { failure = error.at(file: input.path) }
             }
         }

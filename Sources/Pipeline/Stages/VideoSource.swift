@@ -32,6 +32,8 @@ final class VideoSource: SourceStage {
     private var lastOutputPTS: Int64 = .min
     /// Source timing: the last frame before the segment start that is still on screen there.
     private var leadIn: Frame?
+    /// Times for pictures the file gives none.
+    private var untimed = UntimedPictures()
     /// Source timing: the presentation time of the last frame sent.
     private var previousPTS: MediaTime = .invalid
     /// Nothing more of the segment will be shown: reading stops.
@@ -138,6 +140,9 @@ final class VideoSource: SourceStage {
         }
         _ = try decoder.send(nil)
         try receiveFrames()
+        for (f, pts) in untimed.flush(from: untimedStart, duration: knownFrameDuration) where !done {
+            try show(f, pts: pts)
+        }
         try finishTiming()
         ended = true
     }
@@ -154,19 +159,38 @@ final class VideoSource: SourceStage {
         while let frame = try decoder.receive() {
             statistics.framesDecoded += 1
             if done { continue }
-            let pts = MediaTime(ts: frame.decodedTimestamp, timeBase: sourceTimeBase)
-            guard pts.isNumeric else { continue }
-            lastTime = pts
-            if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
-            frame.display = (track.format.rotation, track.format.pixelAspect)
-            if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
-            var shownAt = pts
-            if picker != nil {
-                guard let at = picker?.placement(ofPictureAt: pts) else { continue }
-                shownAt = at
+            let stated = MediaTime(ts: frame.decodedTimestamp, timeBase: sourceTimeBase)
+            for (f, pts) in untimed.place(frame, stated: stated, duration: nominalDuration(of: frame), start: untimedStart) where !done {
+                try show(f, pts: pts)
             }
-            try handle(frame, pts: shownAt)
         }
+    }
+
+    /// One picture's length where its time is not stated: its packet's, else `knownFrameDuration`.
+    private func nominalDuration(of frame: Frame) -> MediaTime {
+        frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : knownFrameDuration
+    }
+
+    /// The last picture's length, else the track's average, else the stored slow-motion rate's.
+    private var knownFrameDuration: MediaTime {
+        lastFrameDuration.isNumeric ? lastFrameDuration : track.format.averageFrameDuration ?? SlowMotionInfo.storedFrameRate.frameDuration
+    }
+
+    /// Where pictures of a stream that states no time at all start: the track's start.
+    private var untimedStart: MediaTime { track.startTime.isNumeric ? track.startTime : segment.sourceRange.start }
+
+    /// A decoded picture at its time in the source.
+    private func show(_ frame: Frame, pts: MediaTime) throws(MediaError) {
+        lastTime = pts
+        if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
+        frame.display = (track.format.rotation, track.format.pixelAspect)
+        if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
+        var shownAt = pts
+        if picker != nil {
+            guard let at = picker?.placement(ofPictureAt: pts) else { return }
+            shownAt = at
+        }
+        try handle(frame, pts: shownAt)
     }
 
     private func handle(_ frame: Frame, pts: MediaTime) throws(MediaError) {
@@ -243,8 +267,7 @@ final class VideoSource: SourceStage {
     private func finishTiming() throws(MediaError) {
         if let picker, shownHeld != nil {
             // The last picture lasts to the end of what was read, on the phone's timeline.
-            var d = lastFrameDuration
-            if !d.isNumeric { d = track.format.averageFrameDuration ?? SlowMotionInfo.storedFrameRate.frameDuration }
+            let d = knownFrameDuration
             try releaseShown(until: picker.sourceLine(ofFileTime: maxPTS + d), piece: picker.piece)
         }
         if let held = leadIn {

@@ -1,0 +1,74 @@
+import Foundation
+import Recipe
+
+/// What a file states of its own length, checked once a reader has read it to its end. A file cut
+/// off between two samples ends quietly — its demuxer logs nothing, no sample is short — so only
+/// what the file said it holds betrays the cut: a RIFF file's byte count (AVI, WAV) and the
+/// length a header states (`Asset.statedEnd`: Matroska's and WebM's Duration, FLV's onMetaData,
+/// FLAC's sample count, an MP3's Xing frame count). MPEG-TS, MPEG-PS and Ogg state none (their
+/// lengths are read from their last timestamps), so a cut between their packets cannot be known;
+/// MP4 and MOV are judged by their index.
+struct StatedLength {
+    /// The media's end the header states, where the reader reads every sound and picture track
+    /// (reading some, a shorter track cannot be told from a cut); nil otherwise.
+    let end: MediaTime?
+    let path: String
+    /// The latest end of a sample read (its time plus its length).
+    private(set) var readEnd: MediaTime = .invalid
+    /// The longest sample read: the slack allowed between the stated end and the last one's.
+    private(set) var longest: MediaTime = .zero
+
+    mutating func saw(pts: MediaTime, duration: MediaTime) {
+        guard pts.isNumeric else { return }
+        let d = duration.isNumeric && duration > .zero ? duration : .zero
+        if d > longest { longest = d }
+        if !readEnd.isNumeric || pts + d > readEnd { readEnd = pts + d }
+    }
+
+    /// Why the file is cut off, or nil when it holds what it states.
+    func shortfall() -> String? {
+        // A RIFF file's byte count says it exactly; its stream lengths may not (an AVI header
+        // can count more frames than a whole file holds).
+        if let (stated, size) = RIFFSize.stated(path) {
+            return stated > size ? "it is \(size) bytes, but its RIFF header states \(stated)" : nil
+        }
+        guard let end, readEnd.isNumeric else { return nil }
+        // Two samples, or 0.1 s where they state no length: stated lengths are rounded (to the
+        // millisecond), and a track's last sample may end a little before another's.
+        let slack = longest > .zero ? longest * 2 : MediaTime(value: 1, timescale: 10)
+        guard readEnd + slack < end else { return nil }
+        return "its media ends at \(readEnd.secondsDescription), but its header states \(end.secondsDescription)"
+    }
+}
+
+/// The top-level chunks of a RIFF file (AVI, WAV; an OpenDML AVI over 1 GiB has several): each
+/// states its size, so a file cut short is shorter than they say.
+enum RIFFSize {
+    /// (the bytes the chunks state — up to the end of the first that runs past the file's end,
+    /// where one does — the file's size); nil when it is not RIFF or states an unknown size (0
+    /// or 0xFFFFFFFF, as a writer that could not go back leaves it).
+    static func stated(_ path: String) -> (stated: Int64, size: Int64)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        let size = Int64(st.st_size)
+        var offset: Int64 = 0
+        var header = [UInt8](repeating: 0, count: 8)
+        var chunks = 0
+        // Bounded: a hostile file of tiny chunks is not walked for ever.
+        while offset + 8 <= size && chunks < 4096 {
+            chunks += 1
+            guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 8, off_t(offset)) }) == 8,
+                  header[0..<4].elementsEqual("RIFF".utf8) else { break }
+            let stated = Int64(header[4]) | Int64(header[5]) << 8 | Int64(header[6]) << 16 | Int64(header[7]) << 24
+            if stated == 0 || stated == 0xFFFF_FFFF { return nil }
+            let end = offset + 8 + stated + (stated & 1)
+            // The last chunk's pad byte may be missing.
+            if end > size + (stated & 1) { return (offset + 8 + stated, size) }
+            offset = end
+        }
+        return offset > 0 ? (min(offset, size), size) : nil
+    }
+}
