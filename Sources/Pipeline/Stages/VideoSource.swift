@@ -53,10 +53,13 @@ final class VideoSource: SourceStage {
     /// Every slot of the segment shows a picture: before the file's first, that one; after its
     /// last, that one (a segment lengthened past its file for a cross-fade).
     private let holdsEdges: Bool
+    /// An interlaced track's pictures made progressive before they are timed; nil: as decoded.
+    private let deinterlacer: Deinterlacer?
 
-    /// Opens the decoder. `frameRate` nil: source timing.
+    /// Opens the decoder. `frameRate` nil: source timing. `deinterlace`: the rate an interlaced
+    /// track is made progressive at (a progressive one is left as it is).
     init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, frameRate: FrameRate?,
-         fillsRange: Bool = false, holdsEdges: Bool = false) throws(MediaError) {
+         fillsRange: Bool = false, holdsEdges: Bool = false, deinterlace: DeinterlaceRate? = nil) throws(MediaError) {
         self.fillsRange = fillsRange
         self.holdsEdges = holdsEdges
         self.env = env
@@ -74,6 +77,11 @@ final class VideoSource: SourceStage {
                                           selective: env.selectiveDecode, file: tap.file)
         }
         self.picker = picker
+        if let deinterlace, let order = track.format.fieldOrder, order.isInterlaced {
+            deinterlacer = try Deinterlacer(rate: deinterlace, topFieldFirst: order.topFieldFirst)
+        } else {
+            deinterlacer = nil
+        }
         if let rate = frameRate {
             let (grid, first) = segment.sourceGrid(frameDuration: rate.frameDuration)
             self.grid = grid
@@ -82,8 +90,9 @@ final class VideoSource: SourceStage {
             outputFrameRate = AVRational(num: rate.frames, den: rate.seconds)
             retimer = ConstantRateRetimer(grid: grid, fillsFromStart: holdsEdges)
             // A slow-motion piece decides by layer (the picker): the grid's skipping would judge
-            // by every picture's time, shown or not.
-            if env.selectiveDecode && picker == nil {
+            // by every picture's time, shown or not. The deinterlacer reads each picture's
+            // neighbours: none is skipped.
+            if env.selectiveDecode && picker == nil && deinterlacer == nil {
                 droppability = Droppability(codecName: track.format.codec, extradata: parameters.extradata)
                 selector = SelectiveDecode(grid: grid)
             } else {
@@ -138,6 +147,9 @@ final class VideoSource: SourceStage {
         }
         _ = try decoder.send(nil)
         try receiveFrames()
+        if let deinterlacer, !done {
+            for (picture, pts, duration) in try deinterlacer.finish() { try place(picture, pts: pts, duration: duration) }
+        }
         try finishTiming()
         ended = true
     }
@@ -156,17 +168,30 @@ final class VideoSource: SourceStage {
             if done { continue }
             let pts = MediaTime(ts: frame.decodedTimestamp, timeBase: sourceTimeBase)
             guard pts.isNumeric else { continue }
-            lastTime = pts
-            if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
-            frame.display = (track.format.rotation, track.format.pixelAspect)
-            if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
-            var shownAt = pts
-            if picker != nil {
-                guard let at = picker?.placement(ofPictureAt: pts) else { continue }
-                shownAt = at
+            let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .invalid
+            guard let deinterlacer else {
+                try place(frame, pts: pts, duration: duration)
+                continue
             }
-            try handle(frame, pts: shownAt)
+            for (picture, at, lasting) in try deinterlacer.push(frame, at: pts, duration: duration.isNumeric ? duration : track.format.averageFrameDuration ?? .invalid) {
+                try place(picture, pts: at, duration: lasting)
+                if done { break }
+            }
         }
+    }
+
+    /// A picture as decoded (or deinterlaced), shown from `pts` for `duration` (invalid: not stated).
+    private func place(_ frame: Frame, pts: MediaTime, duration: MediaTime) throws(MediaError) {
+        lastTime = pts
+        if duration.isNumeric && duration > .zero { lastFrameDuration = duration }
+        frame.display = (track.format.rotation, track.format.pixelAspect)
+        if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
+        var shownAt = pts
+        if picker != nil {
+            guard let at = picker?.placement(ofPictureAt: pts) else { return }
+            shownAt = at
+        }
+        try handle(frame, pts: shownAt)
     }
 
     private func handle(_ frame: Frame, pts: MediaTime) throws(MediaError) {
