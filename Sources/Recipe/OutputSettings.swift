@@ -47,6 +47,16 @@ public func pixelFormatBitDepth(_ name: String) -> Int {
     return 8
 }
 
+/// What becomes of an interlaced source's fields in a reencoded video track.
+public enum DeinterlaceSetting: String, Sendable, CaseIterable {
+    /// Made progressive at the frame rate (25i → 25 fps) when the source is interlaced.
+    case auto
+    /// Kept: coded as fields, their order stated (H.264).
+    case off
+    /// A picture per field: 25i → 50 fps, 29.97i → 59.94.
+    case fieldRate = "field-rate"
+}
+
 public enum FrameRateSetting: Sendable, Hashable {
     case source
     case rate(FrameRate)
@@ -75,6 +85,8 @@ public struct VideoSettings: Sendable, Hashable {
     public var pixelFormat: String?
     /// nil: the settings assistant decides (HDR kept where the output can carry it).
     public var hdr: HDRSetting?
+    /// nil: `auto`.
+    public var deinterlace: DeinterlaceSetting?
     /// Passed to the encoder as its own options (x264 `preset`, `tune`, …).
     public var codecOptions: [String: String]
 
@@ -82,12 +94,12 @@ public struct VideoSettings: Sendable, Hashable {
                 frameRate: FrameRateSetting? = nil, frameRatePolicy: FrameRatePolicy? = nil,
                 quality: Double? = nil, bitrate: Int? = nil, maxBitrate: Int? = nil,
                 gop: GOPSetting? = nil, profile: String? = nil, level: String? = nil,
-                pixelFormat: String? = nil, hdr: HDRSetting? = nil, codecOptions: [String: String] = [:]) {
+                pixelFormat: String? = nil, hdr: HDRSetting? = nil, deinterlace: DeinterlaceSetting? = nil, codecOptions: [String: String] = [:]) {
         self.codec = codec; self.width = width; self.height = height
         self.frameRate = frameRate; self.frameRatePolicy = frameRatePolicy
         self.quality = quality; self.bitrate = bitrate; self.maxBitrate = maxBitrate
         self.gop = gop; self.profile = profile; self.level = level
-        self.pixelFormat = pixelFormat; self.hdr = hdr; self.codecOptions = codecOptions
+        self.pixelFormat = pixelFormat; self.hdr = hdr; self.deinterlace = deinterlace; self.codecOptions = codecOptions
     }
 
     /// Values set here win; open ones come from `base` (preset inheritance).
@@ -106,6 +118,7 @@ public struct VideoSettings: Sendable, Hashable {
         r.level = level ?? base.level
         r.pixelFormat = pixelFormat ?? base.pixelFormat
         r.hdr = hdr ?? base.hdr
+        r.deinterlace = deinterlace ?? base.deinterlace
         r.codecOptions = base.codecOptions.merging(codecOptions) { _, mine in mine }
         return r
     }

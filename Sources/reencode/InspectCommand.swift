@@ -96,6 +96,7 @@ enum AssetJSON {
             if let v = f.colorMatrix { o["colorMatrix"] = v }
             if let v = f.colorRange { o["colorRange"] = v }
             if let v = f.chromaLocation { o["chromaLocation"] = v }
+            if let v = f.fieldOrder { o["fieldOrder"] = v.rawValue }
             if let h = hdrObject(f.hdr) { o["hdr"] = h }
             if let r = f.averageFrameRate {
                 o["frameRate"] = r.description
@@ -135,6 +136,7 @@ enum AssetText {
                 if !f.pixelAspect.isSquare { size += " (SAR \(f.pixelAspect), shown \(f.displaySize.width)x\(f.displaySize.height))" }
                 parts.append(size)
                 if let r = f.averageFrameRate { parts.append("\(r.decimalDescription) fps") }
+                if let o = f.fieldOrder, o.isInterlaced { parts.append(o.description) }
                 if let p = f.pixelFormat { parts.append(p + (f.bitDepth.map { " \($0)-bit" } ?? "")) }
                 let colour = [f.colorPrimaries, f.colorTransfer, f.colorMatrix].compactMap { $0 }
                 if !colour.isEmpty { parts.append(colour.joined(separator: "/")) }

@@ -64,6 +64,7 @@ enum SettingsJSON {
         if let l = v.level { o["level"] = l }
         if let f = v.pixelFormat { o["pixel-format"] = f }
         if let h = v.hdr { o["hdr"] = h.rawValue }
+        if let d = v.deinterlace { o["deinterlace"] = d.rawValue }
         if !v.codecOptions.isEmpty { o["codec-options"] = v.codecOptions }
         return o
     }

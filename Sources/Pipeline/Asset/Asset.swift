@@ -53,7 +53,10 @@ public struct Asset: Sendable {
         for i in 0..<input.streamCount {
             let st = input.stream(i)
             var format = describe(st)
-            if format.mediaType == .video { format.hdr = HDRProbe.items(st, path: input.path, range: format.dynamicRange) }
+            if format.mediaType == .video {
+                format.hdr = HDRProbe.items(st, path: input.path, range: format.dynamicRange)
+                format.fieldOrder = format.fieldOrder ?? FieldOrderProbe.order(st, path: input.path)
+            }
             let isAttachedPicture = st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
             // `video:1` counts pictures that play: cover art has no ordinal (only `#N` names it).
             var ordinal: Int? = nil
@@ -165,6 +168,7 @@ func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription {
         f.colorMatrix = colorName(av_color_space_name(par.color_space), unspecified: par.color_space == AVCOL_SPC_UNSPECIFIED)
         f.colorRange = colorName(av_color_range_name(par.color_range), unspecified: par.color_range == AVCOL_RANGE_UNSPECIFIED)
         f.chromaLocation = colorName(av_chroma_location_name(par.chroma_location), unspecified: par.chroma_location == AVCHROMA_LOC_UNSPECIFIED)
+        f.fieldOrder = fieldOrder(par.field_order)
         let avg = st.pointee.avg_frame_rate
         if avg.num > 0 && avg.den > 0 && avg.num <= Int32.max && avg.den <= Int32.max {
             f.averageFrameRate = standardRate(near: FrameRate(frames: avg.num, seconds: avg.den))
@@ -191,6 +195,18 @@ func describe(_ st: UnsafeMutablePointer<AVStream>) -> FormatDescription {
         break
     }
     return f
+}
+
+/// The field order a stream states (its parser's or decoder's reading of the first pictures).
+private func fieldOrder(_ o: AVFieldOrder) -> FieldOrder? {
+    switch o {
+    case AV_FIELD_PROGRESSIVE: return .progressive
+    case AV_FIELD_TT: return .tt
+    case AV_FIELD_BB: return .bb
+    case AV_FIELD_TB: return .tb
+    case AV_FIELD_BT: return .bt
+    default: return nil
+    }
 }
 
 private func colorName(_ p: UnsafePointer<CChar>?, unspecified: Bool) -> String? {

@@ -42,6 +42,8 @@ public struct FormatDescription: Sendable, Hashable {
     /// (FFmpeg's names: `left` as MPEG-2 and H.264 assume, `topleft` as BT.2020 wants, `center`
     /// as JPEG); nil: not stated.
     public var chromaLocation: String?
+    /// Progressive or interlaced (and which field first), as the stream says; nil: not stated.
+    public var fieldOrder: FieldOrder?
     /// Mastering display, content light level, HDR10+, Dolby Vision.
     public var hdr = HDRItems()
     public var averageFrameRate: FrameRate?

@@ -41,6 +41,15 @@ enum CompositionSources {
         merged.height = h
         merged.pixelAspect = .square
         merged.rotation = 0
+        // Each file is deinterlaced by its own field order; the assistant decides for all by the
+        // first interlaced one. Fields cannot be kept: pictures are fitted and composed.
+        if let interlaced = formats.first(where: { $0.format.fieldOrder?.isInterlaced == true }) {
+            if settings.deinterlace == .off {
+                throw MediaError(.invalidSettings, "'deinterlace: off' keeps fields, but a composition fits and composes its pictures, which blends them (\(FilePaths.label(of: interlaced.file, among: formats.map(\.file))) is \(interlaced.format.fieldOrder?.description ?? "interlaced")): let them be deinterlaced ('deinterlace: auto' or 'field-rate')",
+                                 setting: "deinterlace")
+            }
+            merged.fieldOrder = interlaced.format.fieldOrder
+        }
         // Pictures of several files, turned upright, fitted, faded and layered onto one canvas: where
         // their chroma samples end up is not one file's to state. Said when a file states a siting
         // other than `left`, the codecs' default (what the output then implies).

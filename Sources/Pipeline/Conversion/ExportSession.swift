@@ -102,7 +102,8 @@ public final class ExportSession: Sendable {
                 let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
                     do throws(MediaError) {
                         return try VideoSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
-                                               segment: k.segment, frameRate: s.frameRate, fillsRange: plan.isComposed, holdsEdges: k.holdsEdges)
+                                               segment: k.segment, frameRate: s.frameRate, fillsRange: plan.isComposed, holdsEdges: k.holdsEdges,
+                                               deinterlace: s.deinterlace)
                     } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
                 guard let firstInput = inputs.first, let first = try make(firstInput) as? VideoSource else {

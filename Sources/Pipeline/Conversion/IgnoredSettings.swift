@@ -64,6 +64,7 @@ enum IgnoredSettings {
         if v.level != nil { k.append("level") }
         if v.pixelFormat != nil { k.append("pixel-format") }
         if v.hdr != nil { k.append("hdr") }
+        if v.deinterlace != nil { k.append("deinterlace") }
         if !v.codecOptions.isEmpty { k.append("codec-options") }
         return k
     }

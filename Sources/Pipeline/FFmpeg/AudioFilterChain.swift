@@ -37,23 +37,7 @@ final class AudioFilterChain: StretchKernel {
         let chain = [("abuffer", "time_base=1/\(sampleRate):sample_rate=\(sampleRate):sample_fmt=fltp:channel_layout=\(layoutName)")]
             + filters
             + [("aformat", "sample_fmts=fltp:sample_rates=\(sampleRate):channel_layouts=\(layoutName)"), ("abuffersink", "")]
-        var contexts: [UnsafeMutablePointer<AVFilterContext>] = []
-        for (i, (name, args)) in chain.enumerated() {
-            guard let filter = lib.getByName(name) else {
-                throw MediaError(.unsupported, "this FFmpeg has no '\(name)' audio filter (needed for the time stretch)")
-            }
-            var ctx: UnsafeMutablePointer<AVFilterContext>? = nil
-            let rc = "\(name)\(i)".withCString { label in
-                args.withCString { a in lib.createFilter(&ctx, filter, label, args.isEmpty ? nil : a, nil, built) }
-            }
-            try FFmpeg.check(rc, "audio filter '\(name)=\(args)'")
-            guard let ctx else { throw MediaError(.processing, "audio filter '\(name)': not created") }
-            if let previous = contexts.last {
-                try FFmpeg.check(lib.link(previous, 0, ctx, 0), "audio filter link to '\(name)'")
-            }
-            contexts.append(ctx)
-        }
-        try FFmpeg.check(lib.graphConfig(built, nil), "audio filter graph")
+        let contexts = try lib.chain(chain, in: built, what: "audio filter", purpose: "the time stretch")
         guard let first = contexts.first, let last = contexts.last,
               lib.sinkFormat(last) == AV_SAMPLE_FMT_FLTP.rawValue,
               lib.sinkSampleRate(last) == sampleRate else {

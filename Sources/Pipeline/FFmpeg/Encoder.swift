@@ -12,6 +12,9 @@ struct EncoderConfiguration {
     var frameRate: AVRational = AVRational(num: 0, den: 1)
     /// The pictures' sample aspect ratio, as the bitstream and the container state it.
     var sampleAspect = AVRational(num: 1, den: 1)
+    /// Interlaced: coded as fields (x264's `interlaced`), the field order stated; nil or
+    /// progressive: whole pictures.
+    var fieldOrder: FieldOrder?
     var gopSize: Int32 = 0
     var colorPrimaries: AVColorPrimaries = AVCOL_PRI_UNSPECIFIED
     var colorTransfer: AVColorTransferCharacteristic = AVCOL_TRC_UNSPECIFIED
@@ -131,6 +134,11 @@ final class Encoder {
             ctx.pointee.pix_fmt = c.pixelFormat
             ctx.pointee.framerate = c.frameRate
             ctx.pointee.sample_aspect_ratio = c.sampleAspect
+            if let o = c.fieldOrder, o.isInterlaced {
+                // x264 codes fields (MBAFF) and takes each frame's field order from the frame.
+                ctx.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
+                ctx.pointee.field_order = o.topFieldFirst ? AV_FIELD_TT : AV_FIELD_BB
+            }
             if c.gopSize > 0 { ctx.pointee.gop_size = c.gopSize }
             ctx.pointee.color_primaries = c.colorPrimaries
             ctx.pointee.color_trc = c.colorTransfer

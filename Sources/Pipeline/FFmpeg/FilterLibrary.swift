@@ -1,7 +1,7 @@
 import CFFmpeg
 import Glibc
 
-/// libavfilter, loaded when a kernel first needs it (the `spectral` time stretch), not at start.
+/// libavfilter, loaded when a kernel first needs it (the `spectral` time stretch, deinterlacing), not at start.
 /// Linked, it and the 31 libraries it brings (librubberband, libplacebo, librsvg, flite's
 /// voices …) cost every run 12 MB of resident memory and about 20 ms of loading — a passthrough
 /// remux then took 1.26 × ffmpeg's peak memory — where most runs never filter. So the binary does
@@ -43,7 +43,7 @@ struct FilterLibrary: @unchecked Sendable {  // C function pointers, set once at
         // library for the process's life.
         guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "not found"
-            return .failure(MediaError(.unsupported, "the spectral time stretch needs FFmpeg's \(name) (package libavfilter\(LIBAVFILTER_VERSION_MAJOR)), which cannot be loaded: \(why)"))
+            return .failure(MediaError(.unsupported, "the spectral time stretch and deinterlacing need FFmpeg's \(name) (package libavfilter\(LIBAVFILTER_VERSION_MAJOR)), which cannot be loaded: \(why)"))
         }
         var missing: [String] = []
         func symbol<T>(_ s: String, _: T.Type) -> T? {
@@ -67,5 +67,30 @@ struct FilterLibrary: @unchecked Sendable {  // C function pointers, set once at
         }
         return .success(FilterLibrary(getByName: a, graphAlloc: b, graphFree: c, createFilter: d, link: e, graphConfig: f,
                                       addFrame: g, getFrame: h, sinkFormat: i, sinkSampleRate: j))
+    }
+
+    /// Creates the filters of a straight chain (name, arguments) in `graph`, each linked to the one
+    /// before, and configures the graph; the graph owns them. `what` names the chain in errors
+    /// ("audio filter"), `purpose` what needs it ("the time stretch").
+    func chain(_ filters: [(name: String, args: String)], in graph: UnsafeMutablePointer<AVFilterGraph>,
+               what: String, purpose: String) throws(MediaError) -> [UnsafeMutablePointer<AVFilterContext>] {
+        var contexts: [UnsafeMutablePointer<AVFilterContext>] = []
+        for (i, (name, args)) in filters.enumerated() {
+            guard let filter = getByName(name) else {
+                throw MediaError(.unsupported, "this FFmpeg has no '\(name)' \(what) (needed for \(purpose))")
+            }
+            var ctx: UnsafeMutablePointer<AVFilterContext>? = nil
+            let rc = "\(name)\(i)".withCString { label in
+                args.withCString { a in createFilter(&ctx, filter, label, args.isEmpty ? nil : a, nil, graph) }
+            }
+            try FFmpeg.check(rc, "\(what) '\(name)=\(args)'")
+            guard let ctx else { throw MediaError(.processing, "\(what) '\(name)': not created") }
+            if let previous = contexts.last {
+                try FFmpeg.check(link(previous, 0, ctx, 0), "\(what) link to '\(name)'")
+            }
+            contexts.append(ctx)
+        }
+        try FFmpeg.check(graphConfig(graph, nil), "\(what) graph")
+        return contexts
     }
 }

@@ -71,6 +71,13 @@ final class Frame {
     var sampleFormat: AVSampleFormat { AVSampleFormat(rawValue: pointer.pointee.format) }
     var channels: Int32 { pointer.pointee.ch_layout.nb_channels }
 
+    /// Says the picture holds two fields, and which is shown first (what an interlaced encoder
+    /// codes it by).
+    func markInterlaced(topFieldFirst: Bool) {
+        pointer.pointee.interlaced_frame = 1
+        pointer.pointee.top_field_first = topFieldFirst ? 1 : 0
+    }
+
     func plane(_ i: Int32) -> UnsafeMutablePointer<UInt8>? { rx_frame_plane(pointer, i) }
     func lineSize(_ i: Int32) -> Int { Int(rx_frame_linesize(pointer, i)) }
 }

@@ -37,6 +37,12 @@ enum HDRProbe {
 
     /// The HDR items of the stream's first decoded picture; nil when none could be decoded.
     static func firstPicture(path: String, stream index: Int) -> HDRItems? {
+        firstFrame(path: path, stream: index).map(frameItems)
+    }
+
+    /// The stream's first decoded picture (its own flags and side data); nil when none could be
+    /// decoded.
+    static func firstFrame(path: String, stream index: Int) -> Frame? {
         do throws(MediaError) {
             let input = try InputContainer(path: path)
             guard index < input.streamCount else { return nil }
@@ -48,15 +54,15 @@ enum HDRProbe {
                 guard packet.streamIndex == Int32(index) else { continue }
                 sent += 1
                 let accepted = try decoder.send(packet)
-                if let frame = try decoder.receive() { return frameItems(frame) }
+                if let frame = try decoder.receive() { return frame }
                 // Refused with no picture to give: a decoder in a state we do not probe further.
                 if !accepted { return nil }
             }
             _ = try decoder.send(nil)
-            return try decoder.receive().map(frameItems)
+            return try decoder.receive()
         } catch {
             // Damage is for the conversion to report where it meets it; here it only means the
-            // pictures' own HDR items stay unknown.
+            // pictures' own items stay unknown.
             return nil
         }
     }

@@ -40,9 +40,18 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     /// HDR10 static metadata the output carries (in its SEI and in the container).
     public var masteringDisplay: MasteringDisplay?
     public var contentLightLevel: ContentLightLevel?
+    /// Interlaced pictures made progressive at this rate; nil: pictures go to the encoder as they are.
+    public var deinterlace: DeinterlaceRate? = nil
+    /// The fields kept and coded as fields, in this order (`deinterlace: off`); nil: progressive.
+    public var fieldOrder: FieldOrder? = nil
     public var decisions: [Decision]
 
     public func decision(_ setting: String) -> Decision? { decisions.first { $0.setting == setting } }
+}
+
+/// How often a deinterlaced output has a picture: per frame (25i → 25 fps) or per field (→ 50 fps).
+public enum DeinterlaceRate: String, Sendable, Hashable {
+    case frame, field
 }
 
 /// HDR (PQ or HLG) pictures turned into BT.709 SDR: what the tone-mapping kernel needs to know

@@ -91,6 +91,7 @@ public struct SettingsAssistant: Sendable {
         if source.rotation != 0 {
             decide("rotation", "\(source.rotation)", "rotation.kept", "kept as the display matrix; pixels are not turned")
         }
+        let fields = try interlacing(source: source, settings: s, codec: codec, size: (cw, ch), decide: decide)
 
         // HDR: kept where the output can carry it (10 bits), else tone-mapped to SDR.
         if s.hdr == .keep, let why = HDRSetting.keepRefusal(codec: codec, pixelFormat: s.pixelFormat) {
@@ -127,8 +128,13 @@ public struct SettingsAssistant: Sendable {
         let chromaLocation = ChromaSiting.resolve(source: source, width: cw, height: ch, pixelFormat: pixelFormat,
                                                   toneMapped: color.toneMapping != nil, decide: decide)
 
-        // Frame rate.
-        let rate = try frameRate(source: source, settings: s, decide: decide)
+        // Frame rate: a picture per field is twice the source's frame rate.
+        let rate: FrameRate?
+        if fields.deinterlace == .field, let f = fieldRate(source: source, settings: s, decide: decide) {
+            if let r = f.rate { rate = r } else { rate = try frameRate(source: f.source, settings: s, decide: decide) }
+        } else {
+            rate = try frameRate(source: source, settings: s, decide: decide)
+        }
 
         // Rate control.
         var quality: Double? = nil
@@ -201,6 +207,7 @@ public struct SettingsAssistant: Sendable {
                                      colorRange: color.range, chromaLocation: chromaLocation, toneMapping: color.toneMapping,
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,
                                      contentLightLevel: keepHDR ? source.hdr.contentLightLevel : nil,
+                                     deinterlace: fields.deinterlace, fieldOrder: fields.keptFields,
                                      decisions: decisions)
     }
 

@@ -68,6 +68,7 @@ final class VideoSink: SinkStage {
         c.setColor(primaries: settings.colorPrimaries, transfer: settings.colorTransfer,
                    matrix: settings.colorMatrix, range: settings.colorRange)
         c.setChromaLocation(settings.chromaLocation)
+        c.fieldOrder = settings.fieldOrder
         c.masteringDisplay = settings.masteringDisplay
         c.contentLightLevel = settings.contentLightLevel
         if let m = settings.toneMapping, pictures == .asDecoded {
@@ -120,6 +121,8 @@ final class VideoSink: SinkStage {
         }
         frame.pts = pts
         frame.clearPictureType()
+        // Kept fields: x264 codes each picture by the field order it states, whatever a scaler left.
+        if let o = settings.fieldOrder { frame.markInterlaced(topFieldFirst: o.topFieldFirst) }
         if duration > 0 { pendingDurations[pts] = duration }
         unitsOut += 1
         try encoder.send(frame)

@@ -29,6 +29,8 @@ final class VideoSource: SourceStage {
     private let droppability: Droppability?
     private var maxPTS: MediaTime = .invalid
     private var lastFrameDuration: MediaTime = .invalid
+    /// The last decoded picture's stated length (before any deinterlacing).
+    private var lastDecodedDuration: MediaTime = .invalid
     private var lastOutputPTS: Int64 = .min
     /// Source timing: the last frame before the segment start that is still on screen there.
     private var leadIn: Frame?
@@ -55,10 +57,13 @@ final class VideoSource: SourceStage {
     /// Every slot of the segment shows a picture: before the file's first, that one; after its
     /// last, that one (a segment lengthened past its file for a cross-fade).
     private let holdsEdges: Bool
+    /// An interlaced track's pictures made progressive before they are timed; nil: as decoded.
+    private let deinterlacer: Deinterlacer?
 
-    /// Opens the decoder. `frameRate` nil: source timing.
+    /// Opens the decoder. `frameRate` nil: source timing. `deinterlace`: the rate an interlaced
+    /// track is made progressive at (a progressive one is left as it is).
     init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, frameRate: FrameRate?,
-         fillsRange: Bool = false, holdsEdges: Bool = false) throws(MediaError) {
+         fillsRange: Bool = false, holdsEdges: Bool = false, deinterlace: DeinterlaceRate? = nil) throws(MediaError) {
         self.fillsRange = fillsRange
         self.holdsEdges = holdsEdges
         self.env = env
@@ -76,6 +81,11 @@ final class VideoSource: SourceStage {
                                           selective: env.selectiveDecode, file: tap.file)
         }
         self.picker = picker
+        if let deinterlace, let order = track.format.fieldOrder, order.isInterlaced {
+            deinterlacer = try Deinterlacer(rate: deinterlace, topFieldFirst: order.topFieldFirst)
+        } else {
+            deinterlacer = nil
+        }
         if let rate = frameRate {
             let (grid, first) = segment.sourceGrid(frameDuration: rate.frameDuration)
             self.grid = grid
@@ -84,8 +94,9 @@ final class VideoSource: SourceStage {
             outputFrameRate = AVRational(num: rate.frames, den: rate.seconds)
             retimer = ConstantRateRetimer(grid: grid, fillsFromStart: holdsEdges)
             // A slow-motion piece decides by layer (the picker): the grid's skipping would judge
-            // by every picture's time, shown or not.
-            if env.selectiveDecode && picker == nil {
+            // by every picture's time, shown or not. The deinterlacer reads each picture's
+            // neighbours: none is skipped.
+            if env.selectiveDecode && picker == nil && deinterlacer == nil {
                 droppability = Droppability(codecName: track.format.codec, extradata: parameters.extradata)
                 selector = SelectiveDecode(grid: grid)
             } else {
@@ -141,7 +152,10 @@ final class VideoSource: SourceStage {
         _ = try decoder.send(nil)
         try receiveFrames()
         for (f, pts) in untimed.flush(from: untimedStart, duration: knownFrameDuration) where !done {
-            try show(f, pts: pts)
+            try present(f, pts: pts)
+        }
+        if let deinterlacer, !done {
+            for (picture, pts, duration) in try deinterlacer.finish() { try place(picture, pts: pts, duration: duration) }
         }
         try finishTiming()
         ended = true
@@ -161,7 +175,7 @@ final class VideoSource: SourceStage {
             if done { continue }
             let stated = MediaTime(ts: frame.decodedTimestamp, timeBase: sourceTimeBase)
             for (f, pts) in untimed.place(frame, stated: stated, duration: nominalDuration(of: frame), start: untimedStart) where !done {
-                try show(f, pts: pts)
+                try present(f, pts: pts)
             }
         }
     }
@@ -171,18 +185,30 @@ final class VideoSource: SourceStage {
         frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : knownFrameDuration
     }
 
-    /// The last picture's length, else the track's average, else the stored slow-motion rate's.
+    /// The last decoded picture's length, else the track's average, else the stored slow-motion
+    /// rate's (a decoded picture's: a deinterlaced one at field rate lasts half as long).
     private var knownFrameDuration: MediaTime {
-        lastFrameDuration.isNumeric ? lastFrameDuration : track.format.averageFrameDuration ?? SlowMotionInfo.storedFrameRate.frameDuration
+        lastDecodedDuration.isNumeric ? lastDecodedDuration : track.format.averageFrameDuration ?? SlowMotionInfo.storedFrameRate.frameDuration
     }
 
     /// Where pictures of a stream that states no time at all start: the track's start.
     private var untimedStart: MediaTime { track.startTime.isNumeric ? track.startTime : segment.sourceRange.start }
 
-    /// A decoded picture at its time in the source.
-    private func show(_ frame: Frame, pts: MediaTime) throws(MediaError) {
+    /// A decoded picture at its time in the source: as it is, or as the deinterlacer's pictures.
+    private func present(_ frame: Frame, pts: MediaTime) throws(MediaError) {
+        let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : MediaTime.invalid
+        if duration.isNumeric { lastDecodedDuration = duration }
+        guard let deinterlacer else { return try place(frame, pts: pts, duration: duration) }
+        for (picture, at, lasting) in try deinterlacer.push(frame, at: pts, duration: duration.isNumeric ? duration : track.format.averageFrameDuration ?? .invalid) {
+            try place(picture, pts: at, duration: lasting)
+            if done { break }
+        }
+    }
+
+    /// A picture as decoded (or deinterlaced), shown from `pts` for `duration` (invalid: not stated).
+    private func place(_ frame: Frame, pts: MediaTime, duration: MediaTime) throws(MediaError) {
         lastTime = pts
-        if frame.duration > 0 { lastFrameDuration = MediaTime(ts: frame.duration, timeBase: sourceTimeBase) }
+        if duration.isNumeric && duration > .zero { lastFrameDuration = duration }
         frame.display = (track.format.rotation, track.format.pixelAspect)
         if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
         var shownAt = pts

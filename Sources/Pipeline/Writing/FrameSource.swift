@@ -20,6 +20,8 @@ public struct GeneratedVideoFormat: Sendable {
     public var rotation = 0
     /// The sample aspect ratio stated (anamorphic pictures: PAL DV's 16:15).
     public var pixelAspect = Ratio.square
+    /// Interlaced: each picture is coded as two fields in this order (H.264 only); nil: progressive.
+    public var fieldOrder: FieldOrder?
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorMatrix: String?
@@ -118,6 +120,7 @@ public final class FrameSource {
             c.pixelFormat = pix
             c.frameRate = AVRational(num: v.frameRate.frames, den: v.frameRate.seconds)
             c.sampleAspect = AVRational(num: Int32(clamping: v.pixelAspect.num), den: Int32(clamping: v.pixelAspect.den))
+            c.fieldOrder = v.fieldOrder
             c.gopSize = Int32(v.gop ?? 0)
             if let n = v.colorPrimaries { c.colorPrimaries = AVColorPrimaries(rawValue: UInt32(bitPattern: av_color_primaries_from_name(n))) }
             if let n = v.colorTransfer { c.colorTransfer = AVColorTransferCharacteristic(rawValue: UInt32(bitPattern: av_color_transfer_from_name(n))) }
@@ -177,6 +180,7 @@ public final class FrameSource {
         let frame = try Frame.video(width: Int32(v.format.width), height: Int32(v.format.height), format: v.pixelFormat)
         let picture = PictureBuffer(frame: frame, width: v.format.width, height: v.format.height, bitDepth: v.bitDepth)
         draw(picture)
+        if let o = v.format.fieldOrder, o.isInterlaced { frame.markInterlaced(topFieldFirst: o.topFieldFirst) }
         frame.pts = try time.ts(in: v.encoder.timeBase)
         // Encoders leave packet durations at 0; the writer needs them for the last sample.
         pictureDurations[PicturePlace(input: v.input, pts: frame.pts)] = try (duration ?? v.format.frameRate.frameDuration).ts(in: v.encoder.timeBase)

@@ -28,7 +28,7 @@ public enum RecipeParser {
     static let writerInputKeys = ["source", "settings"]
     static let sessionKeys = ["time-range", "selective-decode"]
     static let timeRangeKeys = ["start", "duration", "end"]
-    static let videoKeys = ["width", "height", "frame-rate", "frame-rate-policy", "quality", "max-bitrate", "gop", "profile", "level", "pixel-format", "hdr"]
+    static let videoKeys = ["width", "height", "frame-rate", "frame-rate-policy", "quality", "max-bitrate", "gop", "profile", "level", "pixel-format", "hdr", "deinterlace"]
     static let audioKeys = ["sample-rate", "channels", "channel-layout"]
     static let sharedKeys = ["codec", "bitrate", "codec-options"]
     static let presetKeys = ["base"] + sharedKeys + videoKeys + audioKeys
@@ -398,6 +398,12 @@ struct Parser {
                     continue
                 }
                 p.video.hdr = h
+            case "deinterlace":
+                guard let s = value.scalar, let d = DeinterlaceSetting(rawValue: s) else {
+                    error(value.mark, "'deinterlace' must be auto, off or field-rate, not \(value.kindDescription)")
+                    continue
+                }
+                p.video.deinterlace = d
             case "sample-rate":
                 guard let s = value.scalar, let r = Self.sampleRate(s) else {
                     error(value.mark, "'sample-rate' must be a rate in Hz from 8000 to 192000 (48000 or 48k), not \(value.kindDescription)")

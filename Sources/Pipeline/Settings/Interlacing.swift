@@ -1,0 +1,71 @@
+import Recipe
+
+/// Whether the pictures are deinterlaced: `deinterlace: auto` (the default) makes an interlaced
+/// source progressive at its frame rate, `field-rate` makes a picture of every field (50 fps from
+/// 25i), `off` keeps the fields and encodes them as fields with their order stated (H.264 only:
+/// x265 codes no interlaced pictures here). Pictures resized or made progressive blend their two
+/// fields, so `off` keeps the stored size.
+extension SettingsAssistant {
+    struct Interlacing {
+        /// Deinterlace at this rate; nil: the pictures go to the encoder as they are.
+        var deinterlace: DeinterlaceRate?
+        /// The fields are kept and encoded as fields, in this order.
+        var keptFields: FieldOrder?
+    }
+
+    func interlacing(source: FormatDescription, settings s: VideoSettings, codec: VideoCodec, size: (Int, Int),
+                     decide: (String, String, String, String) -> Void) throws(MediaError) -> Interlacing {
+        let asked = s.deinterlace ?? .auto
+        guard let order = source.fieldOrder, order.isInterlaced else {
+            if let a = s.deinterlace {
+                decide("deinterlace", "none", "deinterlace.progressive-source",
+                       "the source \(source.fieldOrder == nil ? "states no field order" : "is progressive"): 'deinterlace: \(a.rawValue)' has nothing to do")
+            }
+            return Interlacing()
+        }
+        let rate = source.averageFrameRate.map { " \($0.decimalDescription) fps" } ?? ""
+        switch asked {
+        case .auto:
+            decide("deinterlace", "frame-rate", "deinterlace.auto",
+                   "the source is \(order.description) and the output is progressive: each frame's two fields are made one picture (bwdif), at the source's\(rate) ('deinterlace: field-rate' keeps every field's motion; 'off' keeps the fields)")
+            return Interlacing(deinterlace: .frame)
+        case .fieldRate where source.averageFrameRate == nil:
+            decide("deinterlace", "frame-rate", "deinterlace.field-rate-unknown",
+                   "the source is \(order.description), but its frame rate is not known, so neither is its field rate: each frame's two fields are made one picture (bwdif)")
+            return Interlacing(deinterlace: .frame)
+        case .fieldRate:
+            decide("deinterlace", "field-rate", "deinterlace.field-rate",
+                   "the source is \(order.description): each field is made a picture (bwdif), twice the source's\(rate)")
+            return Interlacing(deinterlace: .field)
+        case .off:
+            guard codec == .h264 else {
+                throw MediaError(.invalidSettings, "'deinterlace: off' keeps the \(order.description) source's fields, but x265 codes no interlaced pictures here: use 'codec: h264' to keep them, or let them be deinterlaced ('deinterlace: auto' or 'field-rate')",
+                                 setting: "deinterlace")
+            }
+            guard size == (source.width, source.height) else {
+                throw MediaError(.invalidSettings, "'deinterlace: off' keeps the \(order.description) source's fields, but its pictures are resized (\(source.width)x\(source.height) → \(size.0)x\(size.1)), which blends them: keep the source's size, or let them be deinterlaced ('deinterlace: auto' or 'field-rate')",
+                                 setting: "deinterlace")
+            }
+            let kept: FieldOrder = order.topFieldFirst ? .tt : .bb
+            decide("deinterlace", "off", "deinterlace.off",
+                   "as asked: the \(order.description) source's fields are kept and coded as fields (x264 interlaced), and the output states the order")
+            return Interlacing(keptFields: kept)
+        }
+    }
+
+    /// A field-rate output's rate, decided here: one picture per field, unless a frame rate is
+    /// asked (then that rule applies to the field rate). nil: the frame-rate rules decide.
+    func fieldRate(source: FormatDescription, settings s: VideoSettings,
+                   decide: (String, String, String, String) -> Void) -> (source: FormatDescription, rate: FrameRate?)? {
+        guard let r = source.averageFrameRate, r.frames <= Int32.max / 2 else { return nil }
+        var timing = source
+        let doubled = FrameRate(frames: r.frames * 2, seconds: r.seconds)
+        timing.averageFrameRate = doubled
+        timing.nominalFrameRate = source.nominalFrameRate.flatMap { $0.frames <= Int32.max / 2 ? FrameRate(frames: $0.frames * 2, seconds: $0.seconds) : nil }
+        timing.minFrameDuration = nil
+        if case .rate? = s.frameRate { return (timing, nil) }
+        decide("frame-rate", doubled.description, "frame-rate.field-rate",
+               "one picture per field: twice the interlaced source's \(r.decimalDescription) fps")
+        return (timing, doubled)
+    }
+}
