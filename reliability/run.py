@@ -28,6 +28,8 @@ import subprocess
 import sys
 import time
 
+import limits  # the process-limit family: reliability/limits.py
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
@@ -760,6 +762,9 @@ class Runner:
         return total_tried, total_fail
 
 
+Runner.limits = lambda self: limits.limits(self, execute)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     m = p.add_mutually_exclusive_group(required=True)
@@ -771,7 +776,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--recipe-count", type=int, default=600)
     p.add_argument("--slow", type=float, default=3.0, help="validate slower than this many seconds fails")
-    p.add_argument("--only", default="regressions,media,recipes,cli,batch")
+    p.add_argument("--only", default="regressions,media,recipes,cli,batch,limits")
     p.add_argument("--verbose", action="store_true")
     p.add_argument("--commit", help="the commit the binaries were built from (default: this worktree's HEAD)")
     a = p.parse_args()

@@ -155,6 +155,11 @@ struct BatchCommand: Command {
         // lost stdout/stderr, stop the batch as SIGINT did: unfinished files are left for the
         // next run, nothing half-written stays. One that comes before the runner exists is
         // answered when the setup is done (nothing exists on disk yet).
+        if let refusal = DescriptorHeadroom.shortfall(needed: DescriptorHeadroom.batch(jobs: jobs)) {
+            printError(refusal)
+            if json { writeOut(jsonString(["status": "error", "exitCode": ExitCode.io, "error": refusal] as [String: Any])) }
+            return ExitCode.io
+        }
         let stop = Locked(Stop())
         let stops = StopRequests { r in
             let runner = stop.withLock { s -> BatchRunner? in

@@ -34,7 +34,11 @@ func readRecipeText(_ path: String) -> Result<String, ExitFailure> {
     if st.st_size > limit { return fail("the recipe is \(st.st_size) bytes, larger than the limit of 1 MiB (\(limit) bytes)", ExitCode.invalidRecipe) }
     // O_NONBLOCK: should it have been swapped for a FIFO since the stat, open does not wait.
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { return fail("cannot read the recipe: \(String(cString: strerror(errno)).lowercased())", ExitCode.noInput) }
+    guard fd >= 0 else {
+        let err = errno
+        if let shortage = ResourceShortage.kind(of: err) { return fail("cannot read the recipe: \(ResourceShortage.describe(err))", shortage.exitCode) }
+        return fail("cannot read the recipe: \(String(cString: strerror(err)).lowercased())", ExitCode.noInput)
+    }
     defer { close(fd) }
     guard fstat(fd, &st) == 0 else { return fail("cannot read the recipe: \(String(cString: strerror(errno)).lowercased())", ExitCode.io) }
     if let kind = nonRegularFileKind(st.st_mode) { return fail("is \(kind), not a recipe file", ExitCode.noInput) }

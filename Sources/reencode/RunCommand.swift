@@ -72,6 +72,10 @@ struct RunCommand: Command {
     func run() -> Int32 {
         let mode: ProgressMode = progress == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .none) : progress
         let reporter = ProgressPrinter(mode: mode)
+        if let refusal = DescriptorHeadroom.shortfall(needed: DescriptorHeadroom.run) {
+            printError(refusal)
+            return announce(.failed(code: ExitCode.io, message: refusal))
+        }
         let stage = StageBox()
         // Listening starts before anything is read: a signal while the recipe is parsed or the
         // source probed ends the run at once (nothing exists yet); during the conversion a

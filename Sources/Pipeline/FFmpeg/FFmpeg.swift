@@ -17,9 +17,14 @@ enum FFmpeg {
         throw error(rc, what(), kind: kind)
     }
 
+    /// Out of descriptors is that whatever the call (an output that could not be opened for it
+    /// is not one that cannot be created); out of memory keeps the caller's kind (a demuxer's
+    /// ENOMEM at open can be a damaged index: `InputContainer`) but is said as such.
     static func error(_ rc: Int32, _ what: String, kind: MediaError.Kind? = nil) -> MediaError {
-        let k = kind ?? classify(rc)
-        return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine())
+        let shortage = ResourceShortage.kind(of: -rc)
+        let k = ResourceShortage.isDescriptors(-rc) ? .io : kind ?? shortage ?? classify(rc)
+        let text = shortage != nil ? ResourceShortage.describe(-rc) : describe(rc)
+        return MediaError(k, "\(what): \(text)", detail: takeLastLogLine())
     }
 
     static func classify(_ rc: Int32) -> MediaError.Kind {
