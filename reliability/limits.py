@@ -14,8 +14,8 @@ import shutil
 
 NAMES = {"nofile": "too many open files", "as": "out of memory"}
 # Values in descriptors (nofile) and MiB (as).
-QUICK = {"nofile": [4, 6, 8, 16, 32, 48, 64, 96], "as": []}
-FULL = {"nofile": list(range(4, 72, 2)) + [96, 128], "as": []}
+QUICK = {"nofile": [4, 6, 8, 16, 32, 48, 64, 96], "as": [256, 300, 400, 700, 2048, 8192]}
+FULL = {"nofile": list(range(4, 72, 2)) + [96, 128], "as": list(range(256, 1100, 64)) + [1400, 2048, 3072, 8192]}
 ALLOWED = {0, 1, 74}
 
 

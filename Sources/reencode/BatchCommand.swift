@@ -160,6 +160,11 @@ struct BatchCommand: Command {
             if json { writeOut(jsonString(["status": "error", "exitCode": ExitCode.io, "error": refusal] as [String: Any])) }
             return ExitCode.io
         }
+        if let refusal = AddressSpaceReserve.prepare(conversions: jobs) {
+            printError("error: \(refusal)")
+            if json { writeOut(jsonString(["status": "error", "exitCode": ExitCode.failure, "error": refusal] as [String: Any])) }
+            return ExitCode.failure
+        }
         let stop = Locked(Stop())
         let stops = StopRequests { r in
             let runner = stop.withLock { s -> BatchRunner? in

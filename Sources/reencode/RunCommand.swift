@@ -76,6 +76,10 @@ struct RunCommand: Command {
             printError(refusal)
             return announce(.failed(code: ExitCode.io, message: refusal))
         }
+        if let refusal = AddressSpaceReserve.prepare(conversions: 1) {
+            printError("error: \(refusal)")
+            return announce(.failed(code: ExitCode.failure, message: refusal))
+        }
         let stage = StageBox()
         // Listening starts before anything is read: a signal while the recipe is parsed or the
         // source probed ends the run at once (nothing exists yet); during the conversion a

@@ -91,3 +91,55 @@ struct OpenFileLimitTests {
         }
     }
 }
+
+/// `run` and `batch` under an address-space limit (`ulimit -v`): success, or 1 naming the
+/// shortage, never a signal or a hang (the watchdog's SIGKILL fails the case), never 65 for an
+/// encoder that could not allocate; a failed run leaves nothing. Below ~250 MiB the dynamic
+/// loader itself cannot map the libraries (127, before reencode runs): not tried.
+@Suite("resource limits: ulimit -v", .serialized)
+struct AddressSpaceLimitTests {
+    private func shortage(_ mebibytes: Int) -> String {
+        "error: out of memory (ENOMEM; the address-space limit, ulimit -v, is \(mebibytes) MiB): reencode needs "
+    }
+
+    @Test("run: refused up front (1, the limit named) or converted; today 300 MiB gave 65 and 400–1100 MiB hung or crashed")
+    func runSweep() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"), width: 1280, height: 720)
+        var outcomes: [Int: Int32] = [:]
+        for mebibytes in [300, 400, 500, 700, 2048] {
+            let out = dir.file("out\(mebibytes)")
+            let r = try Binary.run(["run", BatchFixture.recipe, "-i", dir.file("s.mp4"), "-o", out + "/o.mp4"],
+                                   timeLimit: 120, environment: ["SWIFT_BACKTRACE": "enable=no"], shell: "ulimit -v \(mebibytes << 10)")
+            outcomes[mebibytes] = r.status
+            if r.status == 0 {
+                #expect(leftovers(out) == ["o.mp4"], "ulimit -v \(mebibytes)M")
+            } else {
+                #expect(r.status == 1, "ulimit -v \(mebibytes)M: \(r.status) \(r.stderr)")
+                #expect(r.stderr.hasPrefix(shortage(mebibytes)), "ulimit -v \(mebibytes)M: \(r.stderr)")
+                #expect(leftovers(out).isEmpty, "ulimit -v \(mebibytes)M: \(leftovers(out))")
+            }
+        }
+        #expect(outcomes[300] == 1 && outcomes[400] == 1)
+        #expect(outcomes[2048] == 0)
+    }
+
+    @Test("batch --jobs 4: refused up front when four conversions do not fit (1), else all four converted")
+    func batchSweep() throws {
+        let dir = Scratch()
+        try BatchFixture.folder(dir.file("in"), ["a.mp4", "b.mp4", "c.mp4", "d.mp4"])
+        for mebibytes in [1000, 8192] {
+            let out = dir.file("out\(mebibytes)")
+            let r = try Binary.run(["batch", BatchFixture.recipe, "--input-dir", dir.file("in"), "--output-dir", out, "--jobs", "4"],
+                                   timeLimit: 300, environment: ["SWIFT_BACKTRACE": "enable=no"], shell: "ulimit -v \(mebibytes << 10)")
+            if mebibytes == 1000 {
+                #expect(r.status == 1, "\(r.status) \(r.stderr)")
+                #expect(r.stderr.hasPrefix(shortage(mebibytes)), "\(r.stderr)")
+                #expect(leftovers(out).isEmpty, "\(leftovers(out))")
+            } else {
+                #expect(r.status == 0, "\(r.status) \(r.stderr)")
+                #expect(leftovers(out).filter { !$0.hasPrefix(".reencode") } == ["a-proxy.mp4", "b-proxy.mp4", "c-proxy.mp4", "d-proxy.mp4"])
+            }
+        }
+    }
+}

@@ -22,6 +22,7 @@ enum FFmpeg {
     /// ENOMEM at open can be a damaged index: `InputContainer`) but is said as such.
     static func error(_ rc: Int32, _ what: String, kind: MediaError.Kind? = nil) -> MediaError {
         let shortage = ResourceShortage.kind(of: -rc)
+        if -rc == ENOMEM { AddressSpaceReserve.release() }
         let k = ResourceShortage.isDescriptors(-rc) ? .io : kind ?? shortage ?? classify(rc)
         let text = shortage != nil ? ResourceShortage.describe(-rc) : describe(rc)
         return MediaError(k, "\(what): \(text)", detail: takeLastLogLine())

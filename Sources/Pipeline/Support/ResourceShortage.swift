@@ -32,7 +32,8 @@ public enum ResourceShortage {
 
     /// An allocation that returned nothing: `out of memory: cannot allocate a packet (…)`.
     public static func outOfMemory(_ what: String) -> MediaError {
-        MediaError(.processing, "cannot allocate \(what): \(describe(ENOMEM))")
+        AddressSpaceReserve.release()
+        return MediaError(.processing, "cannot allocate \(what): \(describe(ENOMEM))")
     }
 
     /// The error an OS call that failed with `errorNumber` makes: a shortage as such, else
