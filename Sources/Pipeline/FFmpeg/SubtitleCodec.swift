@@ -70,7 +70,9 @@ final class SubtitleEncoder {
         guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceShortage.outOfMemory("a subtitle encoder") }
         context = ctx
         ctx.pointee.time_base = Self.timeBase
-        if !header.isEmpty, let h = av_mallocz(header.count + 1) {
+        if !header.isEmpty {
+            // Without it the styles would be lost in silence. (The context is freed by deinit.)
+            guard let h = av_mallocz(header.count + 1) else { throw ResourceShortage.outOfMemory("the subtitle header") }
             // Freed by avcodec_free_context with the context.
             let bytes = h.bindMemory(to: UInt8.self, capacity: header.count + 1)
             header.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
