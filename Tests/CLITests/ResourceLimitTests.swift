@@ -6,6 +6,22 @@ private func leftovers(_ dir: String) -> [String] {
     (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String] ?? []).sorted()
 }
 
+/// `run` of the proxy recipe under `shell`'s limit: converted (only the output left), or refused
+/// with the exit code and the stderr start of `refusal` (nothing left). Never a signal: a hang is
+/// killed by the watchdog (SIGKILL), which fails too. Returns the exit status.
+private func limitedRun(_ source: String, out: String, shell: String, refusal: (code: Int32, message: String)) throws -> Int32 {
+    let r = try Binary.run(["run", BatchFixture.recipe, "-i", source, "-o", out + "/o.mp4"],
+                           timeLimit: 120, environment: ["SWIFT_BACKTRACE": "enable=no"], shell: shell)
+    if r.status == 0 {
+        #expect(leftovers(out) == ["o.mp4"], "\(shell)")
+    } else {
+        #expect(r.status == refusal.code, "\(shell): \(r.status) \(r.stderr)")
+        #expect(r.stderr.hasPrefix(refusal.message), "\(shell): \(r.stderr)")
+        #expect(leftovers(out).isEmpty, "\(shell): \(leftovers(out))")
+    }
+    return r.status
+}
+
 /// `run` and `batch` under an open-file limit (`ulimit -n`, soft and hard): every limit ends in
 /// success or in 74 naming the shortage (never a signal, never 66 or 73), and a failed run
 /// leaves nothing. The limits are fixed, so each case is the same on every run.
@@ -24,16 +40,8 @@ struct OpenFileLimitTests {
         var outcomes: [Int: Int32] = [:]
         for limit in Self.limits {
             let out = dir.file("out\(limit)")
-            let r = try Binary.run(["run", BatchFixture.recipe, "-i", dir.file("s.mp4"), "-o", out + "/o.mp4"],
-                                   timeLimit: 120, shell: "ulimit -n \(limit)")
-            outcomes[limit] = r.status
-            if r.status == 0 {
-                #expect(leftovers(out) == ["o.mp4"], "ulimit -n \(limit)")
-            } else {
-                #expect(r.status == 74, "ulimit -n \(limit): \(r.status) \(r.stderr)")
-                #expect(r.stderr.contains(shortage(limit)), "ulimit -n \(limit): \(r.stderr)")
-                #expect(leftovers(out).isEmpty, "ulimit -n \(limit): \(leftovers(out))")
-            }
+            outcomes[limit] = try limitedRun(dir.file("s.mp4"), out: out, shell: "ulimit -n \(limit)",
+                                             refusal: (74, "error: \(shortage(limit)): reencode needs "))
         }
         // Today's numbers: 6 trapped in libdispatch (SIGILL), 8 called the recipe missing (66),
         // 16 the output impossible to create (73).
@@ -109,16 +117,8 @@ struct AddressSpaceLimitTests {
         var outcomes: [Int: Int32] = [:]
         for mebibytes in [300, 400, 500, 700, 2048] {
             let out = dir.file("out\(mebibytes)")
-            let r = try Binary.run(["run", BatchFixture.recipe, "-i", dir.file("s.mp4"), "-o", out + "/o.mp4"],
-                                   timeLimit: 120, environment: ["SWIFT_BACKTRACE": "enable=no"], shell: "ulimit -v \(mebibytes << 10)")
-            outcomes[mebibytes] = r.status
-            if r.status == 0 {
-                #expect(leftovers(out) == ["o.mp4"], "ulimit -v \(mebibytes)M")
-            } else {
-                #expect(r.status == 1, "ulimit -v \(mebibytes)M: \(r.status) \(r.stderr)")
-                #expect(r.stderr.hasPrefix(shortage(mebibytes)), "ulimit -v \(mebibytes)M: \(r.stderr)")
-                #expect(leftovers(out).isEmpty, "ulimit -v \(mebibytes)M: \(leftovers(out))")
-            }
+            outcomes[mebibytes] = try limitedRun(dir.file("s.mp4"), out: out, shell: "ulimit -v \(mebibytes << 10)",
+                                                 refusal: (1, shortage(mebibytes)))
         }
         #expect(outcomes[300] == 1 && outcomes[400] == 1)
         #expect(outcomes[2048] == 0)
