@@ -13,7 +13,7 @@ import Foundation
 public enum AddressSpaceReserve {
     /// What one conversion maps beyond the process's start, at most: thread stacks (8 MiB
     /// each: lanes, decoder and encoder threads, more with more cores), codec state, picture
-    /// pools. Measured on 2 cores: a 1080p x265 conversion needs about 650 MiB, x264 less.
+    /// pools. Measured on 2 cores: a 1080p x265 conversion needs 450–650 MiB, x264 less.
     public static var perConversion: Int {
         (512 << 20) + (64 << 20) * min(16, ProcessInfo.processInfo.activeProcessorCount)
     }
