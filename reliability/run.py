@@ -29,6 +29,7 @@ import sys
 import time
 
 import process as process_classes  # issue 23's process classes (reliability/process.py)
+import limits  # the process-limit family: reliability/limits.py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -765,6 +766,7 @@ class Runner:
 
 from batch_hosts import batch_hosts  # noqa: E402 (issue 23: batch configuration, names, claims, hosts)
 Runner.batch_hosts = batch_hosts
+Runner.limits = lambda self: limits.limits(self, execute)
 
 
 def main():
@@ -778,7 +780,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--recipe-count", type=int, default=600)
     p.add_argument("--slow", type=float, default=3.0, help="validate slower than this many seconds fails")
-    p.add_argument("--only", default="regressions,media,recipes,cli,batch,batch_hosts,process")
+    p.add_argument("--only", default="regressions,media,recipes,cli,batch,batch_hosts,process,limits")
     p.add_argument("--verbose", action="store_true")
     p.add_argument("--commit", help="the commit the binaries were built from (default: this worktree's HEAD)")
     a = p.parse_args()

@@ -157,6 +157,16 @@ struct BatchCommand: Command {
         // lost stdout/stderr, stop the batch as SIGINT did: unfinished files are left for the
         // next run, nothing half-written stays. One that comes before the runner exists is
         // answered when the setup is done (nothing exists on disk yet).
+        if let refusal = DescriptorHeadroom.shortfall(needed: DescriptorHeadroom.batch(jobs: jobs)) {
+            printError(refusal)
+            if json { writeOut(jsonString(["status": "error", "exitCode": ExitCode.temporaryFailure, "error": refusal] as [String: Any])) }
+            return ExitCode.temporaryFailure
+        }
+        if let refusal = AddressSpaceReserve.prepare(conversions: jobs) {
+            printError("error: \(refusal)")
+            if json { writeOut(jsonString(["status": "error", "exitCode": ExitCode.temporaryFailure, "error": refusal] as [String: Any])) }
+            return ExitCode.temporaryFailure
+        }
         let stop = Locked(Stop())
         let stops = StopRequests { r in
             let runner = stop.withLock { s -> BatchRunner? in

@@ -74,6 +74,14 @@ struct RunCommand: Command {
     func run() -> Int32 {
         let mode: ProgressMode = progress == .auto ? (isatty(STDERR_FILENO) == 1 ? .bar : .none) : progress
         let reporter = ProgressPrinter(mode: mode)
+        if let refusal = DescriptorHeadroom.shortfall(needed: DescriptorHeadroom.run) {
+            printError(refusal)
+            return announce(.failed(code: ExitCode.temporaryFailure, message: refusal))
+        }
+        if let refusal = AddressSpaceReserve.prepare(conversions: 1) {
+            printError("error: \(refusal)")
+            return announce(.failed(code: ExitCode.temporaryFailure, message: refusal))
+        }
         let stage = StageBox()
         // Listening starts before anything is read: a signal while the recipe is parsed or the
         // source probed ends the run at once (nothing exists yet); during the conversion a

@@ -22,7 +22,7 @@ struct LateStartTests {
             st.pointee.time_base = input.stream(i).pointee.time_base
         }
         try out.open(options: [])
-        let packet = Packet()
+        let packet = try Packet()
         while try input.read(into: packet) {
             let i = Int(packet.streamIndex)
             guard packet.pts >= 0 else { continue }

@@ -114,7 +114,7 @@ struct ResampleOntoQueueTests {
             try Resampler(inRate: 44100, inFormat: AV_SAMPLE_FMT_S16, inLayout: &l, outRate: 48000, outFormat: AV_SAMPLE_FMT_FLTP, outLayout: "stereo")
         }
         let (byFrame, ontoQueue) = (try make(), try make())
-        let a = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: 2), b = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: 2)
+        let a = try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: 2), b = try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: 2)
         var block: UnsafeMutablePointer<AVFrame>?
         for k in 0..<20 {
             let input = try StretchedSoundTests.s16(1000 + 37 * (k % 3), from: 1000 * k)

@@ -21,7 +21,7 @@ public final class FolderLock {
 
     public static func acquire(path: String, holder: Holder) throws(MediaError) -> Outcome {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw MediaError(.cannotCreateOutput, "cannot create the lock file: \(String(cString: strerror(errno)))", file: path) }
+        guard fd >= 0 else { throw ResourceShortage.error(errno, "cannot create the lock file", otherwise: .cannotCreateOutput, file: path) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             close(fd)
             let data = FileManager.default.contents(atPath: path) ?? Data()

@@ -198,9 +198,14 @@ public final class ExportSession: Sendable {
         for (j, style) in plan.videoLayers.enumerated() {
             let own = inputs.filter { $0.videoLayer == j }
             guard let head = own.first else { continue }
-            let stage = head.timelineSegment == inputs[0].timelineSegment ? first : try make(head)
-            layers.append(VideoCompositor.Layer(stage: SequenceCombiner(first: stage, rest: Array(own.dropFirst()), make: make,
-                                                                        constantRate: true, end: end, leavesGaps: true), style: style))
+            // A layer is opened when it is first shown, not at the start: 200 layers would
+            // otherwise hold 200 decoders, readers and pictures for the whole run.
+            let shared = head.timelineSegment == inputs[0].timelineSegment
+            let stage = SequenceCombiner(first: shared ? first : nil, rest: Array(own.dropFirst(shared ? 1 : 0)), make: make,
+                                         constantRate: true, end: end, leavesGaps: true)
+            // A slot early rather than late: the layer's own mapping says which slot is its first.
+            let firstSlot = shared ? 0 : max(0, (TimeMapping.slotCount(to: head.segment.targetStart, frameDuration: rate.frameDuration) ?? 0) - 1)
+            layers.append(VideoCompositor.Layer(stage: stage, style: style, firstSlot: firstSlot))
         }
         // The canvas in the output's colours: a source picture's (full range, another matrix) is converted as it is drawn.
         let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format, background: plan.background,

@@ -24,7 +24,7 @@ final class AudioFilterChain: StretchKernel {
          filters: [(name: String, args: String)]) throws(MediaError) {
         let lib = try FilterLibrary.shared.get()
         var g: UnsafeMutablePointer<AVFilterGraph>? = lib.graphAlloc()
-        guard let built = g else { throw ResourceShortage.outOfMemory("cannot make the audio filter graph") }
+        guard let built = g else { throw ResourceShortage.outOfMemory("an audio filter graph") }
         var ok = false
         defer { if !ok { lib.graphFree(&g) } }
         // One thread: the lane that owns the stretcher is already one of the run's threads.
@@ -76,7 +76,7 @@ final class AudioFilterChain: StretchKernel {
     }
 
     func pull() throws(MediaError) -> Frame? {
-        let out = Frame()
+        let out = try Frame()
         let rc = lib.getFrame(sink, out.pointer)
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "audio filter output")

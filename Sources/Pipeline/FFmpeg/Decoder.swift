@@ -12,9 +12,7 @@ final class Decoder {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
             throw MediaError(.unsupported, "no decoder for codec '\(name)' in this FFmpeg build")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else {
-            throw ResourceShortage.outOfMemory("cannot allocate the \(String(cString: codec.pointee.name)) decoder")
-        }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceShortage.outOfMemory("a decoder") }
         context = ctx
         try FFmpeg.check(avcodec_parameters_to_context(ctx, par), "decoder parameters")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
@@ -38,7 +36,7 @@ final class Decoder {
 
     /// The next decoded frame, or nil when the decoder needs input (or is drained).
     func receive() throws(MediaError) -> Frame? {
-        let frame = Frame()
+        let frame = try Frame()
         let rc = avcodec_receive_frame(context, frame.pointer)
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "cannot decode")

@@ -124,7 +124,7 @@ final class Encoder {
     /// The encoder opened with `c`, or why not.
     private static func open(_ codec: UnsafePointer<AVCodec>, _ c: EncoderConfiguration) -> Result<UnsafeMutablePointer<AVCodecContext>, MediaError> {
         guard let ctx = avcodec_alloc_context3(codec) else {
-            return .failure(ResourceShortage.outOfMemory("cannot allocate the \(c.codecName) encoder"))
+            return .failure(ResourceShortage.outOfMemory("the \(c.codecName) encoder"))
         }
         ctx.pointee.time_base = c.timeBase
         ctx.pointee.thread_count = c.threads
@@ -339,7 +339,7 @@ final class Encoder {
     }
 
     func receive() throws(MediaError) -> Packet? {
-        let packet = Packet()
+        let packet = try Packet()
         let rc = avcodec_receive_packet(context, packet.pointer)
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "cannot encode")

@@ -17,8 +17,8 @@ final class Frame {
         }
     }
 
-    init() {
-        guard let p = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+    init() throws(MediaError) {
+        guard let p = av_frame_alloc() else { throw ResourceShortage.outOfMemory("a frame") }
         pointer = p
     }
 
@@ -29,7 +29,7 @@ final class Frame {
 
     /// A picture with its own buffers.
     static func video(width: Int32, height: Int32, format: AVPixelFormat) throws(MediaError) -> Frame {
-        let f = Frame()
+        let f = try Frame()
         f.pointer.pointee.width = width
         f.pointer.pointee.height = height
         f.pointer.pointee.format = format.rawValue
@@ -40,7 +40,7 @@ final class Frame {
     /// A block of `samples` audio samples with its own buffers.
     static func audio(samples: Int32, format: AVSampleFormat, layout: UnsafePointer<AVChannelLayout>,
                       sampleRate: Int32) throws(MediaError) -> Frame {
-        let f = Frame()
+        let f = try Frame()
         f.pointer.pointee.nb_samples = samples
         f.pointer.pointee.format = format.rawValue
         f.pointer.pointee.sample_rate = sampleRate
@@ -51,7 +51,7 @@ final class Frame {
 
     /// A new reference to the same buffers (cheap: no pixel copy).
     func reference() throws(MediaError) -> Frame {
-        let f = Frame()
+        let f = try Frame()
         try FFmpeg.check(av_frame_ref(f.pointer, pointer), "av_frame_ref")
         return f
     }

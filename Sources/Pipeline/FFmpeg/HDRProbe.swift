@@ -48,7 +48,7 @@ enum HDRProbe {
             guard index < input.streamCount else { return nil }
             let st = input.stream(index)
             let decoder = try Decoder(stream: st, threads: 1)
-            let packet = Packet()
+            let packet = try Packet()
             var sent = 0
             while sent < packetLimit, try input.read(into: packet) {
                 guard packet.streamIndex == Int32(index) else { continue }

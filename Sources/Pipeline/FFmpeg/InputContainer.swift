@@ -40,7 +40,7 @@ final class InputContainer {
         guard let allocated = avformat_alloc_context() else {
             var pb: UnsafeMutablePointer<AVIOContext>? = io
             avio_closep(&pb)
-            throw ResourceShortage.outOfMemory("cannot open", file: path)
+            throw ResourceShortage.outOfMemory("a demuxer").at(file: path)
         }
         allocated.pointee.pb = io
         let key = UnsafeMutableRawPointer(allocated)
@@ -77,7 +77,7 @@ final class InputContainer {
                 throw MediaError(.notMedia, "not a media file: it ends before any track can be described (\(reason ?? "cut off?"))",
                                  file: path, detail: line)
             }
-            let first = Packet()
+            let first = try Packet()
             let got: Bool
             do throws(MediaError) { got = try read(into: first) } catch {
                 if error.kind == .io { throw error.at(file: path) }
@@ -91,7 +91,7 @@ final class InputContainer {
         }
         // A raw video elementary stream: its first packet says whether its pictures carry times.
         if pending == nil, UntimedElementaryStream.isCandidate(ctx) {
-            let first = Packet()
+            let first = try Packet()
             let got: Bool
             do throws(MediaError) { got = try read(into: first) } catch {
                 if error.kind == .io { throw error.at(file: path) }

@@ -33,7 +33,7 @@ final class MixFormat {
     }
 
     /// A queue of samples in this format.
-    func queue() -> AudioFIFO { AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels) }
+    func queue() throws(MediaError) -> AudioFIFO { try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels) }
 
     /// A resampler from `frame`'s format to this one.
     func resampler(from frame: Frame) throws(MediaError) -> Resampler {

@@ -15,12 +15,12 @@ extension OutputContainer {
         let chapters = all.filter { (try? $0.start.ts(in: Self.chapterTimeBase)) != nil && (try? $0.end.ts(in: Self.chapterTimeBase)) != nil }
         guard !chapters.isEmpty, context.pointee.nb_chapters == 0 else { return }
         guard let table = av_calloc(chapters.count, MemoryLayout<UnsafeMutablePointer<AVChapter>?>.stride) else {
-            throw ResourceShortage.outOfMemory("cannot write the chapters")
+            throw ResourceShortage.outOfMemory("a chapter")
         }
         let slots = table.bindMemory(to: UnsafeMutablePointer<AVChapter>?.self, capacity: chapters.count)
         context.pointee.chapters = slots
         for (i, c) in chapters.enumerated() {
-            guard let raw = av_mallocz(MemoryLayout<AVChapter>.stride) else { throw ResourceShortage.outOfMemory("cannot write the chapters") }
+            guard let raw = av_mallocz(MemoryLayout<AVChapter>.stride) else { throw ResourceShortage.outOfMemory("a chapter") }
             let ch = raw.bindMemory(to: AVChapter.self, capacity: 1)
             slots[i] = ch
             context.pointee.nb_chapters = UInt32(i + 1)
@@ -47,7 +47,7 @@ extension OutputContainer {
     }
 
     func writePicture(_ p: AttachedPicture, to st: UnsafeMutablePointer<AVStream>) throws(MediaError) {
-        let packet = Packet()
+        let packet = try Packet()
         try FFmpeg.check(av_new_packet(packet.pointer, Int32(p.bytes.count)), "cover art")
         p.bytes.withUnsafeBufferPointer { src in
             if let from = src.baseAddress, let to = packet.pointer.pointee.data { to.update(from: from, count: src.count) }
@@ -68,7 +68,7 @@ extension OutputContainer {
         par.pointee.codec_id = codec.flatMap { avcodec_descriptor_get_by_name($0)?.pointee.id } ?? AV_CODEC_ID_NONE
         guard let size = Int32(exactly: file.count) else { throw MediaError(.unsupported, "the attachment \"\(fileName)\" is too large to write") }
         // Freed with the stream's parameters, by avformat_free_context.
-        guard let data = av_mallocz(file.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw ResourceShortage.outOfMemory("cannot write the cover art") }
+        guard let data = av_mallocz(file.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else { throw ResourceShortage.outOfMemory("the attachment \"\(fileName)\"") }
         let bytes = data.bindMemory(to: UInt8.self, capacity: file.count)
         file.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
         par.pointee.extradata = bytes

@@ -19,7 +19,7 @@ final class OutputContainer {
         self.rehearsal = rehearsal
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         try FFmpeg.check(avformat_alloc_output_context2(&ctx, nil, formatName, path), "no muxer '\(formatName)'", kind: .unsupported)
-        guard let ctx else { throw ResourceShortage.outOfMemory("cannot allocate the \(formatName) muxer") }
+        guard let ctx else { throw ResourceShortage.outOfMemory("the \(formatName) muxer") }
         context = ctx
     }
 
@@ -45,7 +45,7 @@ final class OutputContainer {
     var needsStrictlyIncreasingDTS: Bool { context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT == 0 }
 
     func addStream() throws(MediaError) -> UnsafeMutablePointer<AVStream> {
-        guard let s = avformat_new_stream(context, nil) else { throw ResourceShortage.outOfMemory("cannot add a stream") }
+        guard let s = avformat_new_stream(context, nil) else { throw ResourceShortage.outOfMemory("an output stream") }
         return s
     }
 

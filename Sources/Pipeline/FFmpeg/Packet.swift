@@ -6,8 +6,8 @@ import CFFmpeg
 final class Packet {
     let pointer: UnsafeMutablePointer<AVPacket>
 
-    init() {
-        guard let p = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+    init() throws(MediaError) {
+        guard let p = av_packet_alloc() else { throw ResourceShortage.outOfMemory("a packet") }
         pointer = p
     }
 
@@ -44,7 +44,7 @@ final class Packet {
     /// A new reference to the same data with its own fields (a reader hands one stream to two
     /// outputs: each may restamp its own).
     func reference() throws(MediaError) -> Packet {
-        let p = Packet()
+        let p = try Packet()
         try FFmpeg.check(av_packet_ref(p.pointer, pointer), "av_packet_ref")
         return p
     }

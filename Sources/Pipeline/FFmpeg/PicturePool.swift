@@ -20,7 +20,7 @@ final class PicturePool {
             throw MediaError(.unsupported, "cannot lay out a \(width)x\(height) \(pixelFormatName(format)) picture")
         }
         guard let p = av_buffer_pool_init(Int(size), nil) else {
-            throw MediaError(.processing, "out of memory for a \(width)x\(height) picture pool")
+            throw ResourceShortage.outOfMemory("a \(width)x\(height) picture pool")
         }
         pool = p
     }
@@ -29,7 +29,7 @@ final class PicturePool {
 
     /// A picture of the pool's size and format; its pixels are whatever the buffer last held.
     func picture() throws(MediaError) -> Frame {
-        let f = Frame()
+        let f = try Frame()
         f.pointer.pointee.width = width
         f.pointer.pointee.height = height
         f.pointer.pointee.format = format.rawValue

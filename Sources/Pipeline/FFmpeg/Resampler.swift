@@ -109,8 +109,8 @@ final class Resampler {
 final class AudioFIFO {
     private let fifo: OpaquePointer
 
-    init(format: AVSampleFormat, channels: Int32) {
-        guard let f = av_audio_fifo_alloc(format, channels, 4096) else { fatalError("av_audio_fifo_alloc: out of memory") }
+    init(format: AVSampleFormat, channels: Int32) throws(MediaError) {
+        guard let f = av_audio_fifo_alloc(format, channels, 4096) else { throw ResourceShortage.outOfMemory("an audio queue") }
         fifo = f
     }
 

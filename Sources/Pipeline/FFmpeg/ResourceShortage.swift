@@ -5,7 +5,8 @@ import Foundation
 /// file descriptor — and not for anything in the input, the recipe or the output. Such a failure
 /// is `.resources` (75: try again later; a batch spends no attempt on it) wherever it happens,
 /// whatever the failing call would otherwise mean (an encoder that will not open is otherwise the
-/// recipe's settings, 65; a demuxer out of memory while opening, a damaged index, 66).
+/// recipe's settings, 65; an output that cannot be opened, 73; a demuxer out of memory while
+/// opening, a damaged index, 66), and its message names the errno and the limit that applies.
 public enum ResourceShortage {
     /// The errno of the shortage behind FFmpeg's code `rc`, or nil when `rc` is not one.
     static func cause(ofFFmpegCode rc: Int32) -> Int32? {
@@ -26,18 +27,49 @@ public enum ResourceShortage {
         }
     }
 
-    /// `WHAT: the system is short of open files (EMFILE: Too many open files); try again later`.
+    /// `WHAT: the system is short of open files (EMFILE: Too many open files; the open-file
+    /// limit, ulimit -n, is 16); try again later`.
     public static func error(_ what: String, errno code: Int32, file: String? = nil, detail: String? = nil) -> MediaError {
-        let short = [EAGAIN: "threads or processes", ENOMEM: "memory", EMFILE: "open files (this process's limit)",
-                     ENFILE: "open files (the system's limit)"][code] ?? "resources"
-        let name = [EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EMFILE: "EMFILE", ENFILE: "ENFILE"][code] ?? "errno \(code)"
-        return MediaError(.resources, "\(what): the system is short of \(short) (\(name): \(String(cString: strerror(code)))); try again later",
-                          file: file, detail: detail)
+        // Room for the way out (messages, removing the temp file) once memory has run out.
+        if code == ENOMEM { AddressSpaceReserve.release() }
+        return MediaError(.resources, "\(what): \(describe(code)); try again later", file: file, detail: detail)
     }
 
-    /// An allocation of FFmpeg's that returned nothing (its contexts: a codec's, a container's).
-    static func outOfMemory(_ what: String, file: String? = nil) -> MediaError {
-        error(what, errno: ENOMEM, file: file)
+    /// The error an OS call that failed with `code` makes: a shortage as such, else `kind` with
+    /// strerror's text after `what`.
+    public static func error(_ code: Int32, _ what: String, otherwise kind: MediaError.Kind, file: String? = nil) -> MediaError {
+        if let short = cause(ofErrno: code) { return error(what, errno: short, file: file) }
+        return MediaError(kind, "\(what): \(String(cString: strerror(code)))", file: file)
+    }
+
+    /// An allocation that returned nothing: `cannot allocate a packet: the system is short of
+    /// memory (ENOMEM: …; the address-space limit, ulimit -v, is 512 MiB); try again later`.
+    public static func outOfMemory(_ what: String, file: String? = nil) -> MediaError {
+        error("cannot allocate \(what)", errno: ENOMEM, file: file)
+    }
+
+    /// `the system is short of open files (EMFILE: Too many open files; the open-file limit,
+    /// ulimit -n, is 16)`.
+    public static func describe(_ code: Int32) -> String {
+        let short = [EAGAIN: "threads or processes", ENOMEM: "memory", EMFILE: "open files", ENFILE: "open files"][code] ?? "resources"
+        let name = [EAGAIN: "EAGAIN", ENOMEM: "ENOMEM", EMFILE: "EMFILE", ENFILE: "ENFILE"][code] ?? "errno \(code)"
+        var limit = ""
+        if code == EMFILE { limit = "; the open-file limit, ulimit -n, is \(openFileLimit.map(String.init) ?? "unlimited")" }
+        if code == ENFILE { limit = "; the whole system's limit" }
+        if code == ENOMEM, let l = addressSpaceLimit { limit = "; the address-space limit, ulimit -v, is \(l >> 20) MiB" }
+        return "the system is short of \(short) (\(name): \(String(cString: strerror(code)))\(limit))"
+    }
+
+    /// The soft limit on open descriptors; nil when unlimited.
+    public static var openFileLimit: UInt64? { limit(RLIMIT_NOFILE) }
+
+    /// The soft limit on address space in bytes; nil when unlimited.
+    public static var addressSpaceLimit: UInt64? { limit(RLIMIT_AS) }
+
+    private static func limit(_ resource: __rlimit_resource) -> UInt64? {
+        var l = rlimit()
+        guard getrlimit(__rlimit_resource_t(resource.rawValue), &l) == 0, l.rlim_cur != rlim_t.max else { return nil }
+        return UInt64(l.rlim_cur)
     }
 
     /// Whether 64 MiB of address space cannot be had now: malloc does not touch it, so only a

@@ -32,7 +32,7 @@ extension SlowMotionLayer {
         let framing = Self.framing(codec: codec, extradata: extradata)
         let timeBase = st.pointee.time_base
         var frames: [SlowMotionFrame] = []
-        let packet = Packet()
+        let packet = try Packet()
         while try input.read(into: packet) {
             guard packet.streamIndex == Int32(index) else { continue }
             guard packet.pts != FFmpeg.noPTS else {

@@ -19,9 +19,7 @@ final class SubtitleDecoder {
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
             throw MediaError(.unsupported, "no decoder for subtitle codec '\(String(cString: avcodec_get_name(par.pointee.codec_id)))' in this FFmpeg build")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else {
-            throw ResourceShortage.outOfMemory("cannot allocate the \(String(cString: codec.pointee.name)) decoder")
-        }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceShortage.outOfMemory("a subtitle decoder") }
         context = ctx
         try FFmpeg.check(avcodec_parameters_to_context(ctx, par), "decoder parameters")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
@@ -69,10 +67,12 @@ final class SubtitleEncoder {
         guard let codec = avcodec_find_encoder_by_name(name) else {
             throw MediaError(.unsupported, "encoder '\(name)' is not in this FFmpeg build")
         }
-        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceShortage.outOfMemory("cannot allocate the \(name) encoder") }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceShortage.outOfMemory("a subtitle encoder") }
         context = ctx
         ctx.pointee.time_base = Self.timeBase
-        if !header.isEmpty, let h = av_mallocz(header.count + 1) {
+        if !header.isEmpty {
+            // Without it the styles would be lost in silence. (The context is freed by deinit.)
+            guard let h = av_mallocz(header.count + 1) else { throw ResourceShortage.outOfMemory("the subtitle header") }
             // Freed by avcodec_free_context with the context.
             let bytes = h.bindMemory(to: UInt8.self, capacity: header.count + 1)
             header.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
@@ -99,12 +99,12 @@ final class SubtitleEncoder {
         var sub = AVSubtitle()
         defer { avsubtitle_free(&sub) }
         guard let table = av_calloc(lines.count, MemoryLayout<UnsafeMutablePointer<AVSubtitleRect>?>.stride) else {
-            throw ResourceShortage.outOfMemory("cannot encode a subtitle")
+            throw ResourceShortage.outOfMemory("a subtitle")
         }
         let rects = table.bindMemory(to: UnsafeMutablePointer<AVSubtitleRect>?.self, capacity: lines.count)
         sub.rects = rects
         for (i, line) in lines.enumerated() {
-            guard let raw = av_mallocz(MemoryLayout<AVSubtitleRect>.stride) else { throw ResourceShortage.outOfMemory("cannot encode a subtitle") }
+            guard let raw = av_mallocz(MemoryLayout<AVSubtitleRect>.stride) else { throw ResourceShortage.outOfMemory("a subtitle") }
             let rect = raw.bindMemory(to: AVSubtitleRect.self, capacity: 1)
             rects[i] = rect
             sub.num_rects = UInt32(i + 1)
@@ -131,7 +131,7 @@ final class SubtitleEncoder {
             throw MediaError(.unsupported, "a subtitle event of \(text) bytes is longer than reencode writes (\(Self.largestEvent / 1024 / 1024) MiB)")
         }
         try FFmpeg.check(size, "cannot encode")
-        let packet = Packet()
+        let packet = try Packet()
         try FFmpeg.check(av_new_packet(packet.pointer, size), "subtitle packet")
         buffer.withUnsafeBufferPointer { src in
             if let from = src.baseAddress, let to = packet.pointer.pointee.data { to.update(from: from, count: Int(size)) }

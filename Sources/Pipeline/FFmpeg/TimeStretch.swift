@@ -150,7 +150,7 @@ final class TimeStretcher {
             primingSamples = 0
             leadOffset = 0
         }
-        fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels)
+        fifo = try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels)
     }
 
     deinit { av_channel_layout_uninit(&layout) }

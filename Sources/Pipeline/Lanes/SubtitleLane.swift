@@ -66,7 +66,7 @@ final class SubtitleLane: LaneWork {
             }
             func next() throws(MediaError) -> Packet? {
                 guard let own else { return try tap.next() }
-                let packet = Packet()
+                let packet = try Packet()
                 while try own.read(into: packet) {
                     if Int(packet.streamIndex) == track.index { return packet }
                 }

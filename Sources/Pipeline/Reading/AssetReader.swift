@@ -198,7 +198,7 @@ final class AssetReader: @unchecked Sendable {
         // A lead-in longer than this is accepted as it is: better a few undecodable pictures
         // than holding a whole file in memory.
         while decided.contains(where: { $0 == nil }) && total < 4096 {
-            let packet = Packet()
+            let packet = try Packet()
             let got: Bool
             do throws(MediaError) { got = try input.read(into: packet) } catch {
                 // The lanes get what came before, then this error: seeking elsewhere would hide it.
@@ -267,7 +267,7 @@ final class AssetReader: @unchecked Sendable {
             }
             demuxing = true
             condition.unlock()
-            let packet = Packet()
+            let packet = try Packet()
             let result: Result<Bool, MediaError>
             do throws(MediaError) { result = .success(try input.read(into: packet)) } catch { result = .failure(error) }
             condition.lock()

@@ -87,7 +87,7 @@ enum FrameStartScan {
         var n = Neighbours()
         var lastEnd: MediaTime?
         var read = 0, pastT = 0
-        let packet = Packet()
+        let packet = try Packet()
         while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
             read += 1
@@ -125,7 +125,7 @@ extension FrameStartScan {
         for i in 0..<input.streamCount where i != stream { input.stream(i).pointee.discard = AVDISCARD_ALL }
         let tb = input.stream(stream).pointee.time_base
         var times: [Int64] = []
-        let packet = Packet()
+        guard let packet = try? Packet() else { return nil }
         while times.count < limit, (try? input.read(into: packet)) == true {
             guard Int(packet.streamIndex) == stream, packet.pts != FFmpeg.noPTS else { continue }
             times.append(packet.pts)

@@ -7,7 +7,7 @@ public enum PacketScan {
     public static func extents(_ path: String) throws(MediaError) -> [Int: TimeRange] {
         let input = try InputContainer(path: path)
         var lo: [Int: MediaTime] = [:], hi: [Int: MediaTime] = [:]
-        let packet = Packet()
+        let packet = try Packet()
         while try input.read(into: packet) {
             let i = Int(packet.streamIndex)
             let tb = input.stream(i).pointee.time_base
@@ -38,7 +38,7 @@ extension PacketScan {
     public static func samples(_ path: String) throws(MediaError) -> [Int: [Sample]] {
         let input = try InputContainer(path: path)
         var out: [Int: [Sample]] = [:]
-        let packet = Packet()
+        let packet = try Packet()
         while try input.read(into: packet) {
             let i = Int(packet.streamIndex)
             let tb = input.stream(i).pointee.time_base

@@ -53,7 +53,7 @@ public final class SampleReader {
     private let decoder: Decoder
     private let stream: Int32
     private let timeBase: AVRational
-    private let packet = Packet()
+    private let packet: Packet
     private var draining = false
     private var pendingPacket = false
     private var scaler: Scaler?
@@ -75,6 +75,7 @@ public final class SampleReader {
         let st = input.stream(found.index)
         timeBase = st.pointee.time_base
         decoder = try Decoder(stream: st)
+        packet = try Packet()
     }
 
     private func nextFrame() throws(MediaError) -> Frame? {

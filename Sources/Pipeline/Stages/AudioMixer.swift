@@ -27,9 +27,9 @@ final class AudioMixer: SourceStage {
         /// queue (a chunk's room; only the first `gains.count` of them count).
         var gains: [Float] = []
         var part: Frame?
-        init(_ input: Input, format: MixFormat) {
+        init(_ input: Input, format: MixFormat) throws(MediaError) {
             stage = input.stage; volume = input.volume; fade = input.fade
-            fifo = format.queue()
+            fifo = try format.queue()
         }
     }
 
@@ -50,7 +50,9 @@ final class AudioMixer: SourceStage {
         self.format = format
         self.limit = limit
         self.end = end
-        feeds = inputs.map { Feed($0, format: format) }
+        var made: [Feed] = []
+        for input in inputs { made.append(try Feed(input, format: format)) }
+        feeds = made
     }
 
     var statistics: LaneStatistics {

@@ -30,7 +30,7 @@ final class AudioSink: SinkStage {
         var c = EncoderConfiguration.audio(settings)
         c.globalHeader = env.writer.needsGlobalHeader
         encoder = try Encoder(c)
-        fifo = AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
+        fifo = try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
         dropsPriming = env.writer.format == .mkv
         writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
     }

@@ -60,17 +60,19 @@ final class SequenceCombiner: SourceStage {
 
     /// `first` is the first segment's source (made already: the sink is made from it); `rest`
     /// make the others, in order.
-    init(first: any SourceStage, rest: [ExportSession.SourceInput], make: @escaping Maker,
+    /// `first`: the first source, made already; nil: `rest[0]` is made when it is first read
+    /// (a composition's layer that shows later opens nothing until then).
+    init(first: (any SourceStage)?, rest: [ExportSession.SourceInput], make: @escaping Maker,
          outputRate: Int32 = 0, constantRate: Bool = false, end: Int64? = nil, leavesGaps: Bool = false) {
         self.leavesGaps = leavesGaps
         source = first
-        file = first.file
+        file = first?.file ?? rest.first?.file
         self.rest = rest
         self.make = make
         self.outputRate = Int64(outputRate)
         self.constantRate = constantRate
         self.end = end
-        finished = LaneStatistics(track: first.statistics.track)
+        finished = LaneStatistics(track: first?.statistics.track ?? rest.first?.track.index ?? 0)
     }
 
     var statistics: LaneStatistics {

@@ -15,6 +15,8 @@ final class VideoCompositor: SourceStage {
         /// Its pictures on the output's grid, only where its segments are.
         let stage: any SourceStage
         let style: VideoLayer
+        /// No picture of it shows before this slot: it is not read (its file not opened) before.
+        var firstSlot: Int64 = 0
     }
 
     private struct State {
@@ -67,6 +69,7 @@ final class VideoCompositor: SourceStage {
         var shown: [(layer: Int, picture: Frame)] = []
         var more = false
         for i in layers.indices {
+            if slot < layers[i].layer.firstSlot { more = true; continue }
             try advance(i, to: slot)
             if let p = layers[i].pending {
                 more = true
@@ -105,6 +108,7 @@ final class VideoCompositor: SourceStage {
             guard let frame = try layers[i].layer.stage.next() else {
                 layers[i].done = true
                 layers[i].pending = nil
+                layers[i].prepared = nil
                 return
             }
             if case .picture(let picture, let pts, _) = frame { layers[i].pending = (picture, pts) }

@@ -153,7 +153,7 @@ public final class FrameSource {
             var layout = AVChannelLayout()
             av_channel_layout_default(&layout, Int32(a.channels))
             self.audios.append(AudioTrack(encoder: enc, input: input, format: a,
-                                          fifo: AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(a.channels)), layout: layout))
+                                          fifo: try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(a.channels)), layout: layout))
         }
         if let subtitle {
             let enc = try SubtitleEncoder(name: subtitle.codec, header: Array(GeneratedSubtitleFormat.assHeader.utf8), globalHeader: writer.needsGlobalHeader)

@@ -63,6 +63,9 @@ enum TempFile {
     /// appeared meanwhile is not replaced (link fails with EEXIST instead of renaming over it).
     static func commit(_ temp: String, to output: String, overwrite: Bool) throws(MediaError) {
         let fd = open(temp, O_RDONLY)
+        if fd < 0, ResourceShortage.cause(ofErrno: errno) != nil {
+            throw ResourceShortage.error(errno, "cannot flush the output to disk", otherwise: .io, file: output)
+        }
         if fd >= 0 {
             let rc = fsync(fd)
             let err = errno
