@@ -59,7 +59,7 @@ final class Deinterlacer {
     private func drain() throws(MediaError) -> [(Frame, MediaTime, MediaTime)] {
         var out: [(Frame, MediaTime, MediaTime)] = []
         while true {
-            let f = Frame()
+            let f = try Frame()
             let rc = lib.getFrame(sink, f.pointer)
             if rc == FFmpeg.eagain || rc == FFmpeg.eof { return out }
             try FFmpeg.check(rc, "deinterlace output")
