@@ -325,11 +325,14 @@ extension NegotiationCLITests {
         try #require(FileManager.default.fileExists(atPath: src))
         let dir = Scratch()
         let recipe = BatchFixture.repo.appendingPathComponent("recipes/remux-passthrough.yaml").path
+        // The copy's line, wherever the recipe's comments put it.
+        let text = try String(contentsOfFile: recipe, encoding: .utf8)
+        let line = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("    sound:") }) + 1
         for command in ["plan", "run"] {
             let r = try Binary.run([command, recipe, "-i", src, "-o", dir.file("out.mp4")], timeLimit: 60)
             #expect(r.status == 66, "\(command)")
             #expect(r.stderr == """
-            \(recipe):10:5: error: \(src): track #1: pcm_s16le cannot be copied into mp4 as it is: reencode it instead
+            \(recipe):\(line):5: error: \(src): track #1: pcm_s16le cannot be copied into mp4 as it is: reencode it instead
                 sound:   { track: audio, decode: false, optional: true }
                 ^
 

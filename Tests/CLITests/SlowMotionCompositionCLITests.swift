@@ -40,12 +40,13 @@ struct SlowMotionCompositionCLITests {
         let r = try Binary.run(["plan", Self.recipe, "-i", src], timeLimit: 120, cwd: dir.path)
         #expect(r.status == 0, "\(r.stderr)")
         let segments = r.stdout.split(separator: "\n").filter { $0.hasPrefix("segment ") }
+        // Samples at the source's 12 kHz, which AAC takes as it is (never raised to 48 kHz).
         #expect(segments == [
-            "segment  1: source [0.000s, 0.088s) at 0.000s for 0.011s, speed 8, audio-stretch varispeed (the source's slow motion: real time)  (mp4_sample_sef_slow_motion.mp4, 528 samples)",
-            "segment  2: source [0.088s, 0.879s) at 0.011s for 0.198s, speed 4, audio-stretch varispeed (the source's slow motion: ÷2)  (mp4_sample_sef_slow_motion.mp4, 9492 samples)",
-            "segment  3: source [0.879s, 1.255s) at 0.209s for 0.047s, speed 8, audio-stretch varispeed (the source's slow motion: real time)  (mp4_sample_sef_slow_motion.mp4, 2256 samples)",
-            "segment  4: source [1.255s, 1.970s) at 0.256s for 0.715s, speed 1 (the source's slow motion: ÷8)  (mp4_sample_sef_slow_motion.mp4, 34320 samples)",
-            "segment  5: source [1.970s, 2.152s) at 0.971s for 0.023s, speed 8, audio-stretch varispeed (the source's slow motion: real time)  (mp4_sample_sef_slow_motion.mp4, 1091 samples)",
+            "segment  1: source [0.000s, 0.088s) at 0.000s for 0.011s, speed 8, audio-stretch varispeed (the source's slow motion: real time)  (mp4_sample_sef_slow_motion.mp4, 132 samples)",
+            "segment  2: source [0.088s, 0.879s) at 0.011s for 0.198s, speed 4, audio-stretch varispeed (the source's slow motion: ÷2)  (mp4_sample_sef_slow_motion.mp4, 2373 samples)",
+            "segment  3: source [0.879s, 1.255s) at 0.209s for 0.047s, speed 8, audio-stretch varispeed (the source's slow motion: real time)  (mp4_sample_sef_slow_motion.mp4, 564 samples)",
+            "segment  4: source [1.255s, 1.970s) at 0.256s for 0.715s, speed 1 (the source's slow motion: ÷8)  (mp4_sample_sef_slow_motion.mp4, 8580 samples)",
+            "segment  5: source [1.970s, 2.152s) at 0.971s for 0.023s, speed 8, audio-stretch varispeed (the source's slow motion: real time)  (mp4_sample_sef_slow_motion.mp4, 273 samples)",
         ])
         #expect(!r.stdout.contains("warning"))
         let json = try Binary.run(["plan", "--json", Self.recipe, "-i", src], timeLimit: 120, cwd: dir.path)
@@ -85,7 +86,8 @@ struct SlowMotionCompositionCLITests {
             loudest = max(loudest, a.samples.map(abs).max() ?? 0)
         }
         #expect(loudest > 0.005, "loudest \(loudest)")
-        #expect(end >= 0.9935 && end < 0.9935 + 1024.0 / 48000, "sound ends at \(end) s")
+        // One AAC frame (1024 samples) at the source's 12 kHz, kept: never raised to 48 kHz.
+        #expect(end >= 0.9935 && end < 0.9935 + 1024.0 / 12000, "sound ends at \(end) s")
     }
 
     @Test("run with each stretch method: the sound and the file as long as the phone's timeline (ffprobe)", .enabled(if: hasCorpus),
@@ -101,11 +103,12 @@ struct SlowMotionCompositionCLITests {
         let r = try Binary.run(["run", recipe, "-i", src, "--quiet"], timeLimit: 300, cwd: dir.path)
         #expect(r.status == 0, "\(r.stderr)")
         let out = dir.file("mp4_sample_sef_slow_motion-flattened.mp4")
-        // The timeline: 0.9935 s (0.97075 + 182 ms ÷ 8), 47688 samples handed to the encoder
-        // (plan). The MP4's AAC track says 47664 (0.993 s): its last packet 24 samples short,
-        // with `mute` as with the others, so not the stretch's doing.
+        // The timeline: 0.9935 s (0.97075 + 182 ms ÷ 8), 11922 samples at the source's 12 kHz
+        // (kept, never raised) handed to the encoder (plan). The MP4's AAC track says 11916
+        // (0.993 s): its last packet 6 samples short, with `mute` as with the others, so not the
+        // stretch's doing.
         let audio = try Self.ffprobe(["-select_streams", "a", "-show_entries", "stream=sample_rate,duration_ts", "-of", "csv=p=0", out])
-        #expect(audio == ["48000,47664"], "\(method): \(audio)")
+        #expect(audio == ["12000,11916"], "\(method): \(audio)")
         let file = try Self.ffprobe(["-show_entries", "format=duration", "-of", "csv=p=0", out])
         #expect(file == ["0.994000"], "\(method): \(file)")
         let frames = try Self.ffprobe(["-select_streams", "v", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", out])
