@@ -192,9 +192,10 @@ public final class BatchRunner: Sendable {
     private func plan(_ base: BatchReport, started: Date) -> BatchReport {
         var report = base
         let entries = ledger.entries()
+        let lastClaims = Self.lastClaims(entries)
         let todo = classify(scan(), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
         for item in todo {
-            if let why = refusal(item, entries: entries) {
+            if let why = refusal(item, lastClaim: lastClaims[item.outputRel]) {
                 report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
             } else {
                 report.planned.append(item.rel)
@@ -254,11 +255,18 @@ public final class BatchRunner: Sendable {
         return Int(FNV1a.hash(Array(rel.utf8)) % UInt64(count)) == index
     }
 
+    /// The ledger's last `started` or `done` entry of each output (any source, any recipe): who
+    /// made, or began to make, the file now at that path.
+    static func lastClaims(_ entries: [LedgerEntry]) -> [String: LedgerEntry] {
+        var last: [String: LedgerEntry] = [:]
+        for e in entries where claimsOutput(e) { if let o = e.output { last[o] = e } }
+        return last
+    }
+
     /// The source that owns each output: the one the ledger last recorded `started` or `done`
     /// for it, else the first in byte order of the relative path among the sources that map onto it.
-    func owners(_ items: [Item], entries: [LedgerEntry]) -> [String: String] {
-        var recorded: [String: String] = [:]
-        for e in entries where Self.claimsOutput(e) { if let o = e.output { recorded[o] = e.source } }
+    func owners(_ items: [Item], lastClaims: [String: LedgerEntry]) -> [String: String] {
+        let recorded = lastClaims.mapValues(\.source)
         var byOutput: [String: [String]] = [:]
         for i in items { byOutput[i.outputRel, default: []].append(i.rel) }
         var owner: [String: String] = [:]
@@ -286,7 +294,8 @@ public final class BatchRunner: Sendable {
             }
         }
         report.duplicates = scan.duplicates.filter(inShard)
-        let owner = owners(scan.items, entries: entries)
+        let lastClaims = Self.lastClaims(entries)
+        let owner = owners(scan.items, lastClaims: lastClaims)
         var todo: [Item] = []
         for var item in scan.items {
             guard inShard(item.rel) else {
@@ -298,7 +307,7 @@ public final class BatchRunner: Sendable {
                 continue
             }
             let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
-            if isDone(history, item, record: record) {
+            if isDone(item, lastClaim: lastClaims[item.outputRel], record: record) {
                 report.alreadyDone += 1
                 continue
             }
@@ -326,16 +335,19 @@ public final class BatchRunner: Sendable {
             && (options.ignoreRecipeChange || e.recipe == options.recipeHash)
     }
 
-    /// A `done` entry for this version whose output exists. When the file is no longer the very
+    /// The output in place is the one this source's last conversion with this recipe made: the
+    /// ledger's last entry for that output is this version's `done` (not a `started` whose
+    /// conversion was cut short, not another recipe's or another source's), and the file still
+    /// has the size and mtime recorded then (older entries lack them). When the source is no longer the very
     /// one converted (another inode, or a changed ctime: replaced, or rewritten and its mtime put
     /// back) the recorded fingerprint decides; entries from before inodes were recorded are
     /// judged by size and mtime alone.
     /// When the fingerprint says it is the same file, a `done` line with its new inode and ctime
     /// is appended (unless `record` is false, a dry run): later runs know it by a stat again
     /// instead of reading 2 MiB every time (after a `chmod -R`, a restore from backup).
-    func isDone(_ history: [LedgerEntry], _ item: Item, record: Bool = true) -> Bool {
-        guard let done = history.last(where: { $0.status == .done }),
-              FileManager.default.fileExists(atPath: item.outputPath) else { return false }
+    func isDone(_ item: Item, lastClaim: LedgerEntry?, record: Bool = true) -> Bool {
+        guard let done = lastClaim, done.status == .done, done.source == item.rel, sameVersion(done, item),
+              let output = SourceIdentity.of(item.outputPath), Self.isRecordedOutput(output, of: done) else { return false }
         guard let inode = done.inode, let ctime = done.ctime else { return true }
         if inode == item.inode && abs(ctime - item.ctime) < 1e-5 { return true }
         guard SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint else { return false }
@@ -352,6 +364,12 @@ public final class BatchRunner: Sendable {
             try? ledger.append(same)
         }
         return true
+    }
+
+    /// The output file has the size and mtime the `done` entry recorded (true when it recorded none).
+    static func isRecordedOutput(_ output: SourceIdentity, of done: LedgerEntry) -> Bool {
+        guard let size = done.outputSize, let mtime = done.outputMtime else { return true }
+        return output.size == size && abs(output.mtime - mtime) < 1e-5
     }
 
     // MARK: Convert one
@@ -383,7 +401,8 @@ public final class BatchRunner: Sendable {
         // another host tried during this run waits for the next.
         let entries = ledger.entries()
         let history = entries.filter { $0.source == item.rel && sameVersion($0, item) }
-        if isDone(history, item) { return .doneElsewhere }
+        let lastClaim = Self.lastClaims(entries)[item.outputRel]
+        if isDone(item, lastClaim: lastClaim) { return .doneElsewhere }
         let failures = history.filter { $0.status == .failed }.count
         if failures >= options.maxAttempts { return .givenUp }
         if failures > item.failuresAtScan { return .triedElsewhere }
@@ -396,7 +415,7 @@ public final class BatchRunner: Sendable {
         entry.inode = item.inode
         entry.ctime = item.ctime
         let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
-        let refused = refusal(item, entries: entries)
+        let refused = refusal(item, lastClaim: lastClaim)
         var media = 0.0
         var notices: [PlanNotice] = []
         if let refused {
@@ -436,6 +455,9 @@ public final class BatchRunner: Sendable {
                     }
                 }
                 media = result.duration.seconds
+                let output = SourceIdentity.of(item.outputPath)
+                entry.outputSize = output?.size
+                entry.outputMtime = output?.mtime
                 if !notices.isEmpty { entry.warnings = notices.map { ($0.file.map { "\($0): " } ?? "") + $0.description } }
                 guard claim.isHeld else {
                     // We stalled past the timeout and another machine took over: its result stands.
@@ -474,10 +496,10 @@ public final class BatchRunner: Sendable {
     /// Why the item must not be converted, or nil. An output is only ever replaced by a new
     /// conversion of the source it was recorded for: never another source's output, never a file
     /// the batch did not make.
-    func refusal(_ item: Item, entries: [LedgerEntry]) -> String? {
+    func refusal(_ item: Item, lastClaim: LedgerEntry?) -> String? {
         if let conflict = item.conflict { return conflict }
         guard FileManager.default.fileExists(atPath: item.outputPath) else { return nil }
-        let lastOwner = entries.last { Self.claimsOutput($0) && $0.output == item.outputRel }?.source
+        let lastOwner = lastClaim?.source
         guard lastOwner != item.rel else { return nil }
         return lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
             ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"

@@ -34,6 +34,11 @@ public struct LedgerEntry: Codable, Sendable {
     /// When it was recorded, by the storage's clock (seconds since 1970): retries wait
     /// `--retry-after` from a failure's.
     public var stored: Double?
+    /// `done`: the output's size and mtime as this conversion left it. "Done" means the output
+    /// in place is still this one: another recipe (or another run) that wrote the same output
+    /// name since, or a change by hand, converts again. Absent in older ledgers.
+    public var outputSize: Int64?
+    public var outputMtime: Double?
     /// `done`: what the output does not keep (the plan's warnings: `track #3: …`), absent when
     /// it keeps everything.
     public var warnings: [String]?
