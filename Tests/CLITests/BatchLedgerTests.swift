@@ -80,3 +80,146 @@ struct BatchLedgerTests {
         #expect(Self.converted(idle) == [] && Self.alreadyDone(idle) == 3, "\(idle.stdout)")
     }
 }
+
+extension BatchLedgerTests {
+    // MARK: Item 5: a ledger line goes in whole or not at all
+
+    /// Appends a harmless entry (a `skipped` path that no scan finds) that leaves the ledger
+    /// `size` bytes long.
+    static func padLedger(_ path: String, to size: Int) throws {
+        let have = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        func line(_ pad: Int) -> String {
+            "{\"attempt\":0,\"error\":\"\(String(repeating: "p", count: pad))\",\"fingerprint\":\"\",\"host\":\"pad\",\"mtime\":0,\"pid\":1,"
+                + "\"recipe\":\"\",\"size\":0,\"source\":\"zz-pad.txt\",\"status\":\"skipped\",\"time\":\"2026-01-01T00:00:00Z\"}\n"
+        }
+        let pad = size - have - line(0).utf8.count
+        #expect(pad >= 0, "the ledger is already \(have) bytes")
+        let h = try #require(FileHandle(forWritingAtPath: path))
+        h.seekToEndOfFile()
+        h.write(Data(line(pad).utf8))
+        try h.close()
+    }
+
+    static func ledgerBytes(_ out: String) -> Data { FileManager.default.contents(atPath: out + "/.reencode/ledger.jsonl") ?? Data() }
+
+    /// Every line of the ledger is an entry: nothing glued, nothing torn.
+    static func everyLineParses(_ out: String) -> Bool {
+        let lines = String(decoding: ledgerBytes(out), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.last == "" && lines.dropLast().allSatisfy { (try? JSONDecoder().decode(LedgerEntry.self, from: Data($0.utf8))) != nil }
+    }
+
+    /// After a run that could not append b.mp4's `started` line: the ledger as it was, the failure
+    /// said with the errno of the failing write; then, with room again, b.mp4 converts and every
+    /// line parses.
+    func checkShortWrite(_ dir: Scratch, failing: Binary.Result, before: Data, errno expected: Int32) throws {
+        #expect(failing.status == 1, "\(failing.stdout) \(failing.stderr)")
+        let o = try #require(F.json(failing.stdout), "\(failing.stdout)")
+        let f = try #require((o["failed"] as? [[String: Any]])?.first, "\(failing.stdout)")
+        #expect(f["source"] as? String == "b.mp4")
+        #expect(f["exitCode"] as? Int == 74)
+        #expect(f["error"] as? String == dir.file("out/.reencode/ledger.jsonl") + ": cannot write the ledger: " + String(cString: strerror(expected)))
+        #expect(Self.ledgerBytes(dir.file("out")) == before, "the part of the line that went in was taken out again")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/b-proxy.mp4")))
+    }
+
+    func checkRecovered(_ dir: Scratch) throws {
+        let r = try batch(dir)
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(Self.converted(r) == ["b.mp4"], "\(r.stdout)")
+        #expect(Self.everyLineParses(dir.file("out")))
+        #expect(F.ledger(dir.file("out")).filter { $0.source == "b.mp4" }.map(\.status.rawValue) == ["started", "done"])
+        #expect(try F.frames(dir.file("out/b-proxy.mp4")).count == 30)
+    }
+
+    @Test("a full disk mid-line: the torn part is taken out, the error says ENOSPC, the next entry is whole")
+    func fullDiskTornLine() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4"])
+        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
+        guard let tmpfs = TmpfsMount(dir.file("out"), size: "4m") else { return }
+        defer { tmpfs.unmount() }
+        #expect(try batch(dir).status == 0)
+        try Self.addClip(dir, "b.mp4")
+        // 40 bytes left in the ledger's last page; then the disk is filled but for one page
+        // (b.mp4's claim takes it): b.mp4's `started` line goes in 40 bytes, then ENOSPC.
+        let ledger = dir.file("out/.reencode/ledger.jsonl")
+        let size = (try FileManager.default.attributesOfItem(atPath: ledger)[.size] as? Int) ?? 0
+        try Self.padLedger(ledger, to: (size / 4096 + 2) * 4096 - 40)
+        try tmpfs.fill(leavingPages: 1, file: dir.file("out/filler"))
+        let before = Self.ledgerBytes(dir.file("out"))
+        try checkShortWrite(dir, failing: try batch(dir, ["--retry-after", "0"]), before: before, errno: ENOSPC)
+        unlink(dir.file("out/filler"))
+        try checkRecovered(dir)
+    }
+
+    @Test("a file-size limit mid-line: the torn part is taken out, the error says EFBIG, the next entry is whole",
+          .disabled(if: Sanitizer.thread, Sanitizer.fileSizeLimitReason))
+    func fileSizeLimitTornLine() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4"])
+        #expect(try batch(dir).status == 0)
+        try Self.addClip(dir, "b.mp4")
+        try Self.padLedger(dir.file("out/.reencode/ledger.jsonl"), to: 256 * 1024 - 40)
+        let before = Self.ledgerBytes(dir.file("out"))
+        try checkShortWrite(dir, failing: try batch(dir, shell: "ulimit -f 256"), before: before, errno: EFBIG)
+        try checkRecovered(dir)
+    }
+
+    @Test("a line left unfinished by a writer killed mid-write is cut before the next entry goes in")
+    func unfinishedLineCut() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4"])
+        #expect(try batch(dir).status == 0)
+        let ledger = dir.file("out/.reencode/ledger.jsonl")
+        let whole = Self.ledgerBytes(dir.file("out"))
+        let h = try #require(FileHandle(forWritingAtPath: ledger))
+        h.seekToEndOfFile()
+        h.write(Data("{\"attempt\":1,\"fingerprint\":\"0123".utf8))  // no newline: cut off mid-write
+        try h.close()
+        try Self.addClip(dir, "b.mp4")
+        let r = try batch(dir)
+        #expect(Self.converted(r) == ["b.mp4"], "\(r.stdout)")
+        #expect(Self.ledgerBytes(dir.file("out")).prefix(whole.count) == whole)
+        #expect(Self.everyLineParses(dir.file("out")))
+        #expect(F.ledger(dir.file("out")).map { "\($0.source) \($0.status.rawValue)" } == ["a.mp4 started", "a.mp4 done", "b.mp4 started", "b.mp4 done"])
+    }
+}
+
+/// A small tmpfs mounted over a folder, to fill a disk for real. nil (and the reason printed)
+/// where this process may not mount (not root, no CAP_SYS_ADMIN).
+struct TmpfsMount {
+    let path: String
+
+    init?(_ path: String, size: String) {
+        let r = try? TmpfsMount.sh("mount -t tmpfs -o size=\(size) tmpfs '\(path)'")
+        guard let r, r.status == 0 else {
+            print("BatchLedgerTests: tmpfs test skipped: cannot mount a tmpfs here (\(r?.stderr ?? "mount not run"))")
+            return nil
+        }
+        self.path = path
+    }
+
+    /// Fills the file system with `file`, then frees `leavingPages` pages of it.
+    func fill(leavingPages pages: Int, file: String) throws {
+        let fd = open(file, O_WRONLY | O_CREAT, 0o644)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let page = [UInt8](repeating: 0x55, count: 4096)
+        var size = 0
+        while page.withUnsafeBytes({ write(fd, $0.baseAddress, 4096) }) == 4096 { size += 4096 }
+        #expect(ftruncate(fd, off_t(size - pages * 4096)) == 0)
+    }
+
+    func unmount() { _ = try? TmpfsMount.sh("umount '\(path)'") }
+
+    static func sh(_ command: String) throws -> Binary.Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        return Binary.finish(p, out, err)
+    }
+}

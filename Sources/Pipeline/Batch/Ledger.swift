@@ -52,8 +52,8 @@ public struct LedgerEntry: Codable, Sendable {
 }
 
 /// The append-only journal in the output folder (`.reencode/ledger.jsonl`): one JSON object per
-/// line, each appended with one write and fsynced. Readable by people and `jq`; a torn last line
-/// (a crash mid-write) is skipped when read.
+/// line, each appended whole or not at all and fsynced. Readable by people and `jq`; a last line
+/// still being written (no newline yet) is not an entry.
 public final class Ledger: Sendable {
     public let path: String
 
@@ -65,17 +65,12 @@ public final class Ledger: Sendable {
         return data.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(LedgerEntry.self, from: Data($0)) }
     }
 
+    /// Appends one line whole or not at all (`LedgerJournal`).
     public func append(_ entry: LedgerEntry) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = try encoder.encode(entry)
         line.append(UInt8(ascii: "\n"))
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
-        guard fd >= 0 else { throw MediaError(.io, "cannot open the ledger: \(String(cString: strerror(errno)))", file: path) }
-        defer { close(fd) }
-        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count, fsync(fd) == 0 else {
-            throw MediaError(.io, "cannot write the ledger: \(String(cString: strerror(errno)))", file: path)
-        }
+        try LedgerJournal(path: path).append(Array(line))
     }
 }
