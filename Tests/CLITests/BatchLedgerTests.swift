@@ -223,3 +223,38 @@ struct TmpfsMount {
         return Binary.finish(p, out, err)
     }
 }
+
+extension BatchLedgerTests {
+    // MARK: Item 6: one read of the ledger per run
+
+    /// `count` lines of entries about sources long gone (started and done, alternately).
+    static func oldLedger(_ out: String, lines count: Int) throws {
+        try FileManager.default.createDirectory(atPath: out + "/.reencode", withIntermediateDirectories: true)
+        var text = ""
+        for i in 0..<count {
+            text += "{\"attempt\":1,\"ctime\":1700000000,\"fingerprint\":\"\(String(format: "%016x", i / 2))\",\"host\":\"old\",\"mtime\":1700000000,"
+                + "\"output\":\"old/\(i / 2)-proxy.mp4\",\"pid\":1,\"recipe\":\"0123456789abcdef\",\"size\":\(1000 + i / 2),\"source\":\"old/\(i / 2).mp4\","
+                + "\"status\":\"\(i % 2 == 0 ? "started" : "done")\",\"stored\":1700000000,\"time\":\"2026-01-01T00:00:00Z\"}\n"
+        }
+        try text.write(toFile: out + "/.reencode/ledger.jsonl", atomically: true, encoding: .utf8)
+    }
+
+    @Test("each ledger line is decoded once per run, however many files are judged (jobs 1 and 2), and an idle rerun decodes the ledger once", arguments: [1, 2])
+    func ledgerReadOncePerRun(jobs: Int) throws {
+        let dir = Scratch()
+        let names = ["a.mp4", "b.mp4", "c/d.mp4", "c/e.mp4"]
+        try F.folder(dir.file("in"), names)
+        let old = 20_000
+        try Self.oldLedger(dir.file("out"), lines: old)
+        let r = try batch(dir, ["--jobs", "\(jobs)"])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(Self.converted(r)?.sorted() == names)
+        // Its own lines (a started and a done per file) are read back at most once each.
+        let read = try #require(F.json(r.stdout)?["ledgerLinesRead"] as? Int, "\(r.stdout)")
+        #expect(read >= old && read <= old + 2 * names.count, "\(read) lines decoded for a ledger of \(old) + \(2 * names.count)")
+        let idle = try batch(dir)
+        #expect(Self.alreadyDone(idle) == names.count)
+        #expect(F.json(idle.stdout)?["ledgerLinesRead"] as? Int == old + 2 * names.count, "\(idle.stdout)")
+        #expect(F.ledger(dir.file("out")).count == old + 2 * names.count)
+    }
+}

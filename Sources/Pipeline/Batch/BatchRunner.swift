@@ -78,6 +78,9 @@ public struct BatchReport: Sendable {
     public var seconds = 0.0
     public var mediaSeconds = 0.0
     public var bytesIn: Int64 = 0
+    /// Ledger lines decoded by this run: each line once (the whole ledger at the start, then
+    /// what was appended), however many files are judged.
+    public var ledgerLinesRead = 0
 }
 
 public enum BatchEvent: Sendable {
@@ -100,10 +103,15 @@ public final class BatchRunner: Sendable {
     /// Output subfolders this run made: removed at the end if still empty (a cancel, a failure).
     private let madeFolders = Locked<[String]>([])
 
-    public init(options: BatchOptions) { self.options = options }
+    /// Read once per run, then only what was appended (docs/batch.md, "State").
+    let ledger: Ledger
+
+    public init(options: BatchOptions) {
+        self.options = options
+        ledger = Ledger(folder: options.outputDir + "/.reencode")
+    }
 
     var stateDir: String { options.outputDir + "/.reencode" }
-    var ledger: Ledger { Ledger(path: stateDir + "/ledger.jsonl") }
     var claimsDir: String { stateDir + "/claims" }
     var clock: StorageClock { StorageClock(folder: claimsDir, host: options.host) }
     var slice: String { options.shard.map { "\($0.index)/\($0.count)" } ?? "all" }
@@ -142,11 +150,12 @@ public final class BatchRunner: Sendable {
         defer { removeEmptyFolders(); clock.remove() }
 
         sweep(&report)
-        let entries = ledger.entries()
-        let todo = classify(scan(), entries: entries, now: clock.now(), report: &report, events: events)
+        ledger.refresh()
+        let todo = classify(scan(), now: clock.now(), report: &report, events: events)
         report.planned = todo.map(\.rel)
         if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
+            report.ledgerLinesRead = ledger.linesRead()
             return report
         }
 
@@ -184,6 +193,7 @@ public final class BatchRunner: Sendable {
         report = shared.withLock { $0.report }
         report.seconds = Date().timeIntervalSince(started)
         report.cancelled = cancelled.load(ordering: .acquiring)
+        report.ledgerLinesRead = ledger.linesRead()
         return report
     }
 
@@ -191,9 +201,9 @@ public final class BatchRunner: Sendable {
     /// written, not even the storage clock's probe).
     private func plan(_ base: BatchReport, started: Date) -> BatchReport {
         var report = base
-        let entries = ledger.entries()
-        let lastClaims = Self.lastClaims(entries)
-        let todo = classify(scan(), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        ledger.refresh()
+        let lastClaims = ledger.lastClaims()
+        let todo = classify(scan(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
         for item in todo {
             if let why = refusal(item, lastClaim: lastClaims[item.outputRel]) {
                 report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
@@ -201,6 +211,7 @@ public final class BatchRunner: Sendable {
                 report.planned.append(item.rel)
             }
         }
+        report.ledgerLinesRead = ledger.linesRead()
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -255,14 +266,6 @@ public final class BatchRunner: Sendable {
         return Int(FNV1a.hash(Array(rel.utf8)) % UInt64(count)) == index
     }
 
-    /// The ledger's last `started` or `done` entry of each output (any source, any recipe): who
-    /// made, or began to make, the file now at that path.
-    static func lastClaims(_ entries: [LedgerEntry]) -> [String: LedgerEntry] {
-        var last: [String: LedgerEntry] = [:]
-        for e in entries where claimsOutput(e) { if let o = e.output { last[o] = e } }
-        return last
-    }
-
     /// The source that owns each output: the one the ledger last recorded `started` or `done`
     /// for it, else the first in byte order of the relative path among the sources that map onto it.
     func owners(_ items: [Item], lastClaims: [String: LedgerEntry]) -> [String: String] {
@@ -277,14 +280,12 @@ public final class BatchRunner: Sendable {
         return owner
     }
 
-    func classify(_ scan: Scan, entries: [LedgerEntry], now: Double, report: inout BatchReport,
+    func classify(_ scan: Scan, now: Double, report: inout BatchReport,
                   events: @Sendable (BatchEvent) -> Void, record: Bool = true) -> [Item] {
-        var bySource: [String: [LedgerEntry]] = [:]
-        for e in entries { bySource[e.source, default: []].append(e) }
         // Left-out paths are recorded once (status "skipped") and said once; later runs count them.
         for s in scan.skipped where inShard(s.rel) {
             report.skipped.append(BatchReport.Skipped(path: s.rel, reason: s.reason))
-            let known = (bySource[s.rel] ?? []).contains { $0.status == .skipped && $0.error == s.reason }
+            let known = ledger.history(of: s.rel).contains { $0.status == .skipped && $0.error == s.reason }
             if record && !known {
                 let entry = LedgerEntry(time: ISO8601DateFormatter().string(from: HostClock.date()), source: s.rel, size: 0, mtime: 0,
                                         fingerprint: "", recipe: options.recipeHash, status: .skipped, attempt: 0, error: s.reason,
@@ -294,7 +295,7 @@ public final class BatchRunner: Sendable {
             }
         }
         report.duplicates = scan.duplicates.filter(inShard)
-        let lastClaims = Self.lastClaims(entries)
+        let lastClaims = ledger.lastClaims()
         let owner = owners(scan.items, lastClaims: lastClaims)
         var todo: [Item] = []
         for var item in scan.items {
@@ -306,7 +307,7 @@ public final class BatchRunner: Sendable {
                 report.growing.append(item.rel)
                 continue
             }
-            let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
+            let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
             if isDone(item, lastClaim: lastClaims[item.outputRel], record: record) {
                 report.alreadyDone += 1
                 continue
@@ -399,9 +400,9 @@ public final class BatchRunner: Sendable {
         // Read again under the claim: another machine may have finished it, or tried it, since
         // our scan. Attempts are counted across hosts, and a run makes at most one: a file
         // another host tried during this run waits for the next.
-        let entries = ledger.entries()
-        let history = entries.filter { $0.source == item.rel && sameVersion($0, item) }
-        let lastClaim = Self.lastClaims(entries)[item.outputRel]
+        ledger.refresh()
+        let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
+        let lastClaim = ledger.lastClaim(of: item.outputRel)
         if isDone(item, lastClaim: lastClaim) { return .doneElsewhere }
         let failures = history.filter { $0.status == .failed }.count
         if failures >= options.maxAttempts { return .givenUp }

@@ -51,26 +51,53 @@ public struct LedgerEntry: Codable, Sendable {
     }
 }
 
-/// The append-only journal in the output folder (`.reencode/ledger.jsonl`): one JSON object per
-/// line, each appended whole or not at all and fsynced. Readable by people and `jq`; a last line
-/// still being written (no newline yet) is not an entry.
+/// The ledger of an output folder (`.reencode/`): what happened to each source, once per line.
+/// Read once per run, then only what was appended since (docs/batch.md, "State"); entries are
+/// kept by source and by output, so that judging a file costs no read of the whole ledger.
 public final class Ledger: Sendable {
-    public let path: String
+    /// The `.reencode` folder.
+    public let folder: String
+    private let state = Locked(LedgerIndex())
 
-    public init(path: String) { self.path = path }
+    public init(folder: String) { self.folder = folder }
 
-    public func entries() -> [LedgerEntry] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        let decoder = JSONDecoder()
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(LedgerEntry.self, from: Data($0)) }
+    /// The journal entries are appended to.
+    public var journalPath: String { folder + "/ledger.jsonl" }
+
+    /// Reads what was appended to the journals since the last read (everything, the first time,
+    /// or when a journal was replaced or cut shorter).
+    public func refresh() {
+        let paths = LedgerIndex.journals(in: folder)
+        state.withLock { $0.read(paths) }
     }
 
-    /// Appends one line whole or not at all (`LedgerJournal`).
+    /// Every entry, in the order they were recorded (reads what was appended first).
+    public func entries() -> [LedgerEntry] {
+        refresh()
+        return state.withLock { $0.all() }
+    }
+
+    /// The entries about `source`, in order.
+    public func history(of source: String) -> [LedgerEntry] { state.withLock { $0.history(of: source) } }
+
+    /// The last `started` or `done` entry of `output` (any source, any recipe): who made, or
+    /// began to make, the file now at that path.
+    public func lastClaim(of output: String) -> LedgerEntry? { state.withLock { $0.lastClaim(of: output) } }
+
+    /// Every output's last claim (`lastClaim(of:)`).
+    public func lastClaims() -> [String: LedgerEntry] { state.withLock { $0.lastClaims.mapValues(\.entry) } }
+
+    /// Lines that are not entries, as `ledger.jsonl line 17: …`: reported, never skipped in silence.
+    public func unreadable() -> [String] { state.withLock { $0.unreadable } }
+
+    /// Lines decoded by this reader so far: the ledger's size the first time, then what was appended.
+    public func linesRead() -> Int { state.withLock { $0.linesRead } }
+
     public func append(_ entry: LedgerEntry) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = try encoder.encode(entry)
         line.append(UInt8(ascii: "\n"))
-        try LedgerJournal(path: path).append(Array(line))
+        try LedgerJournal(path: journalPath).append(Array(line))
     }
 }
