@@ -330,7 +330,7 @@ struct BatchCommand: Command {
             "refused": r.refused.map { ["path": $0.path, "reason": $0.reason] },
             "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "ownOutputs": r.ownOutputs, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
-            "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn,
+            "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn, "ledgerLinesRead": r.ledgerLinesRead,
             "warnings": r.warnings.map { w -> [String: Any] in
                 var o = noticeObject(w.notice, source: w.source)
                 o["source"] = w.source

@@ -38,7 +38,7 @@ enum BatchFixture {
         }
     }
 
-    static func ledger(_ out: String) -> [LedgerEntry] { Ledger(path: out + "/.reencode/ledger.jsonl").entries() }
+    static func ledger(_ out: String) -> [LedgerEntry] { Ledger(folder: out + "/.reencode").entries() }
 
     /// Moves every entry's `stored` time (the storage's clock) `seconds` into the past: as if
     /// the ledger had been written that long ago, without waiting.

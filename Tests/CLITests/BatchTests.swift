@@ -28,7 +28,7 @@ private func settle(_ dir: String) {
     }
 }
 
-private func ledger(_ out: String) -> [LedgerEntry] { Ledger(path: out + "/.reencode/ledger.jsonl").entries() }
+private func ledger(_ out: String) -> [LedgerEntry] { Ledger(folder: out + "/.reencode").entries() }
 
 /// Every file converted exactly once, outputs present and complete, nothing left over.
 private func expectEachOnce(_ names: [String], _ out: String) throws {

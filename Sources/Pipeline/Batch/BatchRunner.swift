@@ -89,6 +89,9 @@ public struct BatchReport: Sendable {
     public var seconds = 0.0
     public var mediaSeconds = 0.0
     public var bytesIn: Int64 = 0
+    /// Ledger lines decoded by this run: each line once (the whole ledger at the start, then
+    /// what was appended), however many files are judged.
+    public var ledgerLinesRead = 0
 }
 
 public enum BatchEvent: Sendable {
@@ -113,14 +116,16 @@ public final class BatchRunner: Sendable {
 
     /// What this host saw of other runs' heartbeats (claims, temp files, clock probes).
     let watch: Heartbeats
+    /// Read once per run, then only what was appended (docs/batch.md, "State").
+    let ledger: Ledger
 
     public init(options: BatchOptions) {
         self.options = options
         watch = Heartbeats(folder: options.outputDir + "/.reencode/claims", host: options.host, timeout: options.claimTimeout)
+        ledger = Ledger(folder: options.outputDir + "/.reencode")
     }
 
     var stateDir: String { options.outputDir + "/.reencode" }
-    var ledger: Ledger { Ledger(path: stateDir + "/ledger.jsonl") }
     var claimsDir: String { stateDir + "/claims" }
     var clock: StorageClock { StorageClock(folder: claimsDir, host: options.host) }
     var slice: String { options.shard.map { "\($0.index)/\($0.count)" } ?? "all" }
@@ -162,11 +167,12 @@ public final class BatchRunner: Sendable {
 
         sweep(&report)
         watch.save()
-        let entries = ledger.entries()
-        let todo = classify(scan(entries), entries: entries, now: clock.now(), report: &report, events: events)
+        ledger.refresh()
+        let todo = classify(scan(), now: clock.now(), report: &report, events: events)
         report.planned = todo.map(\.rel)
         if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
+            report.ledgerLinesRead = ledger.linesRead()
             return report
         }
 
@@ -205,6 +211,7 @@ public final class BatchRunner: Sendable {
         report = shared.withLock { $0.report }
         report.seconds = Date().timeIntervalSince(started)
         report.cancelled = cancelled.load(ordering: .acquiring)
+        report.ledgerLinesRead = ledger.linesRead()
         return report
     }
 
@@ -212,15 +219,17 @@ public final class BatchRunner: Sendable {
     /// written, not even the storage clock's probe).
     private func plan(_ base: BatchReport, started: Date) -> BatchReport {
         var report = base
-        let entries = ledger.entries()
-        let todo = classify(scan(entries), entries: entries, now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        ledger.refresh()
+        let lastClaims = ledger.lastClaims()
+        let todo = classify(scan(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
         for item in todo {
-            if let why = refusal(item, entries: entries) {
+            if let why = refusal(item, lastClaim: lastClaims[item.outputRel]) {
                 report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
             } else {
                 report.planned.append(item.rel)
             }
         }
+        report.ledgerLinesRead = ledger.linesRead()
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -249,11 +258,11 @@ public final class BatchRunner: Sendable {
     }
 
     /// Media files under the input folder (SourceScan: regular files only, one name per file),
-    /// less the outputs `entries` name (when the output folder is, or is inside, the input).
-    func scan(_ entries: [LedgerEntry]) -> Scan {
+    /// less the outputs the ledger names (when the output folder is, or is inside, the input).
+    func scan() -> Scan {
         let root = URL(fileURLWithPath: options.inputDir).standardizedFileURL.resolvingSymlinksInPath().path
         let outRoot = URL(fileURLWithPath: options.outputDir).standardizedFileURL.resolvingSymlinksInPath().path
-        let known = Set(entries.lazy.filter(Self.claimsOutput).compactMap(\.output))
+        let known = Set(ledger.lastClaims().keys)
         let outputs = SourceScan.Outputs(root: outRoot, identity: OwnOutputs.identity(outRoot),
                                          own: OwnOutputs(root: root, outRoot: outRoot, outputs: known))
         let found = SourceScan.walk(root: root, outputs: outputs, extensions: options.extensions)
@@ -282,9 +291,8 @@ public final class BatchRunner: Sendable {
 
     /// The source that owns each output: the one the ledger last recorded `started` or `done`
     /// for it, else the first in byte order of the relative path among the sources that map onto it.
-    func owners(_ items: [Item], entries: [LedgerEntry]) -> [String: String] {
-        var recorded: [String: String] = [:]
-        for e in entries where Self.claimsOutput(e) { if let o = e.output { recorded[o] = e.source } }
+    func owners(_ items: [Item], lastClaims: [String: LedgerEntry]) -> [String: String] {
+        let recorded = lastClaims.mapValues(\.source)
         var byOutput: [String: [String]] = [:]
         for i in items { byOutput[i.outputRel, default: []].append(i.rel) }
         var owner: [String: String] = [:]
@@ -295,15 +303,13 @@ public final class BatchRunner: Sendable {
         return owner
     }
 
-    func classify(_ scan: Scan, entries: [LedgerEntry], now: Double, report: inout BatchReport,
+    func classify(_ scan: Scan, now: Double, report: inout BatchReport,
                   events: @Sendable (BatchEvent) -> Void, record: Bool = true) -> [Item] {
-        var bySource: [String: [LedgerEntry]] = [:]
-        for e in entries { bySource[e.source, default: []].append(e) }
         // Left-out paths are recorded once (status "skipped") and said once; later runs count them.
         for s in scan.skipped where inShard(s.rel) {
             let skip = BatchReport.Skipped(path: s.rel, reason: s.reason, escaped: s.escaped)
             report.skipped.append(skip)
-            let known = (bySource[s.rel] ?? []).contains { $0.status == .skipped && $0.error == s.reason }
+            let known = ledger.history(of: s.rel).contains { $0.status == .skipped && $0.error == s.reason }
             if record && !known {
                 let entry = LedgerEntry(time: ISO8601DateFormatter().string(from: HostClock.date()), source: s.rel, size: 0, mtime: 0,
                                         fingerprint: "", recipe: options.recipeHash, status: .skipped, attempt: 0, error: s.reason,
@@ -314,7 +320,8 @@ public final class BatchRunner: Sendable {
         }
         report.duplicates = scan.duplicates.filter(inShard)
         report.ownOutputs = scan.ownOutputs.filter(inShard).count
-        let owner = owners(scan.items, entries: entries)
+        let lastClaims = ledger.lastClaims()
+        let owner = owners(scan.items, lastClaims: lastClaims)
         var todo: [Item] = []
         var unmoved: [Item] = []
         defer { for item in unmoved { moveDone(item, events: events) } }
@@ -327,8 +334,8 @@ public final class BatchRunner: Sendable {
                 report.growing.append(item.rel)
                 continue
             }
-            let history = (bySource[item.rel] ?? []).filter { sameVersion($0, item) }
-            if isDone(history, item, record: record) {
+            let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
+            if isDone(item, lastClaim: lastClaims[item.outputRel], record: record) {
                 report.alreadyDone += 1
                 // Converted, but its move failed or was cut short (kill -9 after `done`): again.
                 if record, options.moveDone != nil { unmoved.append(item) }
@@ -358,16 +365,19 @@ public final class BatchRunner: Sendable {
             && (options.ignoreRecipeChange || e.recipe == options.recipeHash)
     }
 
-    /// A `done` entry for this version whose output exists. When the file is no longer the very
+    /// The output in place is the one this source's last conversion with this recipe made: the
+    /// ledger's last entry for that output is this version's `done` (not a `started` whose
+    /// conversion was cut short, not another recipe's or another source's), and the file still
+    /// has the size and mtime recorded then (older entries lack them). When the source is no longer the very
     /// one converted (another inode, or a changed ctime: replaced, or rewritten and its mtime put
     /// back) the recorded fingerprint decides; entries from before inodes were recorded are
     /// judged by size and mtime alone.
     /// When the fingerprint says it is the same file, a `done` line with its new inode and ctime
     /// is appended (unless `record` is false, a dry run): later runs know it by a stat again
     /// instead of reading 2 MiB every time (after a `chmod -R`, a restore from backup).
-    func isDone(_ history: [LedgerEntry], _ item: Item, record: Bool = true) -> Bool {
-        guard let done = history.last(where: { $0.status == .done }),
-              FileManager.default.fileExists(atPath: item.outputPath) else { return false }
+    func isDone(_ item: Item, lastClaim: LedgerEntry?, record: Bool = true) -> Bool {
+        guard let done = lastClaim, done.status == .done, done.source == item.rel, sameVersion(done, item),
+              let output = SourceIdentity.of(item.outputPath), Self.isRecordedOutput(output, of: done) else { return false }
         guard let inode = done.inode, let ctime = done.ctime else { return true }
         if inode == item.inode && abs(ctime - item.ctime) < 1e-5 { return true }
         guard SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint else { return false }
@@ -384,6 +394,12 @@ public final class BatchRunner: Sendable {
             try? ledger.append(same)
         }
         return true
+    }
+
+    /// The output file has the size and mtime the `done` entry recorded (true when it recorded none).
+    static func isRecordedOutput(_ output: SourceIdentity, of done: LedgerEntry) -> Bool {
+        guard let size = done.outputSize, let mtime = done.outputMtime else { return true }
+        return output.size == size && abs(output.mtime - mtime) < 1e-5
     }
 
     // MARK: Convert one
@@ -412,9 +428,10 @@ public final class BatchRunner: Sendable {
         // Read again under the claim: another machine may have finished it, or tried it, since
         // our scan. Attempts are counted across hosts, and a run makes at most one: a file
         // another host tried during this run waits for the next.
-        let entries = ledger.entries()
-        let history = entries.filter { $0.source == item.rel && sameVersion($0, item) }
-        if isDone(history, item) { return .doneElsewhere }
+        ledger.refresh()
+        let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
+        let lastClaim = ledger.lastClaim(of: item.outputRel)
+        if isDone(item, lastClaim: lastClaim) { return .doneElsewhere }
         let failures = history.filter { $0.status == .failed }.count
         if failures >= options.maxAttempts { return .givenUp }
         if failures > item.failuresAtScan { return .triedElsewhere }
@@ -427,7 +444,7 @@ public final class BatchRunner: Sendable {
         entry.inode = item.inode
         entry.ctime = item.ctime
         let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
-        let refused = refusal(item, entries: entries)
+        let refused = refusal(item, lastClaim: lastClaim)
         var media = 0.0
         var notices: [PlanNotice] = []
         if let refused {
@@ -467,6 +484,9 @@ public final class BatchRunner: Sendable {
                     }
                 }
                 media = result.duration.seconds
+                let output = SourceIdentity.of(item.outputPath)
+                entry.outputSize = output?.size
+                entry.outputMtime = output?.mtime
                 if !notices.isEmpty { entry.warnings = notices.map { ($0.file.map { "\($0): " } ?? "") + $0.description } }
                 guard claim.isHeld else {
                     // We stalled past the timeout and another machine took over: its result stands.
@@ -513,10 +533,10 @@ public final class BatchRunner: Sendable {
     /// Why the item must not be converted, or nil. An output is only ever replaced by a new
     /// conversion of the source it was recorded for: never another source's output, never a file
     /// the batch did not make.
-    func refusal(_ item: Item, entries: [LedgerEntry]) -> String? {
+    func refusal(_ item: Item, lastClaim: LedgerEntry?) -> String? {
         if let conflict = item.conflict { return conflict }
         guard FileManager.default.fileExists(atPath: item.outputPath) else { return nil }
-        let lastOwner = entries.last { Self.claimsOutput($0) && $0.output == item.outputRel }?.source
+        let lastOwner = lastClaim?.source
         guard lastOwner != item.rel else { return nil }
         return lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
             ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"

@@ -35,6 +35,11 @@ public struct LedgerEntry: Codable, Sendable {
     /// When it was recorded, by the storage's clock (seconds since 1970): retries wait
     /// `--retry-after` from a failure's.
     public var stored: Double?
+    /// `done`: the output's size and mtime as this conversion left it. "Done" means the output
+    /// in place is still this one: another recipe (or another run) that wrote the same output
+    /// name since, or a change by hand, converts again. Absent in older ledgers.
+    public var outputSize: Int64?
+    public var outputMtime: Double?
     /// `done`: what the output does not keep (the plan's warnings: `track #3: …`), absent when
     /// it keeps everything.
     public var warnings: [String]?
@@ -47,31 +52,53 @@ public struct LedgerEntry: Codable, Sendable {
     }
 }
 
-/// The append-only journal in the output folder (`.reencode/ledger.jsonl`): one JSON object per
-/// line, each appended with one write and fsynced. Readable by people and `jq`; a torn last line
-/// (a crash mid-write) is skipped when read.
+/// The ledger of an output folder (`.reencode/`): what happened to each source, once per line.
+/// Read once per run, then only what was appended since (docs/batch.md, "State"); entries are
+/// kept by source and by output, so that judging a file costs no read of the whole ledger.
 public final class Ledger: Sendable {
-    public let path: String
+    /// The `.reencode` folder.
+    public let folder: String
+    private let state = Locked(LedgerIndex())
 
-    public init(path: String) { self.path = path }
+    public init(folder: String) { self.folder = folder }
 
-    public func entries() -> [LedgerEntry] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        let decoder = JSONDecoder()
-        return data.split(separator: UInt8(ascii: "\n")).compactMap { try? decoder.decode(LedgerEntry.self, from: Data($0)) }
+    /// The journal entries are appended to.
+    public var journalPath: String { folder + "/ledger.jsonl" }
+
+    /// Reads what was appended to the journals since the last read (everything, the first time,
+    /// or when a journal was replaced or cut shorter).
+    public func refresh() {
+        let paths = LedgerIndex.journals(in: folder)
+        state.withLock { $0.read(paths) }
     }
+
+    /// Every entry, in the order they were recorded (reads what was appended first).
+    public func entries() -> [LedgerEntry] {
+        refresh()
+        return state.withLock { $0.all() }
+    }
+
+    /// The entries about `source`, in order.
+    public func history(of source: String) -> [LedgerEntry] { state.withLock { $0.history(of: source) } }
+
+    /// The last `started` or `done` entry of `output` (any source, any recipe): who made, or
+    /// began to make, the file now at that path.
+    public func lastClaim(of output: String) -> LedgerEntry? { state.withLock { $0.lastClaim(of: output) } }
+
+    /// Every output's last claim (`lastClaim(of:)`).
+    public func lastClaims() -> [String: LedgerEntry] { state.withLock { $0.lastClaims.mapValues(\.entry) } }
+
+    /// Lines that are not entries, as `ledger.jsonl line 17: …`: reported, never skipped in silence.
+    public func unreadable() -> [String] { state.withLock { $0.unreadable } }
+
+    /// Lines decoded by this reader so far: the ledger's size the first time, then what was appended.
+    public func linesRead() -> Int { state.withLock { $0.linesRead } }
 
     public func append(_ entry: LedgerEntry) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = try encoder.encode(entry)
         line.append(UInt8(ascii: "\n"))
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
-        guard fd >= 0 else { throw MediaError(.io, "cannot open the ledger: \(String(cString: strerror(errno)))", file: path) }
-        defer { close(fd) }
-        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count, fsync(fd) == 0 else {
-            throw MediaError(.io, "cannot write the ledger: \(String(cString: strerror(errno)))", file: path)
-        }
+        try LedgerJournal(path: journalPath).append(Array(line))
     }
 }
