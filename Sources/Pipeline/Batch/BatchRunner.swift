@@ -28,7 +28,7 @@ public struct BatchOptions: Sendable {
     public var host: String = HostIdentity.name
 
     public static let defaultExtensions: Set<String> = [
-        "mp4", "m4v", "mov", "qt", "mkv", "webm", "avi", "ts", "mts", "m2ts", "3gp", "mxf", "wmv", "flv",
+        "mp4", "m4v", "mov", "qt", "mkv", "webm", "avi", "ts", "mts", "m2ts", "3gp", "mxf", "wmv", "flv", "mpg", "mpeg", "vob", "dv",
         "m4a", "mp3", "wav", "aac", "flac", "ogg", "opus", "mka",
     ]
 
