@@ -253,6 +253,8 @@ struct BatchCommand: Command {
         } catch {
             return fail(ExitCode.failure, ["error: \(error)"])
         }
+        // A line that is not an entry may be a lost one: said on every run until mended.
+        for l in report.ledgerUnreadable { printError("warning: ledger: \(line(l)) (remove or mend the line to silence this)") }
         if let holder = report.lockedOut {
             let who = holder.map { "host \(line($0.host)), pid \($0.pid), since \(line($0.since))" } ?? "another process (not yet named)"
             if json {
@@ -316,6 +318,7 @@ struct BatchCommand: Command {
         if !r.skipped.isEmpty { parts.append("skipped \(r.skipped.count) (not regular files or unreadable folders)") }
         if !r.duplicates.isEmpty { parts.append("other names of the same file \(r.duplicates.count)") }
         if r.ownOutputs > 0 { parts.append("own outputs left out \(r.ownOutputs)") }
+        if !r.ledgerUnreadable.isEmpty { parts.append("unreadable ledger lines \(r.ledgerUnreadable.count)") }
         if r.removedTempFiles + r.removedClaims > 0 { parts.append("cleaned up \(r.removedTempFiles) temp files, \(r.removedClaims) claims") }
         let speed = r.seconds > 0 && !dryRun ? String(format: ", %.1fx real time", r.mediaSeconds / r.seconds) : ""
         return parts.joined(separator: ", ") + String(format: " — %.1f s", r.seconds) + speed
@@ -331,6 +334,7 @@ struct BatchCommand: Command {
             "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "ownOutputs": r.ownOutputs, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn, "ledgerLinesRead": r.ledgerLinesRead,
+            "ledgerUnreadable": r.ledgerUnreadable,
             "warnings": r.warnings.map { w -> [String: Any] in
                 var o = noticeObject(w.notice, source: w.source)
                 o["source"] = w.source

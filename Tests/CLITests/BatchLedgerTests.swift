@@ -30,6 +30,24 @@ struct BatchLedgerTests {
     static func converted(_ r: Binary.Result) -> [String]? { F.json(r.stdout)?["converted"] as? [String] }
     static func alreadyDone(_ r: Binary.Result) -> Int? { F.json(r.stdout)?["alreadyDone"] as? Int }
 
+    @Test("a ledger line that is not an entry is said on every run (stderr and JSON), never skipped in silence")
+    func unreadableLineSaid() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4"])
+        let first = try batch(dir, ["--settle", "0"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let path = dir.file("out/.reencode/ledger.jsonl")
+        let lines = try String(contentsOfFile: path, encoding: .utf8)
+        try ("{\"glued\": tru\n" + lines).write(toFile: path, atomically: true, encoding: .utf8)
+        for _ in 0..<2 {
+            let r = try batch(dir, ["--settle", "0"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(F.json(r.stdout)?["ledgerUnreadable"] as? [String] == ["ledger.jsonl line 1: not a ledger entry (13 bytes), ignored"], "\(r.stdout)")
+            #expect(r.stderr.contains("warning: ledger: ledger.jsonl line 1: not a ledger entry (13 bytes), ignored (remove or mend the line to silence this)\n"), "\(r.stderr)")
+            #expect(Self.alreadyDone(r) == 1)
+        }
+    }
+
     // MARK: Item 1: the output in place is this recipe's
 
     @Test("recipe A, then B into the same output name, then A again: A converts again and the output is A's")

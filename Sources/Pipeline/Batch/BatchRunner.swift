@@ -92,6 +92,8 @@ public struct BatchReport: Sendable {
     /// Ledger lines decoded by this run: each line once (the whole ledger at the start, then
     /// what was appended), however many files are judged.
     public var ledgerLinesRead = 0
+    /// Ledger lines that are not entries (`JOURNAL line N: …`): said on every run, never skipped in silence.
+    public var ledgerUnreadable: [String] = []
 }
 
 public enum BatchEvent: Sendable {
@@ -172,7 +174,7 @@ public final class BatchRunner: Sendable {
         report.planned = todo.map(\.rel)
         if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
-            report.ledgerLinesRead = ledger.linesRead()
+            report.ledgerLinesRead = ledger.linesRead(); report.ledgerUnreadable = ledger.unreadable()
             return report
         }
 
@@ -211,7 +213,7 @@ public final class BatchRunner: Sendable {
         report = shared.withLock { $0.report }
         report.seconds = Date().timeIntervalSince(started)
         report.cancelled = cancelled.load(ordering: .acquiring)
-        report.ledgerLinesRead = ledger.linesRead()
+        report.ledgerLinesRead = ledger.linesRead(); report.ledgerUnreadable = ledger.unreadable()
         return report
     }
 
@@ -229,7 +231,7 @@ public final class BatchRunner: Sendable {
                 report.planned.append(item.rel)
             }
         }
-        report.ledgerLinesRead = ledger.linesRead()
+        report.ledgerLinesRead = ledger.linesRead(); report.ledgerUnreadable = ledger.unreadable()
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
