@@ -241,6 +241,7 @@ struct BatchCommand: Command {
         } catch {
             return fail(ExitCode.failure, ["error: \(error)"])
         }
+        Self.sayUnreadable(report.ledgerUnreadable)
         if let holder = report.lockedOut {
             let who = holder.map { "host \($0.host), pid \($0.pid), since \($0.since)" } ?? "another process (not yet named)"
             if json {
@@ -285,6 +286,13 @@ struct BatchCommand: Command {
         return code
     }
 
+    /// Ledger lines that are not entries, on stderr on every run until mended (the first ten,
+    /// then how many more): a lost entry must not go unsaid.
+    static func sayUnreadable(_ lines: [String]) {
+        for l in lines.prefix(10) { printError("warning: ledger: \(l) (remove or mend the line to silence this)") }
+        if lines.count > 10 { printError("warning: ledger: \(lines.count - 10) more lines that are not entries") }
+    }
+
     static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
         var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]
         if !r.refused.isEmpty { parts.append("would refuse \(r.refused.count)") }
@@ -297,6 +305,7 @@ struct BatchCommand: Command {
         if !r.triedElsewhere.isEmpty { parts.append("tried elsewhere this run \(r.triedElsewhere.count)") }
         if !r.skipped.isEmpty { parts.append("skipped \(r.skipped.count) (not regular files or unreadable folders)") }
         if !r.duplicates.isEmpty { parts.append("other names of the same file \(r.duplicates.count)") }
+        if !r.ledgerUnreadable.isEmpty { parts.append("unreadable ledger lines \(r.ledgerUnreadable.count)") }
         if r.removedTempFiles + r.removedClaims > 0 { parts.append("cleaned up \(r.removedTempFiles) temp files, \(r.removedClaims) claims") }
         let speed = r.seconds > 0 && !dryRun ? String(format: ", %.1fx real time", r.mediaSeconds / r.seconds) : ""
         return parts.joined(separator: ", ") + String(format: " — %.1f s", r.seconds) + speed
@@ -311,6 +320,7 @@ struct BatchCommand: Command {
             "skipped": r.skipped.map { ["path": $0.path, "reason": $0.reason] }, "duplicates": r.duplicates, "slice": r.slice,
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn, "ledgerLinesRead": r.ledgerLinesRead,
+            "ledgerUnreadable": r.ledgerUnreadable,
             "warnings": r.warnings.map { w -> [String: Any] in
                 var o = noticeObject(w.notice, source: w.source)
                 o["source"] = w.source
