@@ -30,6 +30,7 @@ import time
 
 import process as process_classes  # issue 23's process classes (reliability/process.py)
 import limits  # the process-limit family: reliability/limits.py
+import batch_ledger
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -466,15 +467,11 @@ class Runner:
 
     # -- batch -----------------------------------------------------------------------------------
     def ledger(self, out):
-        path = os.path.join(out, ".reencode", "ledger.jsonl")
-        entries = []
-        if os.path.exists(path):
-            for line in open(path, encoding="utf-8", errors="replace"):
-                try:
-                    entries.append(json.loads(line))
-                except ValueError:
-                    entries.append({"status": "corrupt", "line": line})
-        return entries
+        entries, bad = batch_ledger.read(out)
+        return entries + [{"status": "corrupt", "line": b} for b in bad]
+
+    def batch_ledger(self):
+        batch_ledger.run(self, execute)
 
     def batch_state_clean(self, fam, name, out, repro):
         left = [n for n in listing(out) if ".reencode-tmp-" in n or (n.startswith(".reencode/claims/") and n.endswith(".claim"))]
@@ -780,7 +777,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--recipe-count", type=int, default=600)
     p.add_argument("--slow", type=float, default=3.0, help="validate slower than this many seconds fails")
-    p.add_argument("--only", default="regressions,media,recipes,cli,batch,batch_hosts,process,limits")
+    p.add_argument("--only", default="regressions,media,recipes,cli,batch,batch_hosts,batch_ledger,process,limits")
     p.add_argument("--verbose", action="store_true")
     p.add_argument("--commit", help="the commit the binaries were built from (default: this worktree's HEAD)")
     a = p.parse_args()

@@ -22,16 +22,15 @@ import subprocess
 import sys
 import time
 
+import batch_ledger
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
 
 def ledger_lines(out):
-    try:
-        with open(os.path.join(out, ".reencode", "ledger.jsonl"), "rb") as f:
-            return sum(1 for _ in f)
-    except OSError:
-        return 0
+    entries, bad = batch_ledger.read(out)
+    return len(entries) + len(bad)
 
 
 def run_batch(args, kill_after=None):
@@ -117,7 +116,9 @@ def main():
     total = time.monotonic() - started
 
     problems = []
-    ledger = [json.loads(l) for l in open(os.path.join(out, ".reencode", "ledger.jsonl"), encoding="utf-8") if l.strip()]
+    ledger, unreadable = batch_ledger.read(out)
+    if unreadable:
+        problems.append(f"ledger lines that are not entries: {', '.join(unreadable[:5])}")
     done, failed = {}, {}
     for e in ledger:
         # Only done and failed lines count: others (e.g. a 'started' line before a conversion) are bookkeeping.

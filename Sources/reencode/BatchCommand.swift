@@ -253,8 +253,7 @@ struct BatchCommand: Command {
         } catch {
             return fail(ExitCode.failure, ["error: \(error)"])
         }
-        // A line that is not an entry may be a lost one: said on every run until mended.
-        for l in report.ledgerUnreadable { printError("warning: ledger: \(line(l)) (remove or mend the line to silence this)") }
+        Self.sayUnreadable(report.ledgerUnreadable)
         if let holder = report.lockedOut {
             let who = holder.map { "host \(line($0.host)), pid \($0.pid), since \(line($0.since))" } ?? "another process (not yet named)"
             if json {
@@ -303,6 +302,13 @@ struct BatchCommand: Command {
 
     /// A skipped path as one line of text: a name that is not UTF-8 is escaped already.
     static func shown(_ s: BatchReport.Skipped) -> String { s.escaped ? s.path : line(s.path) }
+
+    /// Ledger lines that are not entries, on stderr on every run until mended (the first ten,
+    /// then how many more): a lost entry must not go unsaid.
+    static func sayUnreadable(_ lines: [String]) {
+        for l in lines.prefix(10) { printError("warning: ledger: \(line(l)) (remove or mend the line to silence this)") }
+        if lines.count > 10 { printError("warning: ledger: \(lines.count - 10) more lines that are not entries") }
+    }
 
     static func summary(_ r: BatchReport, dryRun: Bool = false) -> String {
         var parts = dryRun ? ["would convert \(r.planned.count)"] : ["converted \(r.converted.count)", "failed \(r.failed.count)"]

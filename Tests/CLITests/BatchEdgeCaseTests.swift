@@ -66,7 +66,7 @@ extension BatchEdgeCaseTests {
         try F.folder(dir.file("in"), ["a.mp4", "b.mp4"])
         #expect(try batch(dir).status == 0)
         // The crash window: the output is in place, the ledger has the `started` line but no `done`.
-        let ledgerPath = dir.file("out/.reencode/ledger.jsonl")
+        let ledgerPath = F.journal(dir.file("out"), host: "host-a")
         let lines = try String(contentsOfFile: ledgerPath, encoding: .utf8).split(separator: "\n").map(String.init)
         let aDone = try #require(lines.first { $0.contains("\"source\":\"a.mp4\"") && $0.contains("\"status\":\"done\"") })
         let bLines = lines.filter { $0.contains("\"source\":\"b.mp4\"") }

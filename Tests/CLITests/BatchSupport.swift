@@ -40,10 +40,22 @@ enum BatchFixture {
 
     static func ledger(_ out: String) -> [LedgerEntry] { Ledger(folder: out + "/.reencode").entries() }
 
+    /// The journal `host` appends to.
+    static func journal(_ out: String, host: String) -> String { Ledger(folder: out + "/.reencode").journalPath(host: host) }
+
+    /// Every journal of the ledger (one per host, and `ledger.jsonl` of older versions).
+    static func journals(_ out: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: out + "/.reencode")) ?? []
+        return names.filter { $0.hasPrefix("ledger") && $0.hasSuffix(".jsonl") }.sorted().map { out + "/.reencode/" + $0 }
+    }
+
     /// Moves every entry's `stored` time (the storage's clock) `seconds` into the past: as if
     /// the ledger had been written that long ago, without waiting.
     static func ageLedger(_ out: String, by seconds: Double) throws {
-        let path = out + "/.reencode/ledger.jsonl"
+        for path in journals(out) { try age(path, by: seconds) }
+    }
+
+    private static func age(_ path: String, by seconds: Double) throws {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line -> String in
             guard var o = json(String(line)), let stored = o["stored"] as? Double else { return String(line) }
             o["stored"] = stored - seconds

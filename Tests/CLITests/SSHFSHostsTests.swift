@@ -119,8 +119,11 @@ struct SSHFSHostsTests {
         }
         // No lost ledger line: every line parses, every conversion a run reported has its own
         // `done` line, and each file exactly one conversion (`done` with `seconds`).
-        let raw = (try? String(contentsOfFile: shared + "/out/.reencode/ledger.jsonl", encoding: .utf8)) ?? ""
-        let lines = raw.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let journals = F.journals(shared + "/out")
+        #expect(!journals.isEmpty)
+        let lines = journals.flatMap { path in
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        }
         #expect(lines.allSatisfy { F.json(String($0)) != nil }, "unparsable ledger lines: \(lines.filter { F.json(String($0)) == nil })")
         let entries = F.ledger(shared + "/out")
         let conversions = entries.filter { $0.status == .done && $0.seconds != nil }

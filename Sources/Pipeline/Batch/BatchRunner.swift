@@ -174,7 +174,7 @@ public final class BatchRunner: Sendable {
         report.planned = todo.map(\.rel)
         if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
-            report.ledgerLinesRead = ledger.linesRead(); report.ledgerUnreadable = ledger.unreadable()
+            noteLedger(&report)
             return report
         }
 
@@ -213,8 +213,14 @@ public final class BatchRunner: Sendable {
         report = shared.withLock { $0.report }
         report.seconds = Date().timeIntervalSince(started)
         report.cancelled = cancelled.load(ordering: .acquiring)
-        report.ledgerLinesRead = ledger.linesRead(); report.ledgerUnreadable = ledger.unreadable()
+        noteLedger(&report)
         return report
+    }
+
+    /// What the ledger cost this run, and the lines of it that are not entries.
+    private func noteLedger(_ report: inout BatchReport) {
+        report.ledgerLinesRead = ledger.linesRead()
+        report.ledgerUnreadable = ledger.unreadable()
     }
 
     /// `--dry-run`: what a run would convert now, judged by this host's clock (nothing may be
@@ -231,7 +237,7 @@ public final class BatchRunner: Sendable {
                 report.planned.append(item.rel)
             }
         }
-        report.ledgerLinesRead = ledger.linesRead(); report.ledgerUnreadable = ledger.unreadable()
+        noteLedger(&report)
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -244,7 +250,6 @@ public final class BatchRunner: Sendable {
         let outputRel: String
         let outputPath: String
         let identity: SourceIdentity
-        let inode: UInt64
         let ctime: Double
         /// Failed attempts of this version in the ledger when this run read it.
         var failuresAtScan = 0
@@ -271,7 +276,7 @@ public final class BatchRunner: Sendable {
         let items = found.found.map { f in
             let outRel = outputRelativePath(for: f.rel)
             return Item(rel: f.rel, path: f.path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel,
-                        identity: f.identity, inode: f.inode, ctime: f.ctime)
+                        identity: f.identity, ctime: f.ctime)
         }
         return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted(), ownOutputs: found.ownOutputs)
     }
@@ -363,29 +368,34 @@ public final class BatchRunner: Sendable {
 
     /// The entry is about this version of the file (and, unless told otherwise, this recipe).
     func sameVersion(_ e: LedgerEntry, _ item: Item) -> Bool {
-        e.size == item.identity.size && abs(e.mtime - item.identity.mtime) < 1e-5
+        e.size == item.identity.size && SourceIdentity.sameTime(e.mtime, item.identity.mtime)
             && (options.ignoreRecipeChange || e.recipe == options.recipeHash)
     }
 
     /// The output in place is the one this source's last conversion with this recipe made: the
     /// ledger's last entry for that output is this version's `done` (not a `started` whose
     /// conversion was cut short, not another recipe's or another source's), and the file still
-    /// has the size and mtime recorded then (older entries lack them). When the source is no longer the very
-    /// one converted (another inode, or a changed ctime: replaced, or rewritten and its mtime put
-    /// back) the recorded fingerprint decides; entries from before inodes were recorded are
-    /// judged by size and mtime alone.
-    /// When the fingerprint says it is the same file, a `done` line with its new inode and ctime
-    /// is appended (unless `record` is false, a dry run): later runs know it by a stat again
-    /// instead of reading 2 MiB every time (after a `chmod -R`, a restore from backup).
+    /// has the size and mtime recorded then (older entries lack them).
+    /// And the source is still the file that was converted: its ctime is one that a client
+    /// recorded for this conversion (each client sees its own: sshfs reports the mtime as the
+    /// ctime; inode numbers are not compared at all, each sshfs or NFS client may number files
+    /// its own way). Otherwise (replaced, or rewritten and its mtime put back, or only chmod-ed,
+    /// or first seen by this kind of client) the recorded fingerprint decides; when it matches,
+    /// a `done` line with this ctime is appended (unless `record` is false, a dry run), so that
+    /// later runs know the file by a stat again. Entries without a ctime are judged by size and
+    /// mtime alone.
     func isDone(_ item: Item, lastClaim: LedgerEntry?, record: Bool = true) -> Bool {
         guard let done = lastClaim, done.status == .done, done.source == item.rel, sameVersion(done, item),
               let output = SourceIdentity.of(item.outputPath), Self.isRecordedOutput(output, of: done) else { return false }
-        guard let inode = done.inode, let ctime = done.ctime else { return true }
-        if inode == item.inode && abs(ctime - item.ctime) < 1e-5 { return true }
+        guard done.ctime != nil else { return true }
+        let seen = ledger.history(of: item.rel).filter {
+            $0.status == .done && $0.output == done.output && $0.fingerprint == done.fingerprint && sameVersion($0, item)
+        }
+        if seen.contains(where: { $0.ctime.map { SourceIdentity.sameTime($0, item.ctime) } ?? false }) { return true }
         guard SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint else { return false }
         if record {
             var same = done
-            same.inode = item.inode
+            same.inode = nil
             same.ctime = item.ctime
             same.time = ISO8601DateFormatter().string(from: HostClock.date())
             same.stored = clock.now()
@@ -401,7 +411,7 @@ public final class BatchRunner: Sendable {
     /// The output file has the size and mtime the `done` entry recorded (true when it recorded none).
     static func isRecordedOutput(_ output: SourceIdentity, of done: LedgerEntry) -> Bool {
         guard let size = done.outputSize, let mtime = done.outputMtime else { return true }
-        return output.size == size && abs(output.mtime - mtime) < 1e-5
+        return output.size == size && SourceIdentity.sameTime(output.mtime, mtime)
     }
 
     // MARK: Convert one
@@ -443,7 +453,6 @@ public final class BatchRunner: Sendable {
                                 mtime: item.identity.mtime, fingerprint: "", recipe: options.recipeHash, status: .done,
                                 attempt: failures + 1, error: nil, exitCode: nil, output: item.outputRel, seconds: nil,
                                 host: options.host, pid: getpid())
-        entry.inode = item.inode
         entry.ctime = item.ctime
         let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
         let refused = refusal(item, lastClaim: lastClaim)

@@ -26,6 +26,15 @@ public struct SourceIdentity: Sendable, Hashable, Codable {
         return SourceIdentity(size: Int64(st.st_size), mtime: m)
     }
 
+    /// Two readings of one file time, perhaps by different clients of one storage: equal to the
+    /// microsecond, or to the second where either reading is whole seconds (sshfs and other SFTP
+    /// v3 clients stamp to the second, the host itself to the nanosecond).
+    public static func sameTime(_ a: Double, _ b: Double) -> Bool {
+        if abs(a - b) < 1e-5 { return true }
+        let whole = { (t: Double) in t == t.rounded(.down) }
+        return (whole(a) || whole(b)) && a.rounded(.down) == b.rounded(.down)
+    }
+
     /// "unreadable" when the file cannot be read: a partial hash would look like a real one.
     public static func fingerprint(_ path: String, size: Int64) -> String {
         // O_NONBLOCK: a FIFO put in the file's place must not hang the batch; only a regular

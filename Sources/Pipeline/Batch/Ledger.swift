@@ -28,10 +28,12 @@ public struct LedgerEntry: Codable, Sendable {
     public var seconds: Double?
     public var host: String
     public var pid: Int32
-    /// The source's inode and ctime when converted: while both stay, size and mtime say it is the
-    /// same file; when either changed, the fingerprint is compared. Absent in older ledgers.
-    public var inode: UInt64?
+    /// The source's ctime when converted, as the recording client saw it: while it stays, size
+    /// and mtime say it is the same file; when it changed, the fingerprint is compared.
+    /// Absent in older ledgers.
     public var ctime: Double?
+    /// Written by older versions, no longer compared: network clients number files their own way.
+    public var inode: UInt64?
     /// When it was recorded, by the storage's clock (seconds since 1970): retries wait
     /// `--retry-after` from a failure's.
     public var stored: Double?
@@ -40,6 +42,10 @@ public struct LedgerEntry: Codable, Sendable {
     /// name since, or a change by hand, converts again. Absent in older ledgers.
     public var outputSize: Int64?
     public var outputMtime: Double?
+    /// The ledger's order: one more than the highest `seq` its writer had read (absent in
+    /// `ledger.jsonl` of older versions: those come first, in file order). A conversion's lines,
+    /// written under its claim after reading, come after everything that claim let it see.
+    public var seq: Int?
     /// `done`: what the output does not keep (the plan's warnings: `track #3: …`), absent when
     /// it keeps everything.
     public var warnings: [String]?
@@ -52,9 +58,14 @@ public struct LedgerEntry: Codable, Sendable {
     }
 }
 
-/// The ledger of an output folder (`.reencode/`): what happened to each source, once per line.
-/// Read once per run, then only what was appended since (docs/batch.md, "State"); entries are
-/// kept by source and by output, so that judging a file costs no read of the whole ledger.
+/// The ledger of an output folder (`.reencode/`): what happened to each source, one JSON object
+/// per line. **Each host appends to its own journal** (`ledger-HOST.jsonl`): appends from two
+/// network-filesystem clients to one file are not atomic (O_APPEND is not, over NFS or sshfs)
+/// and overwrite each other. The ledger is the union of the journals and of `ledger.jsonl`,
+/// which older versions wrote and is still read; entries are ordered by `seq` (one more than the
+/// highest the writer had read: a conversion's lines come after everything its claim let it see).
+/// Read once per run, then only what was appended since; entries are kept by source and by
+/// output, so that judging a file reads no more of the ledger (docs/batch.md, "State").
 public final class Ledger: Sendable {
     /// The `.reencode` folder.
     public let folder: String
@@ -62,8 +73,16 @@ public final class Ledger: Sendable {
 
     public init(folder: String) { self.folder = folder }
 
-    /// The journal entries are appended to.
-    public var journalPath: String { folder + "/ledger.jsonl" }
+    /// The journal a host appends to: its name with anything but letters, digits, `.`, `_` and
+    /// `-` written as %XX (one file per name, whatever the name holds).
+    public func journalPath(host: String) -> String {
+        var name = ""
+        for b in host.utf8 {
+            let c = Character(Unicode.Scalar(b))
+            if b < 0x80 && (c.isLetter || c.isNumber || c == "." || c == "_" || c == "-") { name.append(c) } else { name += String(format: "%%%02X", b) }
+        }
+        return folder + "/" + LedgerIndex.journalPrefix + name + LedgerIndex.journalSuffix
+    }
 
     /// Reads what was appended to the journals since the last read (everything, the first time,
     /// or when a journal was replaced or cut shorter).
@@ -72,7 +91,7 @@ public final class Ledger: Sendable {
         state.withLock { $0.read(paths) }
     }
 
-    /// Every entry, in the order they were recorded (reads what was appended first).
+    /// Every entry, in the ledger's order (reads what was appended first).
     public func entries() -> [LedgerEntry] {
         refresh()
         return state.withLock { $0.all() }
@@ -88,17 +107,21 @@ public final class Ledger: Sendable {
     /// Every output's last claim (`lastClaim(of:)`).
     public func lastClaims() -> [String: LedgerEntry] { state.withLock { $0.lastClaims.mapValues(\.entry) } }
 
-    /// Lines that are not entries, as `ledger.jsonl line 17: …`: reported, never skipped in silence.
+    /// Lines that are not entries (`ledger-b.jsonl line 17: …`): reported, never skipped in silence.
     public func unreadable() -> [String] { state.withLock { $0.unreadable } }
 
     /// Lines decoded by this reader so far: the ledger's size the first time, then what was appended.
     public func linesRead() -> Int { state.withLock { $0.linesRead } }
 
+    /// Appends one line, whole or not at all (`LedgerJournal`), to the journal of the entry's host,
+    /// numbered after every entry read so far.
     public func append(_ entry: LedgerEntry) throws {
+        var entry = entry
+        entry.seq = state.withLock { $0.nextSeq() }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = try encoder.encode(entry)
         line.append(UInt8(ascii: "\n"))
-        try LedgerJournal(path: journalPath).append(Array(line))
+        try LedgerJournal(path: journalPath(host: entry.host)).append(Array(line))
     }
 }

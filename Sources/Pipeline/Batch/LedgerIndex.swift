@@ -3,12 +3,18 @@ import Foundation
 /// The ledger's entries as read so far, kept by source and by output, and where each journal's
 /// reading stopped (after its last whole line: a line still being written is read next time).
 struct LedgerIndex {
-    /// Where an entry stands in the ledger's order: the journal's name and the line in it.
+    /// Where an entry stands in the ledger's order: its `seq` (0 in `ledger.jsonl` of older
+    /// versions), then the journal's name and the line in it (for entries no claim orders).
     struct Place: Comparable {
+        let seq: Int
         let journal: String
         let line: Int
-        static func < (a: Place, b: Place) -> Bool { (a.journal, a.line) < (b.journal, b.line) }
+        static func < (a: Place, b: Place) -> Bool { (a.seq, a.journal, a.line) < (b.seq, b.journal, b.line) }
     }
+
+    static let legacyJournal = "ledger.jsonl"
+    static let journalPrefix = "ledger-"
+    static let journalSuffix = ".jsonl"
 
     struct Placed {
         let place: Place
@@ -21,7 +27,7 @@ struct LedgerIndex {
         var lines: Int
     }
 
-    init(linesRead: Int = 0) { self.linesRead = linesRead }
+    init(linesRead: Int = 0, maxSeq: Int = 0) { self.linesRead = linesRead; self.maxSeq = maxSeq }
 
     private var cursors: [String: Cursor] = [:]
     private var bySource: [String: [Placed]] = [:]
@@ -29,11 +35,13 @@ struct LedgerIndex {
     private(set) var unreadable: [String] = []
     /// Lines decoded so far (each once, however often the ledger is refreshed).
     private(set) var linesRead = 0
+    /// The highest `seq` read or given out.
+    private var maxSeq = 0
 
     /// The journals of a `.reencode` folder, by name.
     static func journals(in folder: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0 == "ledger.jsonl" }.sorted().map { folder + "/" + $0 }
+        return names.filter { $0 == legacyJournal || ($0.hasPrefix(journalPrefix) && $0.hasSuffix(journalSuffix)) }.sorted().map { folder + "/" + $0 }
     }
 
     mutating func read(_ paths: [String]) {
@@ -48,7 +56,7 @@ struct LedgerIndex {
             let cursor = cursors[name] ?? Cursor(inode: UInt64(st.st_ino), offset: 0, lines: 0)
             // Replaced or cut shorter (rewritten by hand, restored): everything is read again.
             if cursor.inode != UInt64(st.st_ino) || Int64(st.st_size) < cursor.offset {
-                self = LedgerIndex(linesRead: linesRead)
+                self = LedgerIndex(linesRead: linesRead, maxSeq: maxSeq)
                 return read(paths)
             }
             let length = Int(Int64(st.st_size) - cursor.offset)
@@ -66,15 +74,17 @@ struct LedgerIndex {
     private mutating func take(_ data: Data, journal: String, from start: Cursor) {
         var cursor = start
         let decoder = JSONDecoder()
-        data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            guard let base = raw.baseAddress else { return }
             var lineStart = 0
-            while let nl = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+            // memchr: a ledger is tens of MB, scanned once a run.
+            while lineStart < raw.count, let found = memchr(base + lineStart, Int32(UInt8(ascii: "\n")), raw.count - lineStart) {
+                let nl = base.distance(to: UnsafeRawPointer(found))
                 cursor.lines += 1
                 linesRead += 1
-                let line = Data(bytes[lineStart..<nl])
+                let line = Data(bytes: base + lineStart, count: nl - lineStart)
                 if let entry = try? decoder.decode(LedgerEntry.self, from: line) {
-                    add(Placed(place: Place(journal: journal, line: cursor.lines), entry: entry))
+                    add(Placed(place: Place(seq: entry.seq ?? 0, journal: journal, line: cursor.lines), entry: entry))
                 } else {
                     unreadable.append("\(journal) line \(cursor.lines): not a ledger entry (\(line.count) bytes), ignored")
                 }
@@ -85,7 +95,14 @@ struct LedgerIndex {
         cursors[journal] = cursor
     }
 
+    /// The `seq` of an entry about to be appended: after everything read so far.
+    mutating func nextSeq() -> Int {
+        maxSeq += 1
+        return maxSeq
+    }
+
     private mutating func add(_ p: Placed) {
+        maxSeq = max(maxSeq, p.place.seq)
         // Journals are read one after the other: an entry may belong before ones already kept.
         let key = p.entry.source
         bySource[key, default: []].append(p)
