@@ -1,43 +1,12 @@
 import Foundation
 import Testing
 
-/// strace, which delivers a signal at a chosen system call (`-e inject=…:signal=…`): the only way
-/// to land one at a known moment of a process's first milliseconds. Installed when missing (as
-/// root, with apt-get, as scripts/setup.sh does); nil with the reason where it cannot be, or
-/// where this machine forbids tracing.
-private let strace: Result<String, EarlyUnavailable> = {
-    func works() -> Bool { status(["strace", "-o", "/dev/null", "true"]) == 0 }
-    if works() { return .success("strace") }
-    guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/apt-get") else {
-        return .failure(EarlyUnavailable(reason: "strace is missing and installing it needs root and apt-get"))
-    }
-    _ = status(["apt-get", "install", "-y", "-qq", "strace"])
-    if works() { return .success("strace") }
-    return .failure(EarlyUnavailable(reason: "strace cannot trace here (not installed, or ptrace is forbidden)"))
-}()
-
-private struct EarlyUnavailable: Error { let reason: String }
-
-/// The exit status of a command run to its end with no input and its output discarded.
-private func status(_ args: [String]) -> Int32? {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = args
-    p.environment = ProcessInfo.processInfo.environment.merging(["DEBIAN_FRONTEND": "noninteractive"]) { _, new in new }
-    p.standardInput = FileHandle.nullDevice
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    guard (try? p.run()) != nil else { return nil }
-    p.waitUntilExit()
-    return p.terminationStatus
-}
-
 /// Runs reencode with `sig` delivered as main's own work begins: at the first pipe2(2), which is
 /// the console's wake-up pipe (`Console.claimStandardDescriptors`), main's first system call after
 /// the runtime's start-up. Nil where strace cannot run (the reason is printed).
 private func signalAtStart(_ sig: Int32, _ args: [String], cwd: String) throws -> (Binary.Result, Process.TerminationReason)? {
     let tool: String
-    switch strace {
+    switch Strace.tool {
     case .success(let t): tool = t
     case .failure(let why): print("EarlySignalTests skipped: \(why.reason)"); return nil
     }

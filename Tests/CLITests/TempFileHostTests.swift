@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Testing
 
 /// The host name as the kernel gives it, made a temp-file tag (docs/engine.md).
@@ -6,8 +7,7 @@ private func kernelHostTag() -> String {
     var b = [CChar](repeating: 0, count: 256)
     _ = gethostname(&b, 255)
     let name = String(decoding: b.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let t = String(name.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") ? $0 : "_" })
-    return t.isEmpty ? "localhost" : t
+    return HostIdentity.fileTag(name)
 }
 
 @Suite("temp files carry this machine's identity: REENCODE_HOSTNAME, as batch uses")
@@ -26,7 +26,7 @@ struct TempFileHostTests {
         // Another container on the same host network: the same kernel host name, its own pids.
         let otherPod = ".o.mp4.reencode-tmp-\(kernelHostTag())-\(dead)-abc"
         // This container's own leftover, from a process that is gone.
-        let ours = ".o.mp4.reencode-tmp-pod_a.x-\(dead)-def"
+        let ours = ".o.mp4.reencode-tmp-pod-a.x-\(dead)-def"
         for n in [otherPod, ours] { try Data("partial".utf8).write(to: URL(fileURLWithPath: dir.file(n))) }
         let r = try Binary.run(["run", recipe, "-i", "s.mp4", "-o", "o.mp4", "--quiet"], timeLimit: 60, cwd: dir.path,
                                environment: ["REENCODE_HOSTNAME": "pod-a.x"])

@@ -135,7 +135,7 @@ public final class BatchRunner: Sendable {
     /// so do two recipes converting into one folder (their outputs are other files); an
     /// overlapping run of the same recipe and slice steps aside.
     var lockPath: String {
-        stateDir + "/batch-\(options.host)-\(options.recipeHash)-" + (options.shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all") + ".lock"
+        stateDir + "/batch-\(HostIdentity.fileTag(options.host))-\(options.recipeHash)-" + (options.shard.map { "shard-\($0.index)-of-\($0.count)" } ?? "all") + ".lock"
     }
 
     public func cancel() {
@@ -148,7 +148,7 @@ public final class BatchRunner: Sendable {
         var report = BatchReport()
         report.slice = slice
         // A dry run reads only: no folder, lock, claim, probe or ledger line is made.
-        if options.dryRun { return plan(report, started: started) }
+        if options.dryRun { return try plan(report, started: started) }
         do {
             try FileManager.default.createDirectory(atPath: claimsDir, withIntermediateDirectories: true)
         } catch {
@@ -170,7 +170,7 @@ public final class BatchRunner: Sendable {
         sweep(&report)
         watch.save()
         ledger.refresh()
-        let todo = classify(scan(), now: clock.now(), report: &report, events: events)
+        let todo = classify(try scan(), now: clock.now(), report: &report, events: events)
         report.planned = todo.map(\.rel)
         if todo.isEmpty {
             report.seconds = Date().timeIntervalSince(started)
@@ -225,11 +225,11 @@ public final class BatchRunner: Sendable {
 
     /// `--dry-run`: what a run would convert now, judged by this host's clock (nothing may be
     /// written, not even the storage clock's probe).
-    private func plan(_ base: BatchReport, started: Date) -> BatchReport {
+    private func plan(_ base: BatchReport, started: Date) throws -> BatchReport {
         var report = base
         ledger.refresh()
         let lastClaims = ledger.lastClaims()
-        let todo = classify(scan(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
+        let todo = classify(try scan(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
         for item in todo {
             if let why = refusal(item, lastClaim: lastClaims[item.outputRel]) {
                 report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
@@ -266,13 +266,13 @@ public final class BatchRunner: Sendable {
 
     /// Media files under the input folder (SourceScan: regular files only, one name per file),
     /// less the outputs the ledger names (when the output folder is, or is inside, the input).
-    func scan() -> Scan {
+    func scan() throws -> Scan {
         let root = URL(fileURLWithPath: options.inputDir).standardizedFileURL.resolvingSymlinksInPath().path
         let outRoot = URL(fileURLWithPath: options.outputDir).standardizedFileURL.resolvingSymlinksInPath().path
         let known = Set(ledger.lastClaims().keys)
         let outputs = SourceScan.Outputs(root: outRoot, identity: OwnOutputs.identity(outRoot),
                                          own: OwnOutputs(root: root, outRoot: outRoot, outputs: known))
-        let found = SourceScan.walk(root: root, outputs: outputs, extensions: options.extensions)
+        let found = try SourceScan.walk(root: root, outputs: outputs, extensions: options.extensions)
         let items = found.found.map { f in
             let outRel = outputRelativePath(for: f.rel)
             return Item(rel: f.rel, path: f.path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel,
@@ -321,8 +321,12 @@ public final class BatchRunner: Sendable {
                 let entry = LedgerEntry(time: ISO8601DateFormatter().string(from: HostClock.date()), source: s.rel, size: 0, mtime: 0,
                                         fingerprint: "", recipe: options.recipeHash, status: .skipped, attempt: 0, error: s.reason,
                                         exitCode: nil, output: nil, seconds: nil, host: options.host, pid: getpid())
-                try? ledger.append(entry)
-                events(.skipped(skip))
+                do {
+                    try ledger.append(entry)
+                    events(.skipped(skip))
+                } catch {
+                    events(.warning(s.rel, message: "skipped, \(s.reason), and not recorded in the ledger: \(Self.describe(error).0)"))
+                }
             }
         }
         report.duplicates = scan.duplicates.filter(inShard)
@@ -342,7 +346,14 @@ public final class BatchRunner: Sendable {
                 continue
             }
             let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
-            if isDone(item, lastClaim: lastClaims[item.outputRel], record: record) {
+            let done: Bool
+            do { done = try isDone(item, lastClaim: lastClaims[item.outputRel], record: record) } catch {
+                // A shortage of the system's while reading the source: judged next run.
+                let (message, code) = Self.describe(error)
+                report.postponed.append(BatchReport.Failure(source: item.rel, error: message, exitCode: code))
+                continue
+            }
+            if done {
                 report.alreadyDone += 1
                 // Converted, but its move failed or was cut short (kill -9 after `done`): again.
                 if record, options.moveDone != nil { unmoved.append(item) }
@@ -384,7 +395,7 @@ public final class BatchRunner: Sendable {
     /// a `done` line with this ctime is appended (unless `record` is false, a dry run), so that
     /// later runs know the file by a stat again. Entries without a ctime are judged by size and
     /// mtime alone.
-    func isDone(_ item: Item, lastClaim: LedgerEntry?, record: Bool = true) -> Bool {
+    func isDone(_ item: Item, lastClaim: LedgerEntry?, record: Bool = true) throws -> Bool {
         guard let done = lastClaim, done.status == .done, done.source == item.rel, sameVersion(done, item),
               let output = SourceIdentity.of(item.outputPath), Self.isRecordedOutput(output, of: done) else { return false }
         guard done.ctime != nil else { return true }
@@ -392,7 +403,7 @@ public final class BatchRunner: Sendable {
             $0.status == .done && $0.output == done.output && $0.fingerprint == done.fingerprint && sameVersion($0, item)
         }
         if seen.contains(where: { $0.ctime.map { SourceIdentity.sameTime($0, item.ctime) } ?? false }) { return true }
-        guard SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint else { return false }
+        guard try SourceIdentity.fingerprint(item.path, size: item.identity.size) == done.fingerprint else { return false }
         if record {
             var same = done
             same.inode = nil
@@ -433,6 +444,8 @@ public final class BatchRunner: Sendable {
         case .busy(let host, _, _):
             events(.claimedElsewhere(item.rel, host: host))
             return .claimed
+        case .short(let e):
+            return .postponed(BatchReport.Failure(source: item.rel, error: e.description, exitCode: e.exitCode))
         case .acquired(let c): claim = c
         }
         defer { claim.release() }
@@ -443,7 +456,9 @@ public final class BatchRunner: Sendable {
         ledger.refresh()
         let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
         let lastClaim = ledger.lastClaim(of: item.outputRel)
-        if isDone(item, lastClaim: lastClaim) { return .doneElsewhere }
+        // A shortage of the system's while reading the source: nothing recorded, judged next run.
+        let postpone = { (e: Error) in Outcome.postponed(BatchReport.Failure(source: item.rel, error: Self.describe(e).0, exitCode: Self.describe(e).1)) }
+        do { if try isDone(item, lastClaim: lastClaim) { return .doneElsewhere } } catch { return postpone(error) }
         let failures = history.filter { $0.status == .failed }.count
         if failures >= options.maxAttempts { return .givenUp }
         if failures > item.failuresAtScan { return .triedElsewhere }
@@ -465,7 +480,7 @@ public final class BatchRunner: Sendable {
             entry.output = nil
         } else {
             events(.started(item.rel, index: index + 1, of: total))
-            entry.fingerprint = SourceIdentity.fingerprint(item.path, size: item.identity.size)
+            do { entry.fingerprint = try SourceIdentity.fingerprint(item.path, size: item.identity.size) } catch { return postpone(error) }
             // Ownership first: once the output can exist, the ledger names its source.
             var start = entry
             start.status = .started
@@ -623,8 +638,12 @@ public final class BatchRunner: Sendable {
                 // A claim being written when its process was killed.
                 if Claim.isAbandonedTemp(claimsDir + "/" + c, host: options.host, watch: watch) { unlink(claimsDir + "/" + c) }
             }
-            for c in claims where c.hasPrefix(".clock-") || c.hasPrefix(StorageCheck.prefix) {
-                // A clock probe or storage check of a process gone (kill -9).
+            let leftovers = claims.filter {
+                $0.hasPrefix(StorageClock.prefix) || $0.hasPrefix(StorageCheck.prefix) || ($0.hasPrefix(Heartbeats.filePrefix) && $0.contains(".new-"))
+            }
+            for c in leftovers {
+                // A clock probe, storage check or sightings file being replaced, of a process
+                // gone (kill -9): unchanged for the timeout.
                 var st = stat()
                 if stat(claimsDir + "/" + c, &st) == 0, watch.unchanged(c, beat: Heartbeats.beat(st)) { unlink(claimsDir + "/" + c) }
             }
@@ -657,7 +676,7 @@ public final class BatchRunner: Sendable {
         guard stat(options.outputDir + "/" + rel, &st) == 0, watch.unchanged("temp:" + rel, beat: Heartbeats.beat(st)) else { return false }
         let claim = claimPath(forOutput: outRel)
         guard let owner, let holder = Claim.read(claim), !Claim.isStale(claim, host: options.host, watch: watch) else { return true }
-        return !(TempFile.tag(holder.host) == owner.host && holder.pid == owner.pid)
+        return !(HostIdentity.fileTag(holder.host) == owner.host && holder.pid == owner.pid)
     }
 }
 

@@ -28,6 +28,8 @@ public final class Claim: Sendable {
         case acquired(Claim)
         /// Someone else holds a live claim.
         case busy(host: String, pid: Int32, since: String)
+        /// The system is short of something (EMFILE, ENFILE, ENOMEM): nobody's claim, try later.
+        case short(MediaError)
     }
 
     public static func acquire(at path: String, source: String, host: String, watch: Heartbeats,
@@ -35,7 +37,9 @@ public final class Claim: Sendable {
         let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let content = Content(host: host, pid: getpid(), token: token, started: ISO8601DateFormatter().string(from: HostClock.date()), source: source)
         for attempt in 0..<2 {
-            if create(path, content) {
+            let made: Bool
+            do { made = try create(path, content) } catch let e as MediaError { return .short(e) } catch { return busyOutcome(path) }
+            if made {
                 // O_EXCL alone decides a first claim; after a takeover another machine may have
                 // removed the same stale claim and created its own: the token says who won.
                 if attempt > 0 {
@@ -60,12 +64,18 @@ public final class Claim: Sendable {
     /// exists and is atomic (on NFS too), so a claim is never seen empty or half-written. A claim
     /// created empty and filled after (a writer killed in between) would look live to every
     /// other run until its heartbeat timed out, leaving its file unconverted that long.
-    private static func create(_ path: String, _ content: Content) -> Bool {
+    /// A shortage of the system's while writing it is thrown (`.resources`): taken for "someone
+    /// else's claim", it would leave the file unconverted and say another host has it.
+    private static func create(_ path: String, _ content: Content) throws -> Bool {
         guard let data = try? JSONEncoder().encode(content) else { return false }
-        let host = content.host.replacingOccurrences(of: "/", with: "_")
+        let host = HostIdentity.fileTag(content.host)
         let temp = path + newSuffix + "\(host)-\(content.pid)-\(content.token)"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { return false }
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let e = errno
+            if let short = ResourceShortage.cause(ofErrno: e) { throw ResourceShortage.error("cannot write a claim", errno: short, file: temp) }
+            return false
+        }
         defer { unlink(temp) }
         let n = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         fsync(fd)
@@ -94,7 +104,7 @@ public final class Claim: Sendable {
         guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]) else { return false }
         parts.removeLast(2)
         let owner = parts.joined(separator: "-")
-        return owner == host.replacingOccurrences(of: "/", with: "_") && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+        return owner == HostIdentity.fileTag(host) && pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
     }
 
     /// `REENCODE_TEST_CLAIM_PAUSE` (seconds): a test hook that holds a claim being written just

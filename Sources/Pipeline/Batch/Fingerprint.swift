@@ -35,26 +35,39 @@ public struct SourceIdentity: Sendable, Hashable, Codable {
         return (whole(a) || whole(b)) && a.rounded(.down) == b.rounded(.down)
     }
 
-    /// "unreadable" when the file cannot be read: a partial hash would look like a real one.
-    public static func fingerprint(_ path: String, size: Int64) -> String {
+    /// "unreadable" when the file cannot be read: a partial hash would look like a real one. A
+    /// shortage of the system's (EMFILE, ENFILE, ENOMEM) is thrown (`.resources`): the file is
+    /// not unreadable, and judging it so would convert a done file again.
+    public static func fingerprint(_ path: String, size: Int64) throws -> String {
         // O_NONBLOCK: a FIFO put in the file's place must not hang the batch; only a regular
         // file is read.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return "unreadable" }
+        guard fd >= 0 else { return try unreadable(errno, path) }
+        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return "unreadable" }
-        let h = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        guard fstat(fd, &st) == 0 else { return try unreadable(errno, path) }
+        guard st.st_mode & S_IFMT == S_IFREG else { return "unreadable" }
         let chunk = 1 << 20
         var hash = FNV1a.hash(withUnsafeBytes(of: size.littleEndian, Array.init))
-        do {
-            if let head = try h.read(upToCount: chunk) { hash = FNV1a.hash(head, seed: hash) }
-            if size > Int64(chunk) * 2 {
-                try h.seek(toOffset: UInt64(size) - UInt64(chunk))
-                if let tail = try h.read(upToCount: chunk) { hash = FNV1a.hash(tail, seed: hash) }
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        var spans: [Int64] = [0]
+        if size > Int64(chunk) * 2 { spans.append(size - Int64(chunk)) }
+        for start in spans {
+            var got = 0
+            while got < chunk {
+                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, chunk - got, off_t(start) + off_t(got)) }
+                if n > 0 { got += n; continue }
+                if n == 0 { break }
+                if errno == EINTR { continue }
+                return try unreadable(errno, path)
             }
-        } catch {
-            return "unreadable"
+            hash = FNV1a.hash(buffer[0..<got], seed: hash)
         }
         return String(format: "%016llx", hash)
+    }
+
+    private static func unreadable(_ code: Int32, _ path: String) throws -> String {
+        if let short = ResourceShortage.cause(ofErrno: code) { throw ResourceShortage.error("cannot read the source", errno: short, file: path) }
+        return "unreadable"
     }
 }

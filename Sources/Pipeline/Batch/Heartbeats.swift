@@ -28,9 +28,13 @@ public final class Heartbeats: Sendable {
         enum CodingKeys: String, CodingKey { case boot, seen }
     }
 
+    /// `.seen-HOST`, and `.seen-HOST.new-PID` while it is being replaced (one left by kill -9 is
+    /// swept once it stops changing).
+    static let filePrefix = ".seen-"
+
     public init(folder: String, host: String, timeout: TimeInterval) {
         self.timeout = timeout
-        file = folder + "/.seen-" + host.replacingOccurrences(of: "/", with: "_")
+        file = folder + "/" + Self.filePrefix + HostIdentity.fileTag(host)
         let boot = Self.bootID
         var loaded = Book(boot: boot, seen: [:])
         if let data = FileManager.default.contents(atPath: file), let b = try? JSONDecoder().decode(Book.self, from: data), b.boot == boot {

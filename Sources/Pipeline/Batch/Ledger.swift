@@ -73,15 +73,10 @@ public final class Ledger: Sendable {
 
     public init(folder: String) { self.folder = folder }
 
-    /// The journal a host appends to: its name with anything but letters, digits, `.`, `_` and
-    /// `-` written as %XX (one file per name, whatever the name holds).
+    /// The journal a host appends to: one file per host name, whatever the name holds
+    /// (`HostIdentity.fileTag`).
     public func journalPath(host: String) -> String {
-        var name = ""
-        for b in host.utf8 {
-            let c = Character(Unicode.Scalar(b))
-            if b < 0x80 && (c.isLetter || c.isNumber || c == "." || c == "_" || c == "-") { name.append(c) } else { name += String(format: "%%%02X", b) }
-        }
-        return folder + "/" + LedgerIndex.journalPrefix + name + LedgerIndex.journalSuffix
+        folder + "/" + LedgerIndex.journalPrefix + HostIdentity.fileTag(host) + LedgerIndex.journalSuffix
     }
 
     /// Reads what was appended to the journals since the last read (everything, the first time,

@@ -43,18 +43,21 @@ struct SourceScan {
     /// Walks `root` (already resolved). Hidden names, the output folder and this batch's own
     /// outputs are left out; links are followed to files inside the tree, never into folders
     /// (their files are reached by their own names). Only regular files are ever opened later:
-    /// anything else with a media extension is recorded as skipped.
-    static func walk(root: String, outputs: Outputs, extensions: Set<String>) -> SourceScan {
+    /// anything else with a media extension is recorded as skipped. A shortage of the system's
+    /// (EMFILE, ENFILE, ENOMEM) is thrown (`.resources`): a folder the run could not open then
+    /// is not unreadable, and recording it so would leave its files out for good.
+    static func walk(root: String, outputs: Outputs, extensions: Set<String>) throws -> SourceScan {
         var scan = SourceScan()
-        scan.visit(folder: root, rel: "", root: root, outputs: outputs, extensions: extensions)
+        try scan.visit(folder: root, rel: "", root: root, outputs: outputs, extensions: extensions)
         scan.dedupe()
         scan.found.sort { $0.rel < $1.rel }
         scan.skipped.sort { $0.rel < $1.rel }
         return scan
     }
 
-    private mutating func visit(folder: String, rel: String, root: String, outputs: Outputs, extensions: Set<String>) {
+    private mutating func visit(folder: String, rel: String, root: String, outputs: Outputs, extensions: Set<String>) throws {
         guard let d = opendir(folder) else {
+            try Self.throwIfShort(errno, "cannot open the folder", folder)
             skipped.append(Skipped(rel: rel.isEmpty ? "." : rel, reason: "unreadable folder: \(String(cString: strerror(errno)))"))
             return
         }
@@ -78,6 +81,7 @@ struct SourceScan {
             var st = stat()
             guard lstat(path, &st) == 0 else {
                 let err = errno
+                try Self.throwIfShort(err, "cannot look at a file", path)
                 // Gone since readdir: nothing to say. Anything else is said (a path too long to name).
                 if err != ENOENT, Self.isMedia(name, extensions) || folders.contains(name) {
                     skipped.append(Skipped(rel: childRel, reason: Self.unreachable(err)))
@@ -88,7 +92,7 @@ struct SourceScan {
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
                 if [UInt64(st.st_dev), UInt64(st.st_ino)] == outputs.identity { continue }
-                visit(folder: path, rel: childRel, root: root, outputs: outputs, extensions: extensions)
+                try visit(folder: path, rel: childRel, root: root, outputs: outputs, extensions: extensions)
             case S_IFREG:
                 guard isMedia else { continue }
                 if outputs.own.contains(st) { ownOutputs.append(childRel); continue }
@@ -101,6 +105,7 @@ struct SourceScan {
                 guard real.hasPrefix(root + "/"), !(out.hasPrefix(root + "/") && (real == out || real.hasPrefix(out + "/"))) else { continue }
                 var target = stat()
                 guard stat(path, &target) == 0 else {
+                    try Self.throwIfShort(errno, "cannot look at a file", path)
                     skipped.append(Skipped(rel: childRel, reason: "broken link"))
                     continue
                 }
@@ -155,6 +160,10 @@ struct SourceScan {
         let fix = "reencode reaches files by UTF-8 paths: rename it, e.g. convmv -f latin1 -t utf8"
         skipped.append(Skipped(rel: shown, reason: isDir ? "a folder whose name is not UTF-8: its files are not converted (\(fix))"
                                                          : "the name is not UTF-8: not converted (\(fix))", escaped: true))
+    }
+
+    private static func throwIfShort(_ code: Int32, _ what: String, _ path: String) throws {
+        if let short = ResourceShortage.cause(ofErrno: code) { throw ResourceShortage.error(what, errno: short, file: path) }
     }
 
     static func isMedia(_ name: String, _ extensions: Set<String>) -> Bool {

@@ -15,7 +15,7 @@ enum StorageCheck {
 
     /// Warnings to say; throws when the storage cannot hold claims.
     static func run(folder: String, host: String) throws(MediaError) -> [String] {
-        let base = folder + "/" + prefix + host.replacingOccurrences(of: "/", with: "_") + "-\(getpid())"
+        let base = folder + "/" + prefix + HostIdentity.fileTag(host) + "-\(getpid())"
         let (a, b, c) = (base + "-a", base + "-b", base + "-c")
         for p in [a, b, c] { unlink(p) }
         defer { for p in [a, b, c] { unlink(p) } }

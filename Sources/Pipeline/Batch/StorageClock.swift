@@ -7,9 +7,11 @@ import Foundation
 public struct StorageClock: Sendable {
     /// A file of this process in the folder whose clock is read.
     let probe: String
+    /// `.clock-HOST-PID`: one left by a killed process is swept once its mtime stops changing.
+    static let prefix = ".clock-"
 
     public init(folder: String, host: String) {
-        probe = folder + "/.clock-" + host + "-\(getpid())"
+        probe = folder + "/" + Self.prefix + HostIdentity.fileTag(host) + "-\(getpid())"
     }
 
     /// The storage's "now"; the host's own clock when the probe cannot be touched (no write

@@ -24,7 +24,8 @@ enum TempFile {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(prefix) {
-            // PID-TOKEN after the prefix; the host cannot swallow a '-' of its own (see `host`).
+            // PID-TOKEN after the prefix; another host whose tag starts with this one's and a '-'
+            // leaves more parts.
             let rest = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
             guard rest.count == 2, let pid = pid_t(rest[0]), pid > 0, !isAlive(pid) else { continue }
             if unlink(FilePaths.join(folder, name)) == 0 { removed += 1 }
@@ -37,21 +38,16 @@ enum TempFile {
     }
 
     /// This machine's identity (`HostIdentity`: REENCODE_HOSTNAME, else the host name, as batch
-    /// uses) with '-' and anything unusual made '_', so HOST-PID-TOKEN splits unambiguously.
-    static let host: String = tag(HostIdentity.name)
+    /// uses) as file names carry it (`HostIdentity.fileTag`).
+    static let host: String = HostIdentity.fileTag(HostIdentity.name)
 
-    /// A host name as temp names carry it.
-    static func tag(_ host: String) -> String {
-        let cleaned = String(host.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") ? $0 : "_" })
-        return cleaned.isEmpty ? "localhost" : cleaned
-    }
-
-    /// The host and pid of a temp name's `HOST-PID-TOKEN` tail; nil when it has no host (an
-    /// older reencode's) or cannot be read.
+    /// The host tag and pid of a temp name's `HOST-PID-TOKEN` tail (the tag may hold dashes, the
+    /// pid and token do not); nil when it has no host (an older reencode's) or cannot be read.
     static func owner(_ tail: String) -> (host: String, pid: Int32)? {
-        let parts = tail.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, let pid = Int32(parts[1]), pid > 0 else { return nil }
-        return (String(parts[0]), pid)
+        var parts = tail.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid > 0 else { return nil }
+        parts.removeLast(2)
+        return (parts.joined(separator: "-"), pid)
     }
 
     private static func isAlive(_ pid: pid_t) -> Bool {
