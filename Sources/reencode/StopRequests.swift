@@ -40,6 +40,14 @@ enum TerminationSignals {
         }
     }
 
+    /// `all` as a signal set.
+    static func set() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in all { sigaddset(&set, sig) }
+        return set
+    }
+
     /// `SIGHUP`, `SIGRTMIN+3`.
     static func name(_ signal: Int32) -> String {
         let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGALRM: "SIGALRM",
@@ -140,23 +148,10 @@ final class StopRequests {
         Console.shared.setLossHandler { loss in handler(.lost(loss)) }
         // A signal sent to this (the main) thread itself since `hold` (a tracer's, a tgkill)
         // waits here, where no source looks: taken now. One sent to the process reaches a source.
-        var set = sigset_t()
-        sigemptyset(&set)
-        for sig in TerminationSignals.all { sigaddset(&set, sig) }
+        var set = TerminationSignals.set()
         var now = timespec(tv_sec: 0, tv_nsec: 0)
         while case let sig = sigtimedwait(&set, nil, &now), sig > 0 {
             DispatchQueue.global().async { handler(.signal(sig)) }
-        }
-    }
-
-    /// For a command with nothing to clean up: a signal ends the process at once, 128 + n, with
-    /// a message; a lost stream is the command's own to judge (`printed`).
-    static func endingAtOnce() -> StopRequests {
-        StopRequests { reason in
-            guard case .signal(let sig) = reason else { return }
-            Console.shared.abandonStalledWrites()
-            printError("cancelled (\(TerminationSignals.name(sig)))")
-            _exit(reason.exitCode)
         }
     }
 

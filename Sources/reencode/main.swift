@@ -33,9 +33,9 @@ func printed(_ status: Int32, what: String = "the output") -> Int32 {
     // run and batch answer a stop themselves (they clean up, and say how they ended); anything
     // else ends at once.
     let own = args.first.flatMap { a in commands.first { $0.name == a } }?.answersStops ?? false
-    let stops = own ? nil : StopRequests.endingAtOnce()
-    defer { stops?.close() }
-    return dispatch(args)
+    if own { return dispatch(args) }
+    let stops = SignalEndsAtOnce()
+    return stops.finish(dispatch(args))
 }
 
 @MainActor func dispatch(_ args: [String]) -> Int32 {
