@@ -39,11 +39,14 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The settings key whose value caused the error (`pixel-format`, `sample-rate`), so that a
     /// recipe can point at the line that set it.
     public var setting: String?
+    /// The segment field of a composition whose value caused the error, so that a recipe can
+    /// point at the line that wrote it.
+    public var segment: SegmentField?
 
     public init(_ kind: Kind, _ message: String, file: String? = nil, track: Int? = nil,
-                time: MediaTime? = nil, detail: String? = nil, setting: String? = nil) {
+                time: MediaTime? = nil, detail: String? = nil, setting: String? = nil, segment: SegmentField? = nil) {
         self.kind = kind; self.message = message; self.file = file
-        self.track = track; self.time = time; self.detail = detail; self.setting = setting
+        self.track = track; self.time = time; self.detail = detail; self.setting = setting; self.segment = segment
     }
 
     /// A time computed from the file's timing (timestamps, start, duration, time base) that does

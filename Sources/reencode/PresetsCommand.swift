@@ -44,39 +44,13 @@ struct PresetsCommand: Command {
     }
 }
 
-/// Settings as recipe keys → values (only what is set).
+/// Settings as recipe keys → values (only what is set, every key `SettingKey` lists).
 enum SettingsJSON {
     static func video(_ v: VideoSettings) -> [String: Any] {
-        var o: [String: Any] = [:]
-        if let c = v.codec { o["codec"] = c.rawValue }
-        if let w = v.width { o["width"] = w }
-        if let h = v.height { o["height"] = h }
-        switch v.frameRate {
-        case .rate(let r)?: o["frame-rate"] = r.description
-        case .source?: o["frame-rate"] = "source"
-        case nil: break
-        }
-        if let p = v.frameRatePolicy { o["frame-rate-policy"] = p.rawValue }
-        if let q = v.quality { o["quality"] = q }
-        if let b = v.bitrate { o["bitrate"] = b }
-        if let b = v.maxBitrate { o["max-bitrate"] = b }
-        if let p = v.profile { o["profile"] = p }
-        if let l = v.level { o["level"] = l }
-        if let f = v.pixelFormat { o["pixel-format"] = f }
-        if let h = v.hdr { o["hdr"] = h.rawValue }
-        if let d = v.deinterlace { o["deinterlace"] = d.rawValue }
-        if !v.codecOptions.isEmpty { o["codec-options"] = v.codecOptions }
-        return o
+        Dictionary(uniqueKeysWithValues: v.setKeys.compactMap { key in key.value(video: v).map { (key.rawValue, $0 as Any) } })
     }
 
     static func audio(_ a: AudioSettings) -> [String: Any] {
-        var o: [String: Any] = [:]
-        if let c = a.codec { o["codec"] = c.rawValue }
-        if let b = a.bitrate { o["bitrate"] = b }
-        if let r = a.sampleRate { o["sample-rate"] = r }
-        if let c = a.channels { o["channels"] = c }
-        if let l = a.channelLayout { o["channel-layout"] = l }
-        if !a.codecOptions.isEmpty { o["codec-options"] = a.codecOptions }
-        return o
+        Dictionary(uniqueKeysWithValues: a.setKeys.compactMap { key in key.value(audio: a).map { (key.rawValue, $0 as Any) } })
     }
 }

@@ -184,7 +184,7 @@ struct CompositionFadeTests {
                                      cuts: [(2, MediaTime(seconds: 2), Transition(kind: .dip, duration: MediaTime(seconds: 1)))], file: "a.mp4")
         } throws: { error in
             (error as? MediaError)?.message == "the fade-in (0.000s to 2.000s) overlaps the dip into segment 2 (1.500s to 2.000s) on the timeline: shorten one"
-                && (error as? MediaError)?.setting == "segment.2.transition"
+                && (error as? MediaError)?.segment == SegmentField(2, .transition)
         }
     }
 

@@ -140,19 +140,19 @@ struct LayerPlanTests {
         #expect(plan.notices.map(\.item) == ["composition.layer-1-segment.1"])
     }
 
-    static let refusals: [(name: String, segments: [SegmentRequest], styles: [VideoLayerStyle], message: String, setting: String)] = [
+    static let refusals: [(name: String, segments: [SegmentRequest], styles: [VideoLayerStyle], message: String, segment: SegmentField)] = [
         ("a gap before the cut", [SegmentRequest(source: 0), { var s = crossFade(1, from: 1); s.at = MediaTime(seconds: 3); return s }()], [VideoLayerStyle()],
-         "the cross-fade into segment 2: segment 1 ends at 2.000s and segment 2 starts at 3.000s; a cross-fade joins two segments that meet (leave out 'at', or use 'kind: dip')", "segment.2.transition"),
+         "the cross-fade into segment 2: segment 1 ends at 2.000s and segment 2 starts at 3.000s; a cross-fade joins two segments that meet (leave out 'at', or use 'kind: dip')", SegmentField(2, .transition)),
         ("longer than twice a segment", [{ var s = SegmentRequest(source: 0); s.end = Self.ms(500); return s }(), crossFade(2, from: 1)], [VideoLayerStyle()],
-         "the cross-fade into segment 2: half its duration (1.000s) is longer than segment 1 (0.500s); a cross-fade is centred on the cut", "segment.2.transition"),
+         "the cross-fade into segment 2: half its duration (1.000s) is longer than segment 1 (0.500s); a cross-fade is centred on the cut", SegmentField(2, .transition)),
         ("two that overlap", [SegmentRequest(source: 0), { var s = crossFade(2, from: 1); s.end = Self.ms(1500); return s }(), crossFade(2, from: 0)], [VideoLayerStyle()],
-         "the cross-fade into segment 2 (1.000s to 3.000s) overlaps the cross-fade into segment 3 (2.500s to 4.500s) on the timeline: shorten one", "segment.3.transition"),
+         "the cross-fade into segment 2 (1.000s to 3.000s) overlaps the cross-fade into segment 3 (2.500s to 4.500s) on the timeline: shorten one", SegmentField(3, .transition)),
         ("opacity ramps with cross-fades", [SegmentRequest(source: 0), crossFade(1, from: 1)],
          [VideoLayerStyle(opacity: Keyframes(ramps: [Ramp(start: .zero, end: MediaTime(seconds: 1), from: 0, to: 1)]))],
-         "the video track's 'opacity' ramps and its cross-fades cannot both be drawn: give the video track a constant opacity, or put the segments in a layer", "segment.2.transition"),
+         "the video track's 'opacity' ramps and its cross-fades cannot both be drawn: give the video track a constant opacity, or put the segments in a layer", SegmentField(2, .transition)),
     ]
 
-    @Test("refused, with the segment's transition as the setting (the recipe's line)", arguments: 0..<refusals.count)
+    @Test("refused, with the segment's transition as the field (the recipe's line)", arguments: 0..<refusals.count)
     func refused(_ i: Int) throws {
         let dir = Scratch()
         let files = try Self.clips(dir, [180, 100])
@@ -160,7 +160,7 @@ struct LayerPlanTests {
         #expect {
             _ = try Planner.plan(Self.request(files, r.segments, styles: r.styles))
         } throws: { error in
-            (error as? MediaError)?.message == r.message && (error as? MediaError)?.setting == r.setting
+            (error as? MediaError)?.message == r.message && (error as? MediaError)?.segment == r.segment
         }
     }
 }

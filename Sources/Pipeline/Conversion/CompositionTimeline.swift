@@ -63,11 +63,11 @@ enum CompositionTimeline {
             // its list: `composition.segment.N`, `composition.audio-segment.N`, `composition.mix-J-segment.N`.
             let about = r.source == 0 ? nil : src
             let noticeKey = "composition.\(SegmentRequest.trackKey(list: r.list, layer: r.layer)).\(n)"
-            func refuse(_ field: String, _ message: String) -> MediaError {
-                MediaError(.invalidSettings, "\(name): \(message)", file: src, setting: SegmentRequest.setting(n, field, list: r.list, layer: r.layer))
+            func refuse(_ field: SegmentField.Name, _ message: String) -> MediaError {
+                MediaError(.invalidSettings, "\(name): \(message)", file: src, segment: SegmentField(n, field, list: r.list, layer: r.layer))
             }
             guard r.start.isNumeric, r.start >= .zero, r.end.map({ $0.isNumeric && $0 > r.start }) ?? true else {
-                throw refuse("start", "its range is not valid")
+                throw refuse(.start, "its range is not valid")
             }
             let start: MediaTime, askedEnd: MediaTime?
             do throws(MediaTimeOverflow) {
@@ -75,7 +75,7 @@ enum CompositionTimeline {
                 askedEnd = try r.end.map { e throws(MediaTimeOverflow) in try asset.startTime.adding(e) }
             } catch { throw MediaError(error, file: src) }
             if whole.end.isNumeric, start >= whole.end {
-                throw refuse("start", "it starts at \(r.start.secondsDescription), at or after the end of \(src) (\(asset.duration.secondsDescription))")
+                throw refuse(.start, "it starts at \(r.start.secondsDescription), at or after the end of \(src) (\(asset.duration.secondsDescription))")
             }
             if let e = askedEnd, e.isNumeric, whole.end.isNumeric, e > whole.end, let asked = r.end {
                 // Said, not silently shortened: the timeline after it moves up.
@@ -98,21 +98,21 @@ enum CompositionTimeline {
             if let n = snapped.notice { notices.append(PlanNotice(n.kind, n.item, track: n.sourceTrack, file: about, n.message)) }
             if case .targetDuration(let d)? = r.timing {
                 guard let s = SegmentSpeed.playing(range.duration, in: d) else {
-                    throw refuse("speed", "'target-duration' needs a range whose length is known: give the segment an 'end'")
+                    throw refuse(.speed, "'target-duration' needs a range whose length is known: give the segment an 'end'")
                 }
                 speed = s
             }
-            guard let sc = TimeScale(speed.denominator, speed.numerator) else { throw refuse("speed", "its speed \(speed) is not valid") }
+            guard let sc = TimeScale(speed.denominator, speed.numerator) else { throw refuse(.speed, "its speed \(speed) is not valid") }
             scale = sc
             // Never the sound played unscaled under scaled pictures: it is stretched (or muted).
             // (Recipes keep speeds within 1/32…32, inside the stretcher's 1/100…100.)
             if !scale.isIdentity && hasAudio && soundFollows { audioStretches[segments.count] = r.audioStretch }
             guard previousEnd.isNumeric else {
-                throw refuse("at", "segment \(n - 1) reads to the end of its file, whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
+                throw refuse(.at, "segment \(n - 1) reads to the end of its file, whose length the file does not state, so nothing can follow it: give segment \(n - 1) an 'end'")
             }
             let targetStart = r.at ?? previousEnd
             if targetStart < previousEnd {
-                throw refuse("at", "it starts at \(targetStart.secondsDescription) on the timeline, before segment \(n - 1) ends (\(previousEnd.secondsDescription)): segments cannot overlap")
+                throw refuse(.at, "it starts at \(targetStart.secondsDescription) on the timeline, before segment \(n - 1) ends (\(previousEnd.secondsDescription)): segments cannot overlap")
             }
             if r.slowMotion == .fromSource {
                 let pieces = try SlowMotionExpansion.expand(range, at: targetStart, segment: n, asset: asset, sourceIndex: r.source, source: src,

@@ -60,6 +60,8 @@ public struct ConversionRequest: Sendable {
     public var timeline: [SegmentRequest]?
     /// A composition's other files (segment source 1, 2, …); `source` is its first segment's.
     public var sources: [String] = []
+    /// Files besides `source` and `sources` the output may never replace: the recipe.
+    public var protected: [ProtectedFile] = []
     /// A composition's audio mix: the volumes of its sound and its `mix:` inputs (their segments
     /// are in `timeline` with `layer` ≥ 1); nil: its sound as it is.
     public var audioMix: AudioMix?
@@ -151,6 +153,9 @@ public struct ConversionPlan: Sendable {
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
+    /// What the output may never replace (`ConversionRequest.protectedFiles`): checked again when
+    /// the conversion starts.
+    var protectedFiles: [ProtectedFile] = []
     /// The files the run reads: the source, then a composition's others.
     public var sources: [Asset] { [source] + extraSources }
 
@@ -169,6 +174,15 @@ public struct ConversionPlan: Sendable {
 }
 
 public enum Planner {
+    /// Why a time range that starts at `start` (0: the file's start) has nothing of `asset`: it
+    /// starts at or after the file's stated end. nil: it starts within the file, or the file
+    /// states no length (none, or 0), so it is read to its end. The compiler says it at the
+    /// recipe's `time-range:`.
+    static func timeRangeRefusal(start: MediaTime, in asset: Asset) -> String? {
+        guard asset.duration.isNumeric, asset.duration > .zero, start >= asset.duration else { return nil }
+        return "the time range starts at \(start.secondsDescription), at or after the end of \(asset.path) (\(asset.duration.secondsDescription))"
+    }
+
     /// `sources`: the composition's other files already loaded (`request.sources`, in order).
     public static func plan(_ request: ConversionRequest, asset preloaded: Asset? = nil, sources loaded: [Asset]? = nil,
                             assistant: SettingsAssistant = .system) throws(MediaError) -> ConversionPlan {
@@ -179,8 +193,8 @@ public enum Planner {
 
         // Output file and format.
         let format = try OutputLocation.format(for: out, requested: request.format)
-        // A composition's other files are as precious as its first.
-        try OutputLocation.check(out, source: src, protected: request.sources.map { ($0, "source") }, overwrite: request.overwrite, format: format)
+        // A composition's other files are as precious as its first, and the recipe as they.
+        try OutputLocation.check(out, protecting: request.protectedFiles, overwrite: request.overwrite, format: format)
 
         // A composition's other files; the settings are decided from all the files it shows.
         var extras: [Asset] = []
@@ -219,7 +233,6 @@ public enum Planner {
         }
 
         // Time range.
-        let stated = asset.duration.isNumeric && asset.duration > .zero
         let whole = asset.wholeRange
         var range = whole
         var wantedRange: TimeRange?
@@ -231,9 +244,7 @@ public enum Planner {
             let wantedStart: MediaTime
             do throws(MediaTimeOverflow) { wantedStart = try asset.startTime.adding(r.start) } catch { throw MediaError(error, file: src) }
             let wanted = TimeRange(start: wantedStart, duration: r.duration)
-            if stated && r.start >= asset.duration {
-                throw MediaError(.invalidSettings, "the time range starts at \(r.start.secondsDescription), at or after the end of the source (\(asset.duration.secondsDescription))", file: src)
-            }
+            if let why = timeRangeRefusal(start: r.start, in: asset) { throw MediaError(.invalidSettings, why, file: src) }
             range = wanted.intersection(whole)
             wantedRange = wanted
         }
@@ -363,6 +374,7 @@ public enum Planner {
         var plan = ConversionPlan(source: asset, outputPath: out, format: format, optimizeForNetwork: request.optimizeForNetwork,
                                   overwrite: request.overwrite, timeRange: range, timeline: .trim(range), lanes: lanes,
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
+        plan.protectedFiles = request.protectedFiles
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let composed {
             // Per lane, per segment: the track its file gives (none: black or silence there).

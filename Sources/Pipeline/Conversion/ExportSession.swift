@@ -45,8 +45,7 @@ public final class ExportSession: Sendable {
     @discardableResult
     public func run(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> ConversionResult {
         let started = DispatchTime.now().uptimeNanoseconds
-        try OutputLocation.check(plan.outputPath, source: plan.source.path, protected: plan.extraSources.map { ($0.path, "source") },
-                                 overwrite: plan.overwrite, format: plan.format)
+        try OutputLocation.check(plan.outputPath, protecting: plan.protectedFiles, overwrite: plan.overwrite, format: plan.format)
         TempFile.removeStale(for: plan.outputPath)
         let madeFolders = try makeFolders(for: plan.outputPath)
         let temp = TempFile.path(for: plan.outputPath)

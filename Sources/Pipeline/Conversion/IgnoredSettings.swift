@@ -10,33 +10,36 @@ enum IgnoredSettings {
             // The request this lane came from (each source track is planned once).
             guard let request = requests.first(where: { matches($0.selector, lane.track) }) else { continue }
             let track = lane.track.index
-            func ignored(_ key: String, _ why: String) {
-                notices.append(PlanNotice(.ignored, "setting.\(key)", track: track, "'\(key)' has no effect: \(why)"))
-            }
+            func ignored(_ key: SettingKey, _ why: String) { notices.append(notice(key, track: track, why)) }
             switch request.mode {
             case .video(let v) where v.codec == .copy:
-                for key in videoKeys(v) where key != "codec" { ignored(key, "the track is copied as it is") }
+                for key in v.setKeys where key != .codec { ignored(key, "the track is copied as it is") }
             case .audio(let a) where a.codec == .copy:
-                for key in audioKeys(a) where key != "codec" { ignored(key, "the track is copied as it is") }
+                for key in a.setKeys where key != .codec { ignored(key, "the track is copied as it is") }
             case .video(let v):
-                if v.quality != nil, v.bitrate != nil { ignored("quality", "'bitrate' sets the rate instead") }
+                if v.quality != nil, v.bitrate != nil { ignored(.quality, "'bitrate' sets the rate instead") }
                 if let crf = v.codecOptions["crf"], v.quality != nil, v.bitrate == nil {
-                    ignored("quality", "the codec option crf \(crf) sets it instead")
+                    ignored(.quality, "the codec option crf \(crf) sets it instead")
                 }
                 if let crf = v.codecOptions["crf"], v.bitrate != nil {
                     // x264 and x265 take a crf over a bit rate: the rate is not aimed at.
-                    ignored("bitrate", "the codec option crf \(crf) sets constant quality instead")
+                    ignored(.bitrate, "the codec option crf \(crf) sets constant quality instead")
                 }
-                if v.frameRatePolicy != nil, !isRate(v.frameRate) { ignored("frame-rate-policy", "no 'frame-rate' to apply it to") }
+                if v.frameRatePolicy != nil, !isRate(v.frameRate) { ignored(.frameRatePolicy, "no 'frame-rate' to apply it to") }
             case .audio(let a):
                 if let most = a.channels, let layout = a.channelLayout {
-                    ignored("channels", "'channel-layout: \(layout)' sets the channel count (\(most) is only the most allowed)")
+                    ignored(.channels, "'channel-layout: \(layout)' sets the channel count (\(most) is only the most allowed)")
                 }
             case .passthrough, .subtitle:
                 break
             }
         }
         return notices
+    }
+
+    /// `'KEY' has no effect: WHY`, about source track `track`.
+    static func notice(_ key: SettingKey, track: Int, _ why: String) -> PlanNotice {
+        PlanNotice(.ignored, "setting.\(key.rawValue)", track: track, "'\(key.rawValue)' has no effect: \(why)")
     }
 
     private static func matches(_ selector: TrackSelector, _ track: Track) -> Bool {
@@ -47,37 +50,6 @@ enum IgnoredSettings {
     private static func isRate(_ f: FrameRateSetting?) -> Bool {
         if case .rate? = f { return true }
         return false
-    }
-
-    static func videoKeys(_ v: VideoSettings) -> [String] {
-        var k: [String] = []
-        if v.codec != nil { k.append("codec") }
-        if v.width != nil { k.append("width") }
-        if v.height != nil { k.append("height") }
-        if v.frameRate != nil { k.append("frame-rate") }
-        if v.frameRatePolicy != nil { k.append("frame-rate-policy") }
-        if v.quality != nil { k.append("quality") }
-        if v.bitrate != nil { k.append("bitrate") }
-        if v.maxBitrate != nil { k.append("max-bitrate") }
-        if v.gop != nil { k.append("gop") }
-        if v.profile != nil { k.append("profile") }
-        if v.level != nil { k.append("level") }
-        if v.pixelFormat != nil { k.append("pixel-format") }
-        if v.hdr != nil { k.append("hdr") }
-        if v.deinterlace != nil { k.append("deinterlace") }
-        if !v.codecOptions.isEmpty { k.append("codec-options") }
-        return k
-    }
-
-    static func audioKeys(_ a: AudioSettings) -> [String] {
-        var k: [String] = []
-        if a.codec != nil { k.append("codec") }
-        if a.bitrate != nil { k.append("bitrate") }
-        if a.sampleRate != nil { k.append("sample-rate") }
-        if a.channels != nil { k.append("channels") }
-        if a.channelLayout != nil { k.append("channel-layout") }
-        if !a.codecOptions.isEmpty { k.append("codec-options") }
-        return k
     }
 }
 

@@ -17,7 +17,20 @@ public struct FileIdentity: Equatable, Sendable {
     }
 }
 
-/// Where an output may go: checked when the plan is made and again when the conversion starts.
+/// A file an output may never replace, and what it is to the conversion (`source`, `recipe`).
+public struct ProtectedFile: Sendable, Equatable {
+    public let path: String
+    public let role: String
+    public init(_ path: String, role: String) { self.path = path; self.role = role }
+}
+
+extension ConversionRequest {
+    /// Every file the output may never replace: the files the conversion reads, then `protected`.
+    var protectedFiles: [ProtectedFile] { ([source] + sources).map { ProtectedFile($0, role: "source") } + protected }
+}
+
+/// Where an output may go: checked when a recipe is compiled, when the plan is made and again
+/// when the conversion starts, each time by `check` with the request's `protectedFiles`.
 enum OutputLocation {
     /// The container for `out`: the one asked for, else the one its extension names. A name
     /// whose extension says another container than the one asked for is refused: an M4A file
@@ -41,16 +54,15 @@ enum OutputLocation {
         return format
     }
 
-    /// The output can be made: it is not the source (nor any of `protected`, such as the recipe),
-    /// it is not a folder, it does not exist unless `overwrite`, and the nearest existing folder
-    /// above it is a writable folder (missing ones are made when the conversion starts).
-    /// `format`, where known, names the example file of a folder's refusal.
-    static func check(_ out: String, source: String, protected: [(path: String, role: String)] = [],
-                      overwrite: Bool, format: ContainerFormat? = nil) throws(MediaError) {
+    /// The output can be made: it is none of `protected` (the sources, the recipe), it is not a
+    /// folder, it does not exist unless `overwrite`, and the nearest existing folder above it is
+    /// a writable folder (missing ones are made when the conversion starts). `format`, where
+    /// known, names the example file of a folder's refusal.
+    static func check(_ out: String, protecting protected: [ProtectedFile], overwrite: Bool, format: ContainerFormat?) throws(MediaError) {
         try checkSpelling(out)
         if let target = FileIdentity(path: out) {
-            for (path, role) in [(source, "source")] + protected where FileIdentity(path: path) == target {
-                throw MediaError(.cannotCreateOutput, "is the \(role) \(path) (the same file): the output may never replace it; name another output", file: out)
+            for file in protected where FileIdentity(path: file.path) == target {
+                throw MediaError(.cannotCreateOutput, "is the \(file.role) \(file.path) (the same file): the output may never replace it; name another output", file: out)
             }
         }
         let fm = FileManager.default

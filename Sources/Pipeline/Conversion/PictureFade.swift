@@ -39,7 +39,7 @@ public struct PictureFade: Sendable, Hashable {
                 (f.segment.map { "the dip into segment \($0)" } ?? "the fade-\(f.name)") + " (\(f.ramp.start.secondsDescription) to \(f.ramp.end.secondsDescription))"
             }
             throw MediaError(.invalidSettings, "\(describe(x)) overlaps \(describe(y)) on the timeline: shorten one", file: file,
-                             setting: later.map { SegmentRequest.setting($0, "transition") })
+                             segment: later.map { SegmentField($0, .transition) })
         }
         return fades
     }

@@ -96,24 +96,22 @@ extension RecipeCompiler {
         return range.end.isNumeric ? range.end : nil
     }
 
-    /// The recipe line a refusal about segment `number` of `list` (field `field`) comes from.
-    static func segmentMark(_ number: Int, field: String, list: SegmentRequest.List, layer: Int = 0, in recipe: Recipe) -> Mark? {
+    /// The recipe line a refusal about a segment's field comes from.
+    static func segmentMark(_ field: SegmentField, in recipe: Recipe) -> Mark? {
         guard let composition = recipe.composition,
-              let track = layer > 0 ? (list == .audio ? composition.mix : composition.layers).element(layer - 1)
-                : list == .audio ? composition.explicitAudio : composition.video ?? composition.explicitAudio,
-              let segment = track.segments.first(where: { $0.number == number }) else { return nil }
-        switch field {
-        case "track": return segment.track?.mark ?? segment.mark
-        case "transition": return segment.transition?.mark ?? segment.mark
-        case "start": return segment.start?.mark ?? segment.mark
-        case "end": return segment.end?.mark ?? segment.duration?.mark ?? segment.mark
-        case "at": return segment.at?.mark ?? segment.mark
-        case "speed": return segment.timing?.mark ?? segment.mark
-        case "slow-motion": return segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
-        case "audio-stretch":
+              let track = field.layer > 0 ? (field.list == .audio ? composition.mix : composition.layers).element(field.layer - 1)
+                : field.list == .audio ? composition.explicitAudio : composition.video ?? composition.explicitAudio,
+              let segment = track.segments.first(where: { $0.number == field.number }) else { return nil }
+        switch field.name {
+        case .track: return segment.track?.mark ?? segment.mark
+        case .transition: return segment.transition?.mark ?? segment.mark
+        case .start: return segment.start?.mark ?? segment.mark
+        case .at: return segment.at?.mark ?? segment.mark
+        case .speed: return segment.timing?.mark ?? segment.mark
+        case .slowMotion: return segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark
+        case .audioStretch:
             let slowMotion = composition.slowMotion(for: segment) == .fromSource ? segment.slowMotion?.mark ?? composition.slowMotion?.mark : nil
             return segment.audioStretch?.mark ?? composition.audioStretch?.mark ?? segment.timing?.mark ?? slowMotion ?? segment.mark
-        default: return segment.mark
         }
     }
 }

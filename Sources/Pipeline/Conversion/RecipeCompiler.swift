@@ -47,11 +47,13 @@ public enum RecipeCompiler {
             throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
         }
         let outPath = expand(template, source: source)
-        // The recipe is as precious as the source: an output path that names it is refused.
-        // So is every file a composition reads.
-        let protected = [(recipe.file, "recipe")] + files.filter { $0 != source }.map { ($0, "source") }
-        try OutputLocation.check(outPath, source: source, protected: protected, overwrite: overwrite || recipe.output.overwrite,
-                                format: recipe.output.format?.value)
+        var request = ConversionRequest(source: primary, output: outPath, tracks: [])
+        request.sources = Array(files.dropFirst())
+        request.format = recipe.output.format?.value
+        request.overwrite = overwrite || recipe.output.overwrite
+        // The recipe is as precious as the sources, and so is an input named only for the
+        // output's name: an output path that names either is refused.
+        request.protected = [ProtectedFile(recipe.file, role: "recipe")] + (files.contains(source) ? [] : [ProtectedFile(source, role: "source")])
         var errors: [Diagnostic] = []
         /// Tracks the recipe needs that this source lacks: the input does not fit (exit 66).
         var missing: [Diagnostic] = []
@@ -64,18 +66,24 @@ public enum RecipeCompiler {
         /// Every (file, track) some writer input writes: a composition's files number their tracks
         /// each from 0, so #0 of one file is not #0 of another.
         var written: [String: [Int: TrackSource]] = [:]
-        // The same rule as for -o (and as the planner applies): one place reads an extension.
+        // The same rules as `validate` and the planner apply: one place reads an extension, one
+        // checks the location.
         var outFormat: ContainerFormat?
         if output != nil {
-            do throws(MediaError) { outFormat = try OutputLocation.format(for: outPath, requested: recipe.output.format?.value) } catch {
+            try OutputLocation.check(outPath, protecting: request.protectedFiles, overwrite: request.overwrite, format: request.format)
+            do throws(MediaError) { outFormat = try OutputLocation.format(for: outPath, requested: request.format) } catch {
                 // -o contradicts the recipe (or says no container): the command line is wrong.
                 var e = error
                 e.kind = .usage
                 throw e
             }
         } else {
-            // From the recipe's own path: said at its line:col with the rest.
+            // From the recipe's own path: said at its line:col with the rest, as `validate` says
+            // it; a path that names no file is the recipe's fault before the folder's.
             do throws(Diagnostic) { outFormat = try outputFormat(of: recipe, path: outPath) } catch { errors.append(error) }
+            if errors.isEmpty {
+                try OutputLocation.check(outPath, protecting: request.protectedFiles, overwrite: request.overwrite, format: outFormat)
+            }
         }
 
         for input in recipe.writerInputs {
@@ -143,22 +151,22 @@ public enum RecipeCompiler {
                 tracks.append(TrackRequest(.index(track.index), mode))
             }
             if mode == .passthrough {
-                let keys = track.mediaType == .audio ? IgnoredSettings.audioKeys(audio) : IgnoredSettings.videoKeys(video)
+                let keys = track.mediaType == .audio ? audio.setKeys : video.setKeys
                 let copyAsked = (track.mediaType == .audio ? audio.codec == .copy : video.codec == .copy)
-                for key in keys where !(key == "codec" && copyAsked) {
-                    ignored.append(PlanNotice(.ignored, "setting.\(key)", track: track.index,
-                                              "'\(key)' has no effect: reader output '\(out.name)' is not decoded (decode: false), so the track is copied as it is"))
+                for key in keys where !(key == .codec && copyAsked) {
+                    ignored.append(IgnoredSettings.notice(key, track: track.index,
+                                                          "reader output '\(out.name)' is not decoded (decode: false), so the track is copied as it is"))
                 }
             }
             let explicit: [String]
             var keyOrigins: [String: String] = [:]
             switch mode {
             case .video(let v):
-                explicit = setKeys(v)
-                for key in explicit { keyOrigins[key] = layers.first { setKeys($0.video).contains(key) }?.origin }
+                explicit = decided(v.setKeys)
+                for key in explicit { keyOrigins[key] = layers.first { decided($0.video.setKeys).contains(key) }?.origin }
             case .audio(let a):
-                explicit = setKeys(a)
-                for key in explicit { keyOrigins[key] = layers.first { setKeys($0.audio).contains(key) }?.origin }
+                explicit = decided(a.setKeys)
+                for key in explicit { keyOrigins[key] = layers.first { decided($0.audio.setKeys).contains(key) }?.origin }
             case .passthrough, .subtitle:
                 explicit = []
             }
@@ -173,8 +181,8 @@ public enum RecipeCompiler {
                                       explicitKeys: explicit, keyOrigins: keyOrigins))
         }
 
-        if let tr = recipe.timeRange, asset.duration.isNumeric, tr.start >= asset.duration {
-            errors.append(recipe.diagnostic(tr.mark, "the time range starts at \(tr.start.secondsDescription), at or after the end of \(source) (\(asset.duration.secondsDescription))"))
+        if let tr = recipe.timeRange, let why = Planner.timeRangeRefusal(start: tr.start, in: asset) {
+            errors.append(recipe.diagnostic(tr.mark, why))
         }
         if !errors.isEmpty { throw RecipeErrors(errors) }
         if !missing.isEmpty { throw SourceMismatch(diagnostics: missing) }
@@ -183,11 +191,8 @@ public enum RecipeCompiler {
             throw MediaError(.notMedia, "none of the recipe's tracks are in this file (it has \(trackList(asset)))", file: primary)
         }
 
-        var request = ConversionRequest(source: primary, output: outPath, tracks: tracks)
-        request.sources = Array(files.dropFirst())
-        request.format = recipe.output.format?.value
+        request.tracks = tracks
         request.optimizeForNetwork = recipe.output.optimizeForNetwork
-        request.overwrite = overwrite || recipe.output.overwrite
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
         request.timeline = timeline(of: recipe, files: files, input: source)
@@ -219,13 +224,11 @@ public enum RecipeCompiler {
     /// setting no encoder takes (65), or a copy the container cannot hold or a track a segment
     /// names that its file lacks (the source does not fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
-        if error.kind == .invalidSettings, let (list, layer, number, field) = SegmentRequest.field(ofSetting: error.setting),
-           let mark = segmentMark(number, field: field, list: list, layer: layer, in: recipe) {
+        if error.kind == .invalidSettings, let field = error.segment, let mark = segmentMark(field, in: recipe) {
             // A composition's segment is refused about its own file, which may not be the input.
             return RecipeErrors([recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
         }
-        if error.kind == .notMedia, let (list, layer, number, field) = SegmentRequest.field(ofSetting: error.setting),
-           let mark = segmentMark(number, field: field, list: list, layer: layer, in: recipe) {
+        if error.kind == .notMedia, let field = error.segment, let mark = segmentMark(field, in: recipe) {
             // A segment's file lacks the track it names: the recipe is fine, that file does not
             // fit it (66), as a reader output's missing track.
             return SourceMismatch(diagnostics: [recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])
@@ -320,27 +323,13 @@ public enum RecipeCompiler {
             .replacingOccurrences(of: "{name}", with: FilePaths.name(of: source))
     }
 
-    private static func setKeys(_ v: VideoSettings) -> [String] {
-        var k: [String] = []
-        if v.codec != nil { k.append("codec") }
-        if v.width != nil || v.height != nil { k.append("size") }
-        if v.frameRate != nil { k.append("frame-rate") }
-        if v.quality != nil { k.append("quality") }
-        if v.bitrate != nil { k.append("bitrate") }
-        if v.gop != nil { k.append("gop") }
-        if v.profile != nil { k.append("profile") }
-        if v.level != nil { k.append("level") }
-        if v.pixelFormat != nil { k.append("pixel-format") }
-        return k
-    }
-
-    private static func setKeys(_ a: AudioSettings) -> [String] {
-        var k: [String] = []
-        if a.codec != nil { k.append("codec") }
-        if a.bitrate != nil { k.append("bitrate") }
-        if a.sampleRate != nil { k.append("sample-rate") }
-        if a.channels != nil { k.append("channels") }
-        if a.channelLayout != nil { k.append("channel-layout") }
-        return k
+    /// The decisions of `plan` that settings keys make: `width` and `height` are one `size`.
+    private static func decided(_ keys: [SettingKey]) -> [String] {
+        var names: [String] = []
+        for key in keys {
+            let name = key == .width || key == .height ? "size" : key.rawValue
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
     }
 }

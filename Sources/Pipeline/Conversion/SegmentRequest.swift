@@ -53,36 +53,30 @@ public struct SegmentRequest: Sendable, Hashable {
         self.slowMotion = slowMotion
     }
 
-    /// The `MediaError.setting` of a refusal that concerns field `field` (`start`, `end`, `at`,
-    /// `speed`, `audio-stretch`) of segment `number` (1-based) of a list, so a recipe can point
-    /// at its line: `segment.N.field` (video list), `audio-segment.N.field`.
-    static func setting(_ number: Int, _ field: String, list: List = .video, layer: Int = 0) -> String {
-        return "\(trackKey(list: list, layer: layer)).\(number).\(field)"
-    }
-
     /// How settings and notice keys name a segment's list: `segment`, `audio-segment`,
     /// `mix-J-segment`, `layer-J-segment`.
     static func trackKey(list: List, layer: Int) -> String {
         layer > 0 ? (list == .audio ? "mix-\(layer)-segment" : "layer-\(layer)-segment") : list == .video ? "segment" : "audio-segment"
     }
 
-    /// The list, mix input (0: none), segment number and field of a refusal's `setting`, when it
-    /// concerns a segment.
-    public static func field(ofSetting setting: String?) -> (list: List, layer: Int, number: Int, field: String)? {
-        guard let parts = setting?.split(separator: ".", maxSplits: 2), parts.count == 3, let n = Int(parts[1]) else { return nil }
-        switch parts[0] {
-        case "segment": return (.video, 0, n, String(parts[2]))
-        case "audio-segment": return (.audio, 0, n, String(parts[2]))
-        default:
-            let words = parts[0].split(separator: "-")
-            guard words.count == 3, words[0] == "mix" || words[0] == "layer", words[2] == "segment", let j = Int(words[1]), j > 0 else { return nil }
-            return (words[0] == "mix" ? .audio : .video, j, n, String(parts[2]))
-        }
-    }
-
     /// How messages name segment `number` of its list: `segment 2`, `segment 2 of the audio
     /// track`, `segment 2 of mix input 1`.
     static func name(_ number: Int, list: List, layer: Int) -> String {
         layer > 0 ? "segment \(number) of \(list == .audio ? "mix input" : "layer") \(layer)" : list == .audio ? "segment \(number) of the audio track" : "segment \(number)"
+    }
+}
+
+/// The field of one segment a refusal is about (`MediaError.segment`), so a recipe can point at
+/// the line that wrote it: the list and layer it is in, its number in them (1-based), the field.
+public struct SegmentField: Sendable, Hashable {
+    public enum Name: Sendable, Hashable { case start, at, speed, track, transition, slowMotion, audioStretch }
+    public var list: SegmentRequest.List
+    /// 0: the list itself; j ≥ 1: mix input or layer j (`SegmentRequest.layer`).
+    public var layer: Int
+    public var number: Int
+    public var name: Name
+
+    public init(_ number: Int, _ name: Name, list: SegmentRequest.List = .video, layer: Int = 0) {
+        self.number = number; self.name = name; self.list = list; self.layer = layer
     }
 }

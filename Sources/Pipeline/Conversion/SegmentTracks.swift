@@ -24,7 +24,7 @@ enum SegmentTracks {
             let asset = assets[r.source]
             let name = SegmentRequest.name(n, list: r.list, layer: r.layer)
             func refuse(_ message: String) -> MediaError {
-                MediaError(.notMedia, "\(name): \(message)", file: asset.path, setting: SegmentRequest.setting(n, "track", list: r.list, layer: r.layer))
+                MediaError(.notMedia, "\(name): \(message)", file: asset.path, segment: SegmentField(n, .track, list: r.list, layer: r.layer))
             }
             let found: Track?
             switch own.selector {

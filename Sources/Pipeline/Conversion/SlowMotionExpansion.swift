@@ -55,8 +55,8 @@ enum SlowMotionExpansion {
     /// `sourceIndex`: which of the plan's files `asset` is (the pieces' `TimeSegment.source`).
     static func expand(_ range: TimeRange, at targetStart: MediaTime, segment n: Int, asset: Asset, sourceIndex: Int = 0, source src: String,
                        hasAudio: Bool, audioStretch: AudioStretch) throws(MediaError) -> Result {
-        func refuse(_ field: String, _ message: String) -> MediaError {
-            MediaError(.invalidSettings, "segment \(n): \(message)", file: src, setting: SegmentRequest.setting(n, field))
+        func refuse(_ field: SegmentField.Name, _ message: String) -> MediaError {
+            MediaError(.invalidSettings, "segment \(n): \(message)", file: src, segment: SegmentField(n, field))
         }
         func asStored(_ why: String) throws(MediaError) -> Result {
             let segment = TimeSegment(source: sourceIndex, track: nil, sourceRange: range, targetStart: targetStart, scale: .identity)
@@ -76,7 +76,7 @@ enum SlowMotionExpansion {
                 return try asStored("the file has no slow-motion segments and nothing to pick its frames by (\(why))")
             }
         } catch {
-            throw MediaError(error.kind, "segment \(n): \(error.message)", file: src, setting: SegmentRequest.setting(n, "slow-motion"))
+            throw MediaError(error.kind, "segment \(n): \(error.message)", file: src, segment: SegmentField(n, .slowMotion))
         }
         let origin = asset.startTime
         let targetZero = targetStart - flattening.outputTime(range.start - origin)
@@ -91,12 +91,12 @@ enum SlowMotionExpansion {
         var at = targetStart
         for (i, c) in cut.enumerated() {
             guard let scale = TimeScale(c.span.scale.numerator, c.span.scale.denominator) else {
-                throw refuse("slow-motion", "its slow motion has a speed that is not valid (\(c.span.scale))")
+                throw refuse(.slowMotion, "its slow motion has a speed that is not valid (\(c.span.scale))")
             }
             // Recipes keep their own speeds within 1/32…32; the file's can go beyond what the
             // stretcher takes (a ÷128 segment of a 30 fps capture): said here, not mid-run.
             if hasAudio && audioStretch != .mute && (scale.num > TimeStretchScale.limit * scale.den || scale.den > TimeStretchScale.limit * scale.num) {
-                throw refuse("audio-stretch", "its slow motion plays \(c.range.start.secondsDescription)–\(c.range.end.secondsDescription) of the file at speed \(scale.inverse), beyond what its sound can be stretched to (1/\(TimeStretchScale.limit)…\(TimeStretchScale.limit)): say 'audio-stretch: mute', or leave the sound out of the output")
+                throw refuse(.audioStretch, "its slow motion plays \(c.range.start.secondsDescription)–\(c.range.end.secondsDescription) of the file at speed \(scale.inverse), beyond what its sound can be stretched to (1/\(TimeStretchScale.limit)…\(TimeStretchScale.limit)): say 'audio-stretch: mute', or leave the sound out of the output")
             }
             let piece = SlowMotionPiece(flattening: flattening, origin: origin, targetZero: targetZero, speedDivisor: c.span.speedDivisor,
                                         isFirst: i == 0, isLast: i == cut.count - 1)

@@ -85,7 +85,7 @@ enum VideoLayerPlan {
         let sorted = spans.sorted { $0.start < $1.start }
         for (a, b) in zip(sorted, sorted.dropFirst()) where b.start < a.end {
             throw MediaError(.invalidSettings, "the \(a.kind.rawValue) into segment \(a.number) (\(a.start.secondsDescription) to \(a.end.secondsDescription)) overlaps the \(b.kind.rawValue) into segment \(b.number) (\(b.start.secondsDescription) to \(b.end.secondsDescription)) on the timeline: shorten one",
-                             file: file, setting: SegmentRequest.setting(max(a.number, b.number), "transition"))
+                             file: file, segment: SegmentField(max(a.number, b.number), .transition))
         }
         let rolls = crossFades.isEmpty ? 1 : 2
         let styles = request.styles
@@ -98,7 +98,7 @@ enum VideoLayerPlan {
             if let own = base.opacity, !own.isConstant, let first = main.first(where: { requests[$0].transition?.kind == .crossFade }) {
                 let n = (main.firstIndex(of: first) ?? 0) + 1
                 throw MediaError(.invalidSettings, "the video track's 'opacity' ramps and its cross-fades cannot both be drawn: give the video track a constant opacity, or put the segments in a layer",
-                                 file: file, setting: SegmentRequest.setting(n, "transition"))
+                                 file: file, segment: SegmentField(n, .transition))
             }
             // The upper roll's opacity: up as an incoming segment comes in on it, down as an outgoing one leaves it.
             let c = base.opacity?.constant ?? 1
@@ -127,7 +127,7 @@ enum VideoLayerPlan {
         let cut = segments[kIn].targetStart, half = t.duration.half
         let outEnd = try segments[kOut].targetEnd()
         func refuse(_ why: String) -> MediaError {
-            MediaError(.invalidSettings, "the cross-fade into segment \(number): \(why)", file: file, setting: SegmentRequest.setting(number, "transition"))
+            MediaError(.invalidSettings, "the cross-fade into segment \(number): \(why)", file: file, segment: SegmentField(number, .transition))
         }
         guard outEnd == cut else {
             throw refuse("segment \(number - 1) ends at \(outEnd.secondsDescription) and segment \(number) starts at \(cut.secondsDescription); a cross-fade joins two segments that meet (leave out 'at', or use 'kind: dip')")

@@ -167,9 +167,9 @@ final class Encoder {
 
         var dict: OpaquePointer? = nil
         defer { av_dict_free(&dict) }
-        if let profile = c.profile { av_dict_set(&dict, "profile", profile, 0) }
-        for (k, v) in c.optionsWithHDR { av_dict_set(&dict, k, v, 0) }
         do throws(MediaError) {
+            if let profile = c.profile { try FFmpeg.set(&dict, "profile", profile, in: "the \(c.codecName) encoder's options") }
+            for (k, v) in c.optionsWithHDR { try FFmpeg.set(&dict, k, v, in: "the \(c.codecName) encoder's options") }
             FFmpegLog.watch(UnsafeMutableRawPointer(ctx), level: AV_LOG_WARNING)
             let rc = avcodec_open2(ctx, codec, &dict)
             let logged = FFmpegLog.unwatch(UnsafeMutableRawPointer(ctx))
@@ -211,7 +211,9 @@ final class Encoder {
     /// The setting an open failure comes from: the one option (or the profile) without which the
     /// encoder opens. Only tried after a failure, so a good configuration costs one open.
     private static func blame(_ error: MediaError, codec: UnsafePointer<AVCodec>, _ c: EncoderConfiguration) -> MediaError {
-        guard error.setting == nil else { return error }
+        // Only a refusal of the settings is blamed on one: not a shortage, not an entry FFmpeg
+        // could not store.
+        guard error.setting == nil, error.kind == .invalidSettings else { return error }
         var suspects: [(setting: String, value: String, without: EncoderConfiguration)] = []
         for (i, (k, v)) in c.options.enumerated() {
             var d = c

@@ -28,6 +28,18 @@ enum FFmpeg {
         return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine())
     }
 
+    /// Sets `key` to `value` in a dictionary FFmpeg takes (options, metadata; `what` names it:
+    /// `the encoder options`). FFmpeg refuses an entry only when it cannot allocate it.
+    static func set(_ dict: inout OpaquePointer?, _ key: String, _ value: String, in what: @autoclosure () -> String) throws(MediaError) {
+        let rc = av_dict_set(&dict, key, value, 0)
+        if rc < 0 { throw entryError(rc, key: key, in: what()) }
+    }
+
+    /// The error of an entry FFmpeg refused: FFmpeg's error number beside its message.
+    static func entryError(_ rc: Int32, key: String, in what: String) -> MediaError {
+        error(rc, "cannot set '\(key)' in \(what) (FFmpeg error \(rc))")
+    }
+
     static func classify(_ rc: Int32) -> MediaError.Kind {
         switch -rc {
         case ENOSPC, EIO, EDQUOT, EFBIG, EROFS: return .io

@@ -28,7 +28,7 @@ extension OutputContainer {
             ch.pointee.time_base = Self.chapterTimeBase
             ch.pointee.start = try c.start.ts(in: Self.chapterTimeBase)
             ch.pointee.end = try c.end.ts(in: Self.chapterTimeBase)
-            if let title = c.title { av_dict_set(&ch.pointee.metadata, "title", title, 0) }
+            if let title = c.title { try FFmpeg.set(&ch.pointee.metadata, "title", title, in: "chapter \(i + 1)'s metadata") }
         }
     }
 
@@ -73,7 +73,7 @@ extension OutputContainer {
         file.withUnsafeBufferPointer { src in if let from = src.baseAddress { bytes.update(from: from, count: src.count) } }
         par.pointee.extradata = bytes
         par.pointee.extradata_size = size
-        av_dict_set(&st.pointee.metadata, "filename", fileName, 0)
-        av_dict_set(&st.pointee.metadata, "mimetype", mimeType, 0)
+        try FFmpeg.set(&st.pointee.metadata, "filename", fileName, in: "the attachment's metadata")
+        try FFmpeg.set(&st.pointee.metadata, "mimetype", mimeType, in: "the attachment's metadata")
     }
 }

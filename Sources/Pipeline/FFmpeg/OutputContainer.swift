@@ -64,7 +64,7 @@ final class OutputContainer {
         }
         var dict: OpaquePointer? = nil
         defer { av_dict_free(&dict) }
-        for (k, v) in options { av_dict_set(&dict, k, v, 0) }
+        for (k, v) in options { try FFmpeg.set(&dict, k, v, in: "the muxer options") }
         try FFmpeg.check(avformat_write_header(context, &dict), "cannot write the container header")
     }
 

@@ -109,7 +109,7 @@ final class AssetWriter: @unchecked Sendable {
             // av_display_rotation_set takes clockwise degrees, as `rotation` is.
             try FFmpeg.check(rx_stream_set_rotation(st, Double(rotation)), "display matrix")
         }
-        for (k, v) in Keeping.streamMetadata(metadata, format: format) { av_dict_set(&st.pointee.metadata, k, v, 0) }
+        for (k, v) in Keeping.streamMetadata(metadata, format: format) { try FFmpeg.set(&st.pointee.metadata, k, v, in: "a track's metadata") }
     }
 
     /// Opens the file and writes the header. `optimizeForNetwork` puts the index (moov) first.
@@ -122,7 +122,7 @@ final class AssetWriter: @unchecked Sendable {
     /// Opens the file and writes the header with the file's metadata, chapters and cover art
     /// (what the plan found the container can hold).
     func start(kept: KeptItems, optimizeForNetwork: Bool, negativeCompositionOffsets: Bool = false) throws(MediaError) {
-        for (k, v) in kept.metadata { av_dict_set(&container.context.pointee.metadata, k, v, 0) }
+        for (k, v) in kept.metadata { try FFmpeg.set(&container.context.pointee.metadata, k, v, in: "the file's metadata") }
         try container.setChapters(kept.chapters)
         var covers: [(AttachedPicture, UnsafeMutablePointer<AVStream>)] = []
         for (i, p) in kept.pictures.enumerated() {

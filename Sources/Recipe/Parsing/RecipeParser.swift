@@ -28,10 +28,7 @@ public enum RecipeParser {
     static let writerInputKeys = ["source", "settings"]
     static let sessionKeys = ["time-range", "selective-decode"]
     static let timeRangeKeys = ["start", "duration", "end"]
-    static let videoKeys = ["width", "height", "frame-rate", "frame-rate-policy", "quality", "max-bitrate", "gop", "profile", "level", "pixel-format", "hdr", "deinterlace"]
-    static let audioKeys = ["sample-rate", "channels", "channel-layout"]
-    static let sharedKeys = ["codec", "bitrate", "codec-options"]
-    static let presetKeys = ["base"] + sharedKeys + videoKeys + audioKeys
+    static let presetKeys = ["base"] + SettingKey.names(.both) + SettingKey.names(.video) + SettingKey.names(.audio)
 
     /// The most diagnostics one recipe gets; a generated recipe with 100,000 mistakes gets these
     /// and a note, in well under a second, instead of 100,000 messages.
@@ -316,11 +313,15 @@ struct Parser {
         var p = PresetDefinition(name: inline ? name : name, mark: mark ?? node.mark)
         for (key, value, keyMark) in pairs {
             p.keyMarks.append((key, keyMark))
-            if RecipeParser.videoKeys.contains(key) { p.videoOnlyKeys.append((key, keyMark)) }
-            if RecipeParser.audioKeys.contains(key) { p.audioOnlyKeys.append((key, keyMark)) }
-            switch key {
-            case "base": if let s = string(value, key) { p.base = Located(s, value.mark) }
-            case "codec":
+            if key == "base" {
+                if let s = string(value, key) { p.base = Located(s, value.mark) }
+                continue
+            }
+            guard let setting = SettingKey(rawValue: key) else { continue }  // `mapping` said why
+            if setting.kind == .video { p.videoOnlyKeys.append((key, keyMark)) }
+            if setting.kind == .audio { p.audioOnlyKeys.append((key, keyMark)) }
+            switch setting {
+            case .codec:
                 guard let s = value.scalar?.lowercased() else { _ = string(value, key); continue }
                 if let c = VideoCodec(rawValue: s) {
                     p.video.codec = c
@@ -331,10 +332,10 @@ struct Parser {
                 } else {
                     error(value.mark, "'codec' must be one of h264, hevc, aac, copy, not \(value.kindDescription)")
                 }
-            case "bitrate":
+            case .bitrate:
                 if let b = bitrate(value, key) { p.video.bitrate = b; p.audio.bitrate = b }
-            case "max-bitrate": p.video.maxBitrate = bitrate(value, key)
-            case "codec-options":
+            case .maxBitrate: p.video.maxBitrate = bitrate(value, key)
+            case .codecOptions:
                 guard case .mapping(let opts, _) = value else {
                     error(value.mark, "'codec-options' must be a mapping of encoder option names to values, not \(value.kindDescription)")
                     continue
@@ -347,9 +348,9 @@ struct Parser {
                 }
                 p.video.codecOptions = d
                 p.audio.codecOptions = d
-            case "width": p.video.width = integer(value, key, range: 16...16384)
-            case "height": p.video.height = integer(value, key, range: 16...16384)
-            case "frame-rate":
+            case .width: p.video.width = integer(value, key, range: 16...16384)
+            case .height: p.video.height = integer(value, key, range: 16...16384)
+            case .frameRate:
                 if value.scalar == "source" { p.video.frameRate = .source; continue }
                 let s = value.scalar?.trimmingWhitespace()
                 guard let s, let r = TimeParsing.frameRate(s), RecipeParser.frameRates.contains(r) else {
@@ -361,19 +362,19 @@ struct Parser {
                     continue
                 }
                 p.video.frameRate = .rate(r)
-            case "frame-rate-policy":
+            case .frameRatePolicy:
                 guard let s = value.scalar, let policy = FrameRatePolicy(rawValue: s) else {
                     error(value.mark, "'frame-rate-policy' must be one of cap, exact, divisor, not \(value.kindDescription)")
                     continue
                 }
                 p.video.frameRatePolicy = policy
-            case "quality":
+            case .quality:
                 guard let s = value.scalar, let q = Double(s), q >= 0, q <= 51 else {
                     error(value.mark, "'quality' must be a number from 0 (best) to 51 (smallest), not \(value.kindDescription)")
                     continue
                 }
                 p.video.quality = q
-            case "gop":
+            case .gop:
                 let s = value.scalar?.trimmingWhitespace() ?? ""
                 let gopRange = "'gop' must be from \(RecipeParser.gopFrames.lowerBound) to \(RecipeParser.gopFrames.upperBound) frames or at most 3600s, not \(value.kindDescription)"
                 if s.isUnsignedNumber {
@@ -389,30 +390,29 @@ struct Parser {
                 }
                 guard t <= RecipeParser.maxGOPDuration else { error(value.mark, gopRange); continue }
                 p.video.gop = .duration(t)
-            case "profile": p.video.profile = string(value, key)
-            case "level": p.video.level = string(value, key)
-            case "pixel-format": p.video.pixelFormat = string(value, key)
-            case "hdr":
+            case .profile: p.video.profile = string(value, key)
+            case .level: p.video.level = string(value, key)
+            case .pixelFormat: p.video.pixelFormat = string(value, key)
+            case .hdr:
                 guard let s = value.scalar, let h = HDRSetting(rawValue: s) else {
                     error(value.mark, "'hdr' must be keep or tone-map, not \(value.kindDescription)")
                     continue
                 }
                 p.video.hdr = h
-            case "deinterlace":
+            case .deinterlace:
                 guard let s = value.scalar, let d = DeinterlaceSetting(rawValue: s) else {
                     error(value.mark, "'deinterlace' must be auto, off or field-rate, not \(value.kindDescription)")
                     continue
                 }
                 p.video.deinterlace = d
-            case "sample-rate":
+            case .sampleRate:
                 guard let s = value.scalar, let r = Self.sampleRate(s) else {
                     error(value.mark, "'sample-rate' must be a rate in Hz from 8000 to 192000 (48000 or 48k), not \(value.kindDescription)")
                     continue
                 }
                 p.audio.sampleRate = r
-            case "channels": p.audio.channels = integer(value, key, range: 1...8)
-            case "channel-layout": p.audio.channelLayout = string(value, key)
-            default: break
+            case .channels: p.audio.channels = integer(value, key, range: 1...8)
+            case .channelLayout: p.audio.channelLayout = string(value, key)
             }
         }
         if !p.videoOnlyKeys.isEmpty && !p.audioOnlyKeys.isEmpty && p.video.codec != .copy {
