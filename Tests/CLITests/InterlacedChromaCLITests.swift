@@ -38,18 +38,7 @@ struct InterlacedChromaCLITests {
     }
 
     static func recipe(_ dir: Scratch, pixelFormat: String) throws -> String {
-        let path = dir.file("r-\(pixelFormat).yaml")
-        try """
-        recipe: 1
-        reader:
-          outputs:
-            picture: { track: video }
-        writer:
-          inputs:
-            - { source: picture, settings: { codec: h264, quality: 10, pixel-format: \(pixelFormat), deinterlace: off, codec-options: { preset: ultrafast } } }
-
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
+        try InterlacedCLITests.recipe(dir, ", pixel-format: \(pixelFormat), deinterlace: off")
     }
 
     /// Every decoded picture's chroma rows, (mean Cb, mean Cr) per row.

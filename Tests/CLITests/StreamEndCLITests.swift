@@ -9,15 +9,6 @@ private let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
 /// line: the exact error (file, track, time where the data ends, why), exit 1, nothing written.
 @Suite("Cut-off Ogg, MPEG-PS and partly read FLV on the command line")
 struct StreamEndCLITests {
-    static func ffmpeg(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-v", "error", "-y"] + args
-        try p.run()
-        p.waitUntilExit()
-        try #require(p.terminationStatus == 0, "ffmpeg \(args)")
-    }
-
     /// `src` cut to its first `bytes` bytes, as `path`.
     static func cut(_ src: String, _ bytes: Int, _ path: String) throws {
         try Data(contentsOf: URL(fileURLWithPath: src)).prefix(bytes).write(to: URL(fileURLWithPath: path))
@@ -38,7 +29,7 @@ struct StreamEndCLITests {
         let made = dir.file("made.mp4")
         try BatchFixture.clip(made, seconds: 2)
         let ogg = dir.file("whole.ogg")
-        try Self.ffmpeg(["-i", made, "-vn", "-c:a", "libvorbis", "-page_duration", "200000", ogg])
+        try InterlacedCLITests.ffmpeg(["-i", made, "-vn", "-c:a", "libvorbis", "-page_duration", "200000", ogg])
         // The last page is the end-of-stream page: cut before it.
         let pages = try Data(contentsOf: URL(fileURLWithPath: ogg))
         let lastPage = try #require(pages.lastRange(of: Data("OggS".utf8))?.lowerBound)
@@ -46,13 +37,13 @@ struct StreamEndCLITests {
         try Self.expectRefused("extract-audio-m4a", dir.file("cut.ogg"), dir,
                                #"its media ends at [0-9.]+s, but a whole Ogg stream ends each of its streams with an end-of-stream page, and its last page of stream 0x[0-9a-f]{8} is not one"#)
         let mpg = dir.file("whole.mpg")
-        try Self.ffmpeg(["-i", made, "-c:v", "mpeg2video", "-q:v", "2", "-c:a", "mp2", "-f", "vob", mpg])
+        try InterlacedCLITests.ffmpeg(["-i", made, "-c:v", "mpeg2video", "-q:v", "2", "-c:a", "mp2", "-f", "vob", mpg])
         let size = try FileManager.default.attributesOfItem(atPath: mpg)[.size] as! Int
         try Self.cut(mpg, size / 2 / 2048 * 2048, dir.file("cut.mpg"))
         try Self.expectRefused("extract-audio-m4a", dir.file("cut.mpg"), dir,
                                #"its media ends at [0-9.]+s inside a picture \(its slices stop at row [0-9]+ of [0-9]+\), and the program stream has no end code"#)
         let flv = dir.file("whole.flv")
-        try Self.ffmpeg(["-i", made, "-c:v", "flv1", "-c:a", "libmp3lame", "-ar", "44100", flv])
+        try InterlacedCLITests.ffmpeg(["-i", made, "-c:v", "flv1", "-c:a", "libmp3lame", "-ar", "44100", flv])
         let flvSize = try FileManager.default.attributesOfItem(atPath: flv)[.size] as! Int
         try Self.cut(flv, flvSize / 2, dir.file("cut.flv"))
         let r = try Binary.run(["run", repo.appendingPathComponent("recipes/extract-audio-m4a.yaml").path, "-i", dir.file("cut.flv"), "-o", dir.file("out.m4a")], timeLimit: 60)
