@@ -21,6 +21,8 @@ import struct
 import subprocess
 import sys
 
+from stream_ends import add_unit_cuts
+
 BASES = [
     # name, make-source arguments
     ("v.mp4", ["--seconds", "2", "--width", "160", "--height", "120", "--fps", "30"]),
@@ -43,10 +45,11 @@ FFMPEG_BASES = [
     ("a.ogg", ["-vn", "-c:a", "libvorbis"]),
 ]
 
-# Containers that state no length: their lengths are read from their last timestamps, so a file cut
-# between two samples is a shorter valid file (docs/reliability.md). The runner does not call a
-# short output from one of these "damage accepted".
-STATES_NO_LENGTH = {"ts", "mpg", "ogg"}
+# Containers that state no length and show no end: their lengths are read from their last
+# timestamps, so a file cut between two samples is a shorter valid file (docs/reliability.md). The
+# runner does not call a short output from one of these "damage accepted". (Ogg and MPEG-PS state
+# none either, but show how a whole one ends: stream_ends.py.)
+STATES_NO_LENGTH = {"ts"}
 
 ISO_CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"edts", b"dinf", b"udta", b"mvex"}
 
@@ -245,6 +248,7 @@ class Generator:
                 if 0 < n < len(d):
                     self.add("truncate", f"cut-{stem}-q{q}.{ext}", f"{base} cut after a sample at {q}/4 ({n} of {len(d)} bytes)",
                              "damaged", d[:n], base)
+            add_unit_cuts(self, base, stem, ext, d)  # between Ogg pages, MPEG-PS packs (stream_ends.py)
             # Bit flips: 1-32 random bits anywhere.
             for i in range(10):
                 b = bytearray(d)

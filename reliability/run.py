@@ -62,7 +62,7 @@ QUICK_MEDIA = [
     "box-v-stts-delta_2p32-1.mp4", "box-v-elst-segment_duration_2p63-1.mp4", "box-v-stsz-sample_size_2p31.mp4",
     "ebml-v-TimecodeScale-0.mkv", "ebml-v-Duration-0.mkv",
     "flip-v-00.mp4", "flip-v-03.mkv", "zero-v-1.mp4", "head-v-0.mkv",
-    "cut-v-q2.avi", "cut-v-q2.flv", "cut-v-q2.webm", "cut-a-q2.wav", "cut-a-q2.flac", "cut-a-q2.mp3",
+    "cut-v-q2.avi", "cut-v-q2.flv", "cut-v-q2.webm", "cut-a-q2.wav", "cut-a-q2.flac", "cut-a-q2.mp3", "unitcut-v-q2.mpg", "unitcut-a-q2.ogg",
     "empty.mp4", "one.mkv", "hundred.mp4", "first100-v.mkv", "first100-v.mp4", "random-1024.mp4", "text.mov",
     "wrongext-v-mkv.mp4", "wrongext-v-ts.mp4",
     "fifo.mp4", "dir.mp4", "loop-a.mp4", "dangling.mp4", "zero-device.mp4", "null-device.mp4", "missing.mp4",

@@ -56,6 +56,20 @@ static inline int rx_sws_scale_frame(struct SwsContext *ctx, const AVFrame *src,
                      dst->data, dst->linesize);
 }
 
+/// One field of an interlaced picture, each side seen as a half-height picture: every other line
+/// (`field` 0: the top field's, from the first line; 1: the bottom field's), lines twice as far
+/// apart. `ctx` converts half-height pictures.
+static inline int rx_sws_scale_field(struct SwsContext *ctx, const AVFrame *src, AVFrame *dst, int field) {
+    const uint8_t *in[4] = {0};
+    uint8_t *out[4] = {0};
+    int inStride[4] = {0}, outStride[4] = {0};
+    for (int i = 0; i < 4; i++) {
+        if (src->data[i]) { in[i] = src->data[i] + field * src->linesize[i]; inStride[i] = 2 * src->linesize[i]; }
+        if (dst->data[i]) { out[i] = dst->data[i] + field * dst->linesize[i]; outStride[i] = 2 * dst->linesize[i]; }
+    }
+    return sws_scale(ctx, in, inStride, 0, src->height / 2, out, outStride);
+}
+
 static inline int rx_fifo_write_frame(AVAudioFifo *fifo, const AVFrame *f) {
     return av_audio_fifo_write(fifo, (void **)f->extended_data, f->nb_samples);
 }

@@ -1,27 +1,53 @@
 import CFFmpeg
 
-/// Picture size and pixel-format conversion. Owns its SwsContext (freed once, in deinit).
+/// Picture size and pixel-format conversion. Owns its SwsContexts (freed once, in deinit).
+///
+/// Pictures whose fields are kept as fields (`deinterlace: off`) have chroma per field: where the
+/// conversion resamples chroma rows (4:2:2 ↔ 4:2:0, 4:2:0 → 4:4:4), each field is converted on
+/// its own as a half-height picture (as ffmpeg's `scale=interl=1`), so one field's colour never
+/// mixes into the other's. A conversion that keeps the chroma rows converts the frame whole.
 // Not Sendable: a scaler belongs to one video lane.
 final class Scaler {
-    private let context: OpaquePointer
+    /// One context for the whole picture, or two: the top field's, then the bottom field's.
+    private let contexts: [OpaquePointer]
     /// The pictures `scale(_:)` returns: one buffer per picture still held, none made per frame.
     private let pictures: PicturePool
     let width: Int32, height: Int32, format: AVPixelFormat
     let sourceWidth: Int32, sourceHeight: Int32, sourceFormat: AVPixelFormat
+    /// Each field converted on its own.
+    var byField: Bool { contexts.count == 2 }
 
-    init(from src: (Int32, Int32, AVPixelFormat), to dst: (Int32, Int32, AVPixelFormat)) throws(MediaError) {
+    /// `fields`: the pictures are two fields each, kept as fields.
+    init(from src: (Int32, Int32, AVPixelFormat), to dst: (Int32, Int32, AVPixelFormat), fields: Bool = false) throws(MediaError) {
         (sourceWidth, sourceHeight, sourceFormat) = src
         (width, height, format) = dst
         // First: a failure here leaves no SwsContext to free.
         pictures = try PicturePool(width: dst.0, height: dst.1, format: dst.2)
         let flags = (src.0 == dst.0 && src.1 == dst.1) ? SWS_POINT : SWS_BICUBIC
-        guard let c = sws_getContext(src.0, src.1, src.2, dst.0, dst.1, dst.2, Int32(flags), nil, nil, nil) else {
-            throw MediaError(.unsupported, "cannot convert \(src.0)x\(src.1) \(pixelFormatName(src.2)) to \(dst.0)x\(dst.1) \(pixelFormatName(dst.2))")
+        let byField = fields && src.1 == dst.1 && src.1 >= 2 && src.1 % 2 == 0
+            && Self.chromaRowShift(src.2) != Self.chromaRowShift(dst.2)
+        if byField {
+            // MPEG-2's 4:2:0 field siting: a top field's chroma a quarter of a field line below
+            // its first line, a bottom field's three quarters (in 1/256 of a line, as vf_scale).
+            var made: [OpaquePointer] = []
+            for position in [64, 192] {
+                guard let c = Self.context(src: (src.0, src.1 / 2, src.2), dst: (dst.0, dst.1 / 2, dst.2), flags: flags,
+                                           chromaPosition: position) else {
+                    made.forEach { sws_freeContext($0) }
+                    throw Self.refusal(src, dst)
+                }
+                made.append(c)
+            }
+            contexts = made
+        } else {
+            guard let c = sws_getContext(src.0, src.1, src.2, dst.0, dst.1, dst.2, Int32(flags), nil, nil, nil) else {
+                throw Self.refusal(src, dst)
+            }
+            contexts = [c]
         }
-        context = c
     }
 
-    deinit { sws_freeContext(context) }
+    deinit { contexts.forEach { sws_freeContext($0) } }
 
     func matches(_ f: Frame) -> Bool {
         f.width == sourceWidth && f.height == sourceHeight && f.pixelFormat == sourceFormat
@@ -36,7 +62,44 @@ final class Scaler {
 
     /// The pixels only, into `dst` (this scaler's size and format): a working picture kept and reused.
     func scale(_ src: Frame, into dst: Frame) throws(MediaError) {
-        try FFmpeg.check(rx_sws_scale_frame(context, src.pointer, dst.pointer), "cannot scale")
+        guard byField else {
+            try FFmpeg.check(rx_sws_scale_frame(contexts[0], src.pointer, dst.pointer), "cannot scale")
+            return
+        }
+        for (field, c) in contexts.enumerated() {
+            try FFmpeg.check(rx_sws_scale_field(c, src.pointer, dst.pointer, Int32(field)), "cannot scale a field")
+        }
+    }
+
+    /// log2 of the luma rows per chroma row (0: 4:4:4 and 4:2:2, 1: 4:2:0); nil: no chroma rows.
+    static func chromaRowShift(_ f: AVPixelFormat) -> Int? {
+        guard let d = av_pix_fmt_desc_get(f)?.pointee, d.nb_components >= 3,
+              d.flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0 else { return nil }
+        return Int(d.log2_chroma_h)
+    }
+
+    /// A context whose 4:2:0 sides site their chroma at `chromaPosition` (1/256 of a line down).
+    private static func context(src: (Int32, Int32, AVPixelFormat), dst: (Int32, Int32, AVPixelFormat),
+                                flags: Int32, chromaPosition: Int) -> OpaquePointer? {
+        guard let c = sws_alloc_context() else { return nil }
+        let raw = UnsafeMutableRawPointer(c)
+        var ok = true
+        for (key, value) in [("srcw", Int64(src.0)), ("srch", Int64(src.1)), ("src_format", Int64(src.2.rawValue)),
+                             ("dstw", Int64(dst.0)), ("dsth", Int64(dst.1)), ("dst_format", Int64(dst.2.rawValue)),
+                             ("sws_flags", Int64(flags))] {
+            ok = ok && av_opt_set_int(raw, key, value, 0) >= 0
+        }
+        if chromaRowShift(src.2) == 1 { ok = ok && av_opt_set_int(raw, "src_v_chr_pos", Int64(chromaPosition), 0) >= 0 }
+        if chromaRowShift(dst.2) == 1 { ok = ok && av_opt_set_int(raw, "dst_v_chr_pos", Int64(chromaPosition), 0) >= 0 }
+        guard ok, sws_init_context(c, nil, nil) >= 0 else {
+            sws_freeContext(c)
+            return nil
+        }
+        return c
+    }
+
+    private static func refusal(_ src: (Int32, Int32, AVPixelFormat), _ dst: (Int32, Int32, AVPixelFormat)) -> MediaError {
+        MediaError(.unsupported, "cannot convert \(src.0)x\(src.1) \(pixelFormatName(src.2)) to \(dst.0)x\(dst.1) \(pixelFormatName(dst.2))")
     }
 }
 

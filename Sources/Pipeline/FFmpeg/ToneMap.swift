@@ -16,19 +16,22 @@ final class ToneMapper {
     private let curve: ToneCurve
     private var toPlanes: Scaler?
     private let toTarget: Scaler
+    private let fields: Bool
 
     static let planes = AV_PIX_FMT_YUV444P16LE
 
-    init(_ mapping: ToneMapping, width: Int32, height: Int32, target: AVPixelFormat) throws(MediaError) {
+    /// `fields`: the pictures are two fields each, kept as fields (their chroma converted per field).
+    init(_ mapping: ToneMapping, width: Int32, height: Int32, target: AVPixelFormat, fields: Bool = false) throws(MediaError) {
         self.width = width; self.height = height; self.target = target
+        self.fields = fields
         curve = ToneCurve(mapping)
-        toTarget = try Scaler(from: (width, height, Self.planes), to: (width, height, target))
+        toTarget = try Scaler(from: (width, height, Self.planes), to: (width, height, target), fields: fields)
     }
 
     /// A new SDR picture at the output size and format, with `frame`'s properties.
     func map(_ frame: Frame) throws(MediaError) -> Frame {
         if toPlanes == nil || !toPlanes!.matches(frame) {
-            toPlanes = try Scaler(from: (frame.width, frame.height, frame.pixelFormat), to: (width, height, Self.planes))
+            toPlanes = try Scaler(from: (frame.width, frame.height, frame.pixelFormat), to: (width, height, Self.planes), fields: fields)
         }
         let planes = try toPlanes!.scale(frame)
         curve.apply(to: planes)

@@ -96,18 +96,17 @@ final class AssetReader: @unchecked Sendable {
         }
         self.capacity = capacity
         self.streams = streams
-        // Reading only some tracks, one shorter than the file cannot be told from a cut.
-        let readsEveryTrack = asset.tracks.filter { ($0.mediaType == .video && !$0.isAttachedPicture) || $0.mediaType == .audio || $0.mediaType == .subtitle }
-            .allSatisfy { streams.contains($0.index) }
-        statedLength = StatedLength(end: readsEveryTrack ? asset.statedEnd : nil, path: asset.path)
+        statedLength = StatedLength(end: asset.statedEnd, path: asset.path, container: asset.formatName)
         self.consumers = consumers.flatMap { $0.count == streams.count ? $0 : nil } ?? Array(streams.indices)
         buffers = Array(repeating: [], count: streams.count)
         highWater = Array(repeating: 0, count: streams.count)
         detached = Array(repeating: false, count: streams.count)
         for (i, s) in streams.enumerated() { routing[Int32(s), default: []].append(i) }
-        // Streams nobody reads are not even handed to us by the demuxer where it can skip them.
-        // (A borrowed demuxer is left as it is: its reader reads nothing.)
-        for i in 0..<input.streamCount where routing[Int32(i)] == nil && lentBy == nil {
+        // Streams nobody reads are not even handed to us by the demuxer where it can skip them,
+        // unless the file states its length: then where the file's media ends is read on every
+        // track (reading some, a shorter track could not be told from a cut). (A borrowed
+        // demuxer is left as it is: its reader reads nothing.)
+        for i in 0..<input.streamCount where routing[Int32(i)] == nil && lentBy == nil && !statedLength.needsEveryTrack {
             input.stream(i).pointee.discard = AVDISCARD_ALL
         }
     }
@@ -300,7 +299,7 @@ final class AssetReader: @unchecked Sendable {
                     if firstShortSample == nil { firstShortSample = (Int(packet.streamIndex), t) }
                 }
                 if t.isNumeric && (!lastReadTime.isNumeric || t > lastReadTime) { lastReadTime = t }
-                statedLength.saw(pts: t, duration: MediaTime(ts: packet.duration, timeBase: input.stream(Int(packet.streamIndex)).pointee.time_base))
+                statedLength.saw(packet, stream: input.stream(Int(packet.streamIndex)), pts: t)
                 do throws(MediaError) { try route(packet) } catch { failure = error.at(file: input.path) }
             }
         }

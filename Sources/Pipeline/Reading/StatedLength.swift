@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Recipe
 
@@ -5,20 +6,39 @@ import Recipe
 /// off between two samples ends quietly — its demuxer logs nothing, no sample is short — so only
 /// what the file said it holds betrays the cut: a RIFF file's byte count (AVI, WAV) and the
 /// length a header states (`Asset.statedEnd`: Matroska's and WebM's Duration, FLV's onMetaData,
-/// FLAC's sample count, an MP3's Xing frame count). MPEG-TS, MPEG-PS and Ogg state none (their
-/// lengths are read from their last timestamps), so a cut between their packets cannot be known;
-/// MP4 and MOV are judged by their index.
+/// FLAC's sample count, an MP3's Xing frame count). Ogg and MPEG program streams state no length,
+/// but show how a whole one ends (`StreamEnds`): an Ogg stream's end-of-stream pages, an MPEG
+/// program stream's last picture whole (or its end code). MPEG-TS states none and shows none, so
+/// a cut between its packets cannot be known; MP4 and MOV are judged by their index.
 struct StatedLength {
-    /// The media's end the header states, where the reader reads every sound and picture track
-    /// (reading some, a shorter track cannot be told from a cut); nil otherwise.
+    /// The media's end the header states; nil where it states none.
     let end: MediaTime?
     let path: String
-    /// The latest end of a sample read (its time plus its length).
+    /// FFmpeg's demuxer name (`ogg`, `mpeg` …).
+    let container: String
+    /// The latest end of a sample read (its time plus its length), on any track: the reader
+    /// reads every track's packets where the header states a length, wanted or not, so a track
+    /// that is not converted still shows where the file's media ends.
     private(set) var readEnd: MediaTime = .invalid
     /// The longest sample read: the slack allowed between the stated end and the last one's.
     private(set) var longest: MediaTime = .zero
+    /// An MPEG program stream's last MPEG-1/2 picture read, and its picture height.
+    private var lastPicture: (packet: Packet, height: Int)?
 
-    mutating func saw(pts: MediaTime, duration: MediaTime) {
+    init(end: MediaTime?, path: String, container: String) {
+        self.end = end; self.path = path; self.container = container
+    }
+
+    /// Whether every track's packets must be read (not discarded by the demuxer) for the
+    /// judgment: the stated end is the last track's, and a program stream's pictures show its end.
+    var needsEveryTrack: Bool { end != nil || container == "mpeg" }
+
+    mutating func saw(_ packet: Packet, stream: UnsafeMutablePointer<AVStream>, pts: MediaTime) {
+        let duration = MediaTime(ts: packet.duration, timeBase: stream.pointee.time_base)
+        if container == "mpeg", [AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO].contains(stream.pointee.codecpar.pointee.codec_id) {
+            // A reference, not a copy; where even that cannot be had, no judgment.
+            lastPicture = (try? packet.reference()).map { ($0, Int(stream.pointee.codecpar.pointee.height)) }
+        }
         guard pts.isNumeric else { return }
         let d = duration.isNumeric && duration > .zero ? duration : .zero
         if d > longest { longest = d }
@@ -32,12 +52,21 @@ struct StatedLength {
         if let (stated, size) = RIFFSize.stated(path) {
             return stated > size ? "it is \(size) bytes, but its RIFF header states \(stated)" : nil
         }
+        let media = readEnd.isNumeric ? "its media ends at \(readEnd.secondsDescription)" : "it ends"
+        if container == "ogg", let open = OggPages.unfinished(path), !open.isEmpty {
+            let streams = open.map { String(format: "0x%08x", $0) }.joined(separator: ", ")
+            return "\(media), but a whole Ogg stream ends each of its streams with an end-of-stream page, and its last page of stream \(streams) is not one"
+        }
+        if let (packet, height) = lastPicture, let (last, rows) = MPEGPicture.rows(packet.bytes, height: height),
+           last < rows, !MPEGPicture.hasEndCode(path) {
+            return "\(media) inside a picture (its slices stop at row \(last) of \(rows)), and the program stream has no end code"
+        }
         guard let end, readEnd.isNumeric else { return nil }
         // Two samples, or 0.1 s where they state no length: stated lengths are rounded (to the
         // millisecond), and a track's last sample may end a little before another's.
         let slack = longest > .zero ? longest * 2 : MediaTime(value: 1, timescale: 10)
         guard readEnd + slack < end else { return nil }
-        return "its media ends at \(readEnd.secondsDescription), but its header states \(end.secondsDescription)"
+        return "\(media), but its header states \(end.secondsDescription)"
     }
 }
 

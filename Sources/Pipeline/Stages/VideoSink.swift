@@ -72,7 +72,8 @@ final class VideoSink: SinkStage {
         c.masteringDisplay = settings.masteringDisplay
         c.contentLightLevel = settings.contentLightLevel
         if let m = settings.toneMapping, pictures == .asDecoded {
-            toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat)
+            toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat,
+                                        fields: settings.fieldOrder != nil)
         } else {
             toneMapper = nil
         }
@@ -145,8 +146,9 @@ final class VideoSink: SinkStage {
             return frame
         }
         if let scaler, scaler.matches(frame) { return try scaler.scale(frame) }
+        // Kept fields are converted field by field (their chroma is per field).
         let made = try Scaler(from: (frame.width, frame.height, frame.pixelFormat),
-                              to: (Int32(settings.width), Int32(settings.height), targetFormat))
+                              to: (Int32(settings.width), Int32(settings.height), targetFormat), fields: settings.fieldOrder != nil)
         scaler = made
         return try made.scale(frame)
     }
