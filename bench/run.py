@@ -983,7 +983,7 @@ def main():
 
     titles = {"a": "1080p120 droppable → 30 fps", "b": "1080p120 IPPP → 30 fps", "c": "4K60 → 1080p30",
               "d": "passthrough remux, trim", "e": "24 × 720p60 clips: batch vs loop", "f": "audio AAC → AAC 48 kHz",
-              "g": "memory over length: 1 h vs 2 min (320x180p60 → 30 fps)", "h": "1080p240 HEVC layers → 30 fps H.264",
+              "g": "memory over the media's length (320x180p60 → 30 fps)", "h": "1080p240 HEVC layers → 30 fps H.264",
               "i": "1080p240 HEVC layers → 30 fps HEVC 10-bit", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps",
               "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades",
               "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)",
@@ -1255,7 +1255,7 @@ def report(results, meta, runs, quick, chart):
                 continue
             g, pk = r["growth"], r["peak"]
             lines.append(f"| (g) {r['title']} | {r['reencode']['wall']:.1f} s | {r['ffmpeg']['wall']:.1f} s | | | {r['ratio']['wall']:.2f} | | | "
-                         f"{r['ratio']['cpu']:.2f} | | {r['ratio']['rss']:.3f} | peak RSS, short → long source: reencode {pk['reencode'][0]} → "
+                         f"{r['ratio']['cpu']:.2f} | | {r['ratio']['rss']:.3f} | peak RSS, {r['seconds'][0] / 60:.0f} → {r['seconds'][1] / 60:.0f} min source: reencode {pk['reencode'][0]} → "
                          f"{pk['reencode'][1]} kB, ffmpeg {pk['ffmpeg'][0]} → {pk['ffmpeg'][1]} kB; growth per hour of media "
                          f"reencode {g['reencode'] / 1024:.1f} MB, ffmpeg {g['ffmpeg'] / 1024:.1f} MB (growth ratio {g['ratio']:.2f}); "
                          f"the RSS ratio is the long source's |")
