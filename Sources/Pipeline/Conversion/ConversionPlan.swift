@@ -414,6 +414,7 @@ public enum Planner {
             var crossFadeMix: AudioMix?
             if let drawn = request.videoComposition, let settings = lanes.lazy.compactMap(\.videoSettings).first {
                 let render = renderFrame ?? (settings.width, settings.height)
+                try LayerBound.check(composed, requests: request.timeline ?? [], limit: drawn.layerLimit)
                 let layered = try VideoLayerPlan.plan(drawn, composed: composed, requests: request.timeline ?? [], render: render,
                                                       output: (settings.width, settings.height), file: src)
                 plan.videoLayers = layered.layers

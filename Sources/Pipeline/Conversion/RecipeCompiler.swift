@@ -202,6 +202,7 @@ public enum RecipeCompiler {
         if let composition = recipe.composition, composition.drawsLayers || composition.renderSize != nil {
             request.videoComposition = VideoCompositionRequest(styles: ([composition.video] + composition.layers.map { Optional($0) }).map { $0?.style ?? VideoLayerStyle() },
                                                                renderSize: composition.renderSize?.value, background: composition.background?.value ?? .black)
+            if let limit = composition.layerLimit { request.videoComposition?.layerLimit = limit.value }
         }
         // The whole output's fades need no inputs' volumes: the planner gives the sound a mix of one.
         if let composition = recipe.composition, !composition.mix.isEmpty

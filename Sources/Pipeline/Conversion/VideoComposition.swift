@@ -9,6 +9,8 @@ public struct VideoCompositionRequest: Sendable, Hashable {
     /// nil: the largest picture of the video track's files, as displayed.
     public var renderSize: RenderSize?
     public var background: RecipeColor
+    /// The most of the layers that may show at once (`LayerBound`).
+    public var layerLimit = LayerBound.defaultLimit
 
     public init(styles: [VideoLayerStyle], renderSize: RenderSize? = nil, background: RecipeColor = .black) {
         self.styles = styles; self.renderSize = renderSize; self.background = background

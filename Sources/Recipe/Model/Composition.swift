@@ -245,6 +245,9 @@ public struct Composition: Sendable {
     /// files) and its colour where no picture covers it (nil: black).
     public var renderSize: Located<RenderSize>?
     public var background: Located<RecipeColor>?
+    /// The most of `layers:` that may show at once (`layer-limit:`; nil: the default, which the
+    /// plan checks: each layer showing holds a decoder and its pictures).
+    public var layerLimit: Located<Int>?
     /// What the mix does with a sum beyond full scale; nil: `clip`.
     public let limit: Located<MixLimit>?
     /// The whole output's fades: from black and silence over its first `fadeIn`, to them over

@@ -3,7 +3,9 @@ import Foundation
 /// `sources:` and `composition:` (docs/recipes.md, "Compositions").
 extension RecipeParser {
     static let compositionKeys = ["video", "audio", "layers", "mix", "limit", "fade-in", "fade-out", "render-size", "background",
-                                  "slow-motion", "audio-stretch"]
+                                  "slow-motion", "audio-stretch", "layer-limit"]
+    /// `layer-limit`'s range: each layer showing holds a decoder, so a bound is always set.
+    public static let layerLimits = 1...1024
     /// A video track written as a mapping (`video:`, each of `layers:`).
     static let videoTrackKeys = ["segments", "rect", "fit", "crop", "opacity"]
     static let rectKeys = ["x", "y", "width", "height"]
@@ -77,6 +79,7 @@ extension Parser {
         var renderSize: Located<RenderSize>?, background: Located<RecipeColor>?
         var slowMotion: Located<SlowMotion>?, audioStretch: Located<AudioStretch>?, limit: Located<MixLimit>?
         var fades: [String: Located<MediaTime>] = [:]
+        var layerLimit: Located<Int>?
         for (key, value, _) in pairs {
             switch key {
             case "video", "audio":
@@ -114,6 +117,9 @@ extension Parser {
             case "audio-stretch":
                 guard let v = audioStretchValue(value) else { ok = false; continue }
                 audioStretch = Located(v, value.mark)
+            case "layer-limit":
+                guard let n = integer(value, key, range: RecipeParser.layerLimits, unit: " layers") else { ok = false; continue }
+                layerLimit = Located(n, value.mark)
             default: break
             }
         }
@@ -128,6 +134,7 @@ extension Parser {
         composition.layers = layers
         composition.renderSize = renderSize
         composition.background = background
+        composition.layerLimit = layerLimit
         recipe.composition = composition
     }
 
@@ -591,6 +598,7 @@ extension Parser {
         resolved.layers = layers
         resolved.renderSize = composition.renderSize
         resolved.background = composition.background
+        resolved.layerLimit = composition.layerLimit
         if let first = layers.first, video == nil {
             error(first.mark, "'layers' are drawn over the composition's video track: give it a 'video:' list of segments")
         }
