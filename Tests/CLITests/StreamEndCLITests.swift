@@ -42,6 +42,10 @@ struct StreamEndCLITests {
         try Self.cut(mpg, size / 2 / 2048 * 2048, dir.file("cut.mpg"))
         try Self.expectRefused("extract-audio-m4a", dir.file("cut.mpg"), dir,
                                #"its media ends at [0-9.]+s inside a picture \(its slices stop at row [0-9]+ of [0-9]+\), and the program stream has no end code"#)
+        // A DVD title's part, split at 1 GiB wherever that fell: the message says to join them.
+        try Self.cut(mpg, size / 2 / 2048 * 2048, dir.file("VTS_01_1.VOB"))
+        try Self.expectRefused("extract-audio-m4a", dir.file("VTS_01_1.VOB"), dir,
+                               #"its media ends at [0-9.]+s inside a picture \(its slices stop at row [0-9]+ of [0-9]+\), and the program stream has no end code; a DVD title's VOB parts are split every 1 GiB wherever that falls: join them first \(cat VTS_01_1.VOB VTS_01_2.VOB … > title.vob\)"#)
         let flv = dir.file("whole.flv")
         try InterlacedCLITests.ffmpeg(["-i", made, "-c:v", "flv1", "-c:a", "libmp3lame", "-ar", "44100", flv])
         let flvSize = try FileManager.default.attributesOfItem(atPath: flv)[.size] as! Int

@@ -39,7 +39,7 @@ public enum LayerBound {
             throw MediaError(.invalidSettings, "\(showing.count) layers show at once at \(e.time.secondsDescription) (\(named(showing.keys.sorted()))), "
                              + "more than the limit of \(limit): each layer that shows holds its own decoder and pictures; "
                              + "show fewer at once, or raise 'layer-limit' under 'composition:' (at most \(RecipeParser.layerLimits.upperBound))",
-                             setting: SegmentRequest.setting(n, "at", list: .video, layer: layer))
+                             segment: SegmentField(n, .at, list: .video, layer: layer))
         }
     }
 

@@ -59,7 +59,10 @@ struct StatedLength {
         }
         if let (packet, height) = lastPicture, let (last, rows) = MPEGPicture.rows(packet.bytes, height: height),
            last < rows, !MPEGPicture.hasEndCode(path) {
-            return "\(media) inside a picture (its slices stop at row \(last) of \(rows)), and the program stream has no end code"
+            // A DVD title is split every 1 GiB wherever that falls: its parts are cut one by one.
+            let dvd = FilePaths.pathExtension(of: path).lowercased() == "vob"
+                ? "; a DVD title's VOB parts are split every 1 GiB wherever that falls: join them first (cat VTS_01_1.VOB VTS_01_2.VOB … > title.vob)" : ""
+            return "\(media) inside a picture (its slices stop at row \(last) of \(rows)), and the program stream has no end code" + dvd
         }
         guard let end, readEnd.isNumeric else { return nil }
         // Two samples, or 0.1 s where they state no length: stated lengths are rounded (to the
