@@ -457,7 +457,10 @@ public final class BatchRunner: Sendable {
         let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
         let lastClaim = ledger.lastClaim(of: item.outputRel)
         // A shortage of the system's while reading the source: nothing recorded, judged next run.
-        let postpone = { (e: Error) in Outcome.postponed(BatchReport.Failure(source: item.rel, error: Self.describe(e).0, exitCode: Self.describe(e).1)) }
+        let postpone = { (e: Error) -> Outcome in
+            let (message, code) = Self.describe(e)
+            return .postponed(BatchReport.Failure(source: item.rel, error: message, exitCode: code))
+        }
         do { if try isDone(item, lastClaim: lastClaim) { return .doneElsewhere } } catch { return postpone(error) }
         let failures = history.filter { $0.status == .failed }.count
         if failures >= options.maxAttempts { return .givenUp }

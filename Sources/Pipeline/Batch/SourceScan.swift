@@ -57,8 +57,10 @@ struct SourceScan {
 
     private mutating func visit(folder: String, rel: String, root: String, outputs: Outputs, extensions: Set<String>) throws {
         guard let d = opendir(folder) else {
-            try Self.throwIfShort(errno, "cannot open the folder", folder)
-            skipped.append(Skipped(rel: rel.isEmpty ? "." : rel, reason: "unreadable folder: \(String(cString: strerror(errno)))"))
+            // Read once: judging a shortage may make other calls (ENOMEM reads /proc).
+            let err = errno
+            try Self.throwIfShort(err, "cannot open the folder", folder)
+            skipped.append(Skipped(rel: rel.isEmpty ? "." : rel, reason: "unreadable folder: \(String(cString: strerror(err)))"))
             return
         }
         var names: [String] = []
@@ -105,7 +107,8 @@ struct SourceScan {
                 guard real.hasPrefix(root + "/"), !(out.hasPrefix(root + "/") && (real == out || real.hasPrefix(out + "/"))) else { continue }
                 var target = stat()
                 guard stat(path, &target) == 0 else {
-                    try Self.throwIfShort(errno, "cannot look at a file", path)
+                    let err = errno
+                    try Self.throwIfShort(err, "cannot look at a file", path)
                     skipped.append(Skipped(rel: childRel, reason: "broken link"))
                     continue
                 }
