@@ -1,0 +1,76 @@
+import Recipe
+
+/// Which source track a reader output takes: `video`, `audio:1`, `#3`.
+public enum TrackSelector: Sendable, Hashable, CustomStringConvertible {
+    case type(MediaType, Int)
+    case index(Int)
+
+    public var description: String {
+        switch self {
+        case .type(let t, 0): return t.rawValue
+        case .type(let t, let n): return "\(t.rawValue):\(n)"
+        case .index(let i): return "#\(i)"
+        }
+    }
+}
+
+/// What to do with one source track.
+public enum TrackMode: Sendable, Hashable {
+    case video(VideoSettings)
+    case audio(AudioSettings)
+    /// Compressed samples copied as they are.
+    case passthrough
+    /// Subtitles in the form the output container holds (text converted where it must be).
+    case subtitle
+}
+
+public struct TrackRequest: Sendable, Hashable {
+    public var selector: TrackSelector
+    public var mode: TrackMode
+    /// An absent optional track is left out instead of failing the conversion.
+    public var optional: Bool
+
+    public init(_ selector: TrackSelector, _ mode: TrackMode, optional: Bool = false) {
+        self.selector = selector; self.mode = mode; self.optional = optional
+    }
+}
+
+/// A conversion as the engine takes it: what a recipe compiles to.
+public struct ConversionRequest: Sendable {
+    public var source: String
+    public var output: String
+    /// nil: from the output's extension.
+    public var format: ContainerFormat?
+    /// The index before the media data (moov first), for progressive playback.
+    public var optimizeForNetwork = true
+    public var overwrite = false
+    /// On the source's timeline, where 0 is the asset's start; nil: the whole asset.
+    public var timeRange: TimeRange?
+    /// Output tracks, in output order.
+    public var tracks: [TrackRequest]
+    /// Never decode pictures the frame-rate converter will not show and nothing references. Output is the same
+    /// either way; this only exists to prove it and to measure the gain.
+    public var selectiveDecode = true
+    /// Extra container metadata (wins over the source's).
+    public var metadata: [String: String] = [:]
+    /// A composition: its segments, in order (never with `timeRange`); nil: the source (or its
+    /// time range) as it is.
+    public var timeline: [SegmentRequest]?
+    /// A composition's other files (segment source 1, 2, …); `source` is its first segment's.
+    public var sources: [String] = []
+    /// Files besides `source` and `sources` the output may never replace: the recipe.
+    public var protected: [ProtectedFile] = []
+    /// A composition's audio mix: the volumes of its sound and its `mix:` inputs (their segments
+    /// are in `timeline` with `layer` ≥ 1); nil: its sound as it is.
+    public var audioMix: AudioMix?
+    /// A composition's fades of the whole output: from black and silence over its first `in`, to
+    /// them over its last `out`.
+    public var fade: (in: MediaTime?, out: MediaTime?)?
+    /// A composition's video tracks drawn as layers (their segments are in `timeline`, list video,
+    /// `layer` ≥ 1 for `layers:`); nil: its one video track fitted in the whole frame.
+    public var videoComposition: VideoCompositionRequest?
+
+    public init(source: String, output: String, tracks: [TrackRequest]) {
+        self.source = source; self.output = output; self.tracks = tracks
+    }
+}

@@ -1,0 +1,32 @@
+import CFFmpeg
+import Recipe
+
+/// What this FFmpeg build can do with a codec, asked by name (a track's `format.codec`): the
+/// planner refuses early what the run could not do.
+enum CodecSupport {
+    /// A decoder for `codec` is built in.
+    static func canDecode(_ codec: String) -> Bool {
+        avcodec_find_decoder(id(of: codec)) != nil
+    }
+
+    /// `format`'s muxer stores `codec`'s samples as they are (stream copy). An unknown muxer
+    /// answers yes: the writer says what is wrong when it opens.
+    static func canCopy(_ codec: String, into format: ContainerFormat) -> Bool {
+        guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return true }
+        let id = id(of: codec)
+        return avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) == 1 || (format == .mkv && hasMatroskaFallbackTag(id))
+    }
+
+    private static func id(of codec: String) -> AVCodecID {
+        avcodec_descriptor_get_by_name(codec)?.pointee.id ?? AV_CODEC_ID_NONE
+    }
+
+    /// Matroska's query knows only its native codec IDs; its muxer also stores any other codec
+    /// FFmpeg has a Windows (VFW/ACM) or QuickTime tag for, as `ffmpeg -c copy` does (H.263).
+    private static func hasMatroskaFallbackTag(_ id: AVCodecID) -> Bool {
+        id != AV_CODEC_ID_NONE && [avformat_get_riff_video_tags(), avformat_get_riff_audio_tags(), avformat_get_mov_video_tags()].contains { table in
+            var tables: [OpaquePointer?] = [table, nil]  // a list of tables, ended by NULL
+            return av_codec_get_tag(&tables, id) != 0
+        }
+    }
+}
