@@ -96,6 +96,7 @@ struct PlanCommand: Command {
                  "segment": f.segment ?? NSNull()]
             },
             "tracks": tracks,
+            "graph": GraphText.object(p),
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) },
         ]
     }
@@ -167,6 +168,7 @@ struct PlanCommand: Command {
                 lines.append("  \(padded(d.setting, 15)) \(padded(d.value, 12)) \(why)")
             }
         }
+        lines += GraphText.lines(p)
         if !p.notices.isEmpty { lines.append("") }
         for n in p.notices { lines.append("warning: " + (n.file.map { "\($0): " } ?? "") + "\(n)") }
         return lines.joined(separator: "\n")

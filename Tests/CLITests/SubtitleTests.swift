@@ -106,7 +106,10 @@ struct SubtitleTests {
         let r = try Binary.run(["plan", try Self.recipe(dir), "-i", src, "-o", dir.file("out.mp4")])
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.suffix(2) == ["output track 2  ← reader output 'text' (#1 subtitle subrip)", "  subtitles: text converted to mov_text (what mp4 holds)"])
+        let track = try #require(lines.firstIndex { $0.hasPrefix("output track 2") })
+        #expect(lines[track...].prefix(3) == ["output track 2  ← reader output 'text' (#1 subtitle subrip)", "  subtitles: text converted to mov_text (what mp4 holds)", ""])
+        // In the graph, the subtitle sink hands the writer mov_text.
+        #expect(lines.suffix(2) == ["  sink of output track 2 → file \(dir.file("out.mp4"))", "      stream mov_text, time base 1/1000"])
     }
 
     @Test("a source's subtitles the recipe does not take are named in a warning")

@@ -44,6 +44,9 @@ public struct ConversionPlan: Sendable {
     public internal(set) var notices: [PlanNotice] = []
     /// Per output track (in `lanes` order), the stages that make it: sources → sink.
     var chains: [StageChain] = []
+    /// The stages as a graph, each edge with the format both ends agreed on; nil until the
+    /// planner's last pass (`Negotiation`) made it.
+    public internal(set) var graph: PlanGraph?
     /// The timeline is a composition's (`composed`), not the time range alone.
     var isComposed = false
     /// Timeline segments (indices) played at another speed, with the `audio-stretch:` method

@@ -11,6 +11,11 @@ enum Rehearsal {
         /// Per lane: the profile in the encoder's sequence header, as FFmpeg names it (`High`,
         /// `Constrained Baseline`, `Main 10`); nil for a copied track or when none is stated.
         var profiles: [String?]
+        /// Per lane: what its first source offers and its sink takes (nil: a copied or subtitle
+        /// track), and the stream the writer stores.
+        var offered: [EdgeFormat?]
+        var sinkInputs: [EdgeFormat?]
+        var streams: [StreamFormat?]
     }
 
     static func run(_ plan: ConversionPlan) throws(MediaError) -> Outcome {
@@ -22,7 +27,7 @@ enum Rehearsal {
         let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd, progress: tracker,
                                   cancellation: Cancellation(), selectiveDecode: plan.selectiveDecode)
-        var lanes: [any LaneWork] = []
+        var lanes: [ExportSession.MadeLane] = []
         for i in plan.lanes.indices { lanes.append(try ExportSession.laneWork(plan, output: i, env: env)) }
         do throws(MediaError) {
             try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork)
@@ -43,7 +48,8 @@ enum Rehearsal {
             }
             profiles.append(writer.codecParameters(ofInput: i).flatMap(CodecProfile.name))
         }
-        return Outcome(profiles: profiles)
+        return Outcome(profiles: profiles, offered: lanes.map(\.offered), sinkInputs: lanes.map(\.sinkInput),
+                       streams: plan.lanes.indices.map { writer.streamFormat(ofInput: $0) })
     }
 
     private static func codecName(of lane: LanePlan) -> String {

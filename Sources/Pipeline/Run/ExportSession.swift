@@ -85,10 +85,21 @@ public final class ExportSession: Sendable {
         return made
     }
 
+    /// An output track's work as made, with the formats its stages were made for.
+    struct MadeLane {
+        let work: any LaneWork
+        /// What its first source stage gives; nil for a copied or subtitle track.
+        var offered: EdgeFormat?
+        /// What its sink takes; nil for a copied or subtitle track.
+        var sinkInput: EdgeFormat?
+    }
+
     /// The work of output `i`: its decoder and encoder opened (or its stream copied), its writer
-    /// input added. Also what a rehearsal opens, so that plan and run negotiate alike. A
-    /// composition's later segments are made when the lane reaches them.
-    static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment) throws(MediaError) -> any LaneWork {
+    /// input added. Also what a rehearsal opens, so that plan and run negotiate alike: in the
+    /// rehearsal (no graph yet) the sink is opened for what the first source offers, and that is
+    /// what the plan's graph then holds; a run opens it for the graph's edge, and fails if the
+    /// source offers anything else. A composition's later segments are made when the lane reaches them.
+    static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment) throws(MediaError) -> MadeLane {
         let lp = plan.lanes[i]
         do throws(MediaError) {
             guard plan.chains.indices.contains(i) else {
@@ -108,11 +119,14 @@ public final class ExportSession: Sendable {
                 guard let firstInput = inputs.first, let first = try make(firstInput) as? VideoSource else {
                     throw MediaError(.processing, "the plan reads no source for this track")
                 }
+                let offered = first.pictureFormat
                 if !plan.videoLayers.isEmpty {
-                    return try layeredLane(plan, output: i, env: env, settings: s, inputs: inputs, first: first, make: make)
+                    let canvas = try agreed(plan, output: i, offered: offered, input: layerCanvas(s, timing: offered))
+                    let work = try layeredLane(plan, output: i, env: env, settings: s, inputs: inputs, first: first, canvas: canvas, make: make)
+                    return MadeLane(work: work, offered: .pictures(offered), sinkInput: .pictures(canvas))
                 }
-                let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s,
-                                         timeBase: first.outputTimeBase, frameRate: first.outputFrameRate,
+                let input = try agreed(plan, output: i, offered: offered, input: offered)
+                let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: input,
                                          pictures: plan.extraSources.isEmpty ? .asDecoded : .fitted, fades: plan.pictureFades)
                 var stage: any SourceStage = first
                 if plan.isComposed {
@@ -120,7 +134,8 @@ public final class ExportSession: Sendable {
                     stage = SequenceCombiner(first: first, rest: Array(inputs.dropFirst()), make: make,
                                              constantRate: s.frameRate != nil, end: plan.duration.isNumeric ? end : nil)
                 }
-                return StagedLane(env: env, track: lp.track.index, stage: stage, sink: sink)
+                return MadeLane(work: StagedLane(env: env, track: lp.track.index, stage: stage, sink: sink),
+                                offered: .pictures(offered), sinkInput: .pictures(input))
             case .audio(let s):
                 let rate = Int32(s.sampleRate)
                 let stretches = plan.audioStretches
@@ -133,8 +148,12 @@ public final class ExportSession: Sendable {
                 }
                 guard let firstInput = inputs.first else { throw MediaError(.processing, "the plan reads no source for this track") }
                 let sink = try AudioSink(env: env, output: i, track: lp.track, settings: s)
+                // The sink converts each block to the encoder's format as it comes (a composition's
+                // files differ): it takes sound as its source or mixer gives it.
+                let offered = EdgeFormat.sound(Self.sound(of: firstInput.track, rate: s.sampleRate))
                 guard plan.isComposed else {
-                    return StagedLane(env: env, track: lp.track.index, stage: try make(firstInput), sink: sink)
+                    return MadeLane(work: StagedLane(env: env, track: lp.track.index, stage: try make(firstInput), sink: sink),
+                                    offered: offered, sinkInput: offered)
                 }
                 let end = plan.duration.isNumeric ? TimeMapping.samplePosition(atOrAfter: plan.duration, rate: rate) : nil
                 // One sequence per composition track; with a mix, the mixer sums them.
@@ -146,19 +165,21 @@ public final class ExportSession: Sendable {
                     sequences.append((layer, SequenceCombiner(first: first, rest: Array(own.dropFirst()), make: make, outputRate: rate, end: end)))
                 }
                 guard let mix = plan.audioMix else {
-                    return StagedLane(env: env, track: lp.track.index, stage: sequences[0].stage, sink: sink)
+                    return MadeLane(work: StagedLane(env: env, track: lp.track.index, stage: sequences[0].stage, sink: sink),
+                                    offered: offered, sinkInput: offered)
                 }
                 let mixer = try AudioMixer(inputs: sequences.map { AudioMixer.Input(stage: $0.stage, volume: mix.volume(of: $0.layer), fade: mix.fade(of: $0.layer)) },
                                            rate: rate, layout: s.channelLayout, limit: mix.limit, end: end, master: mix.master)
-                return StagedLane(env: env, track: lp.track.index, stage: mixer, sink: sink)
+                let mixed = SoundFormat(sampleRate: s.sampleRate, sampleFormat: "fltp", channelLayout: s.channelLayout, timeBase: Ratio(1, s.sampleRate))
+                return MadeLane(work: StagedLane(env: env, track: lp.track.index, stage: mixer, sink: sink), offered: offered, sinkInput: .sound(mixed))
             case .passthrough where lp.track.mediaType == .subtitle:
                 let segment = try chain.onlySegment()
                 // Copied subtitles are cut to the range too (and read from the file's start).
-                return try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: nil, fromStart: plan.cutsStart)
-            case .passthrough: return try PassthroughLane(env: env, output: i, track: lp.track, segment: try chain.onlySegment())
+                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: nil, fromStart: plan.cutsStart))
+            case .passthrough: return MadeLane(work: try PassthroughLane(env: env, output: i, track: lp.track, segment: try chain.onlySegment()))
             case .subtitle(let s):
                 let segment = try chain.onlySegment()
-                return try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: s, fromStart: plan.cutsStart)
+                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: s, fromStart: plan.cutsStart))
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
     }
@@ -181,18 +202,44 @@ public final class ExportSession: Sendable {
         var holdsEdges = false
     }
 
+    /// The edge into output `i`'s sink: in a run, the plan's (and the source must offer the
+    /// timing it was agreed for); in the rehearsal, which makes the graph, `input`.
+    private static func agreed(_ plan: ConversionPlan, output i: Int, offered: PictureFormat, input: PictureFormat) throws(MediaError) -> PictureFormat {
+        guard let graph = plan.graph else { return input }
+        guard let edge = graph.sinkInput(i)?.pictures else {
+            throw MediaError(.processing, "the plan agreed on no picture format for output track \(i + 1)")
+        }
+        guard edge.sameTiming(as: offered) else {
+            throw MediaError(.processing, "the plan agreed on \(edge) for output track \(i + 1), but its source gives \(offered)")
+        }
+        return edge
+    }
+
+    /// The compositor's pictures: the output's size and pixel format, on the sources' timing.
+    private static func layerCanvas(_ s: ResolvedVideoSettings, timing: PictureFormat) -> PictureFormat {
+        PictureFormat(width: s.width, height: s.height, pixelFormat: s.pixelFormat, timeBase: timing.timeBase, frameRate: timing.frameRate)
+    }
+
+    /// Sound as `track`'s decoder gives it, stamped in samples of `rate`.
+    static func sound(of track: Track, rate: Int) -> SoundFormat {
+        let f = track.format
+        return SoundFormat(sampleRate: f.sampleRate, sampleFormat: f.sampleFormat ?? "none", channelLayout: f.channelLayout ?? "\(f.channels) channels",
+                           timeBase: Ratio(1, rate))
+    }
+
     /// A video lane whose pictures are drawn as layers: one sequence per layer (pictures only
-    /// where its segments are) into the compositor, into the sink. `first` is `inputs[0]`'s
-    /// stage, made already (the sink's time base comes from it).
+    /// where its segments are) into the compositor, into the sink (opened for `canvas`). `first`
+    /// is `inputs[0]`'s stage, made already.
     private static func layeredLane(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment, settings s: ResolvedVideoSettings,
-                                    inputs: [SourceInput], first: VideoSource, make: @escaping SequenceCombiner.Maker) throws(MediaError) -> any LaneWork {
+                                    inputs: [SourceInput], first: VideoSource, canvas: PictureFormat,
+                                    make: @escaping SequenceCombiner.Maker) throws(MediaError) -> any LaneWork {
         let lp = plan.lanes[i]
         guard let rate = s.frameRate, let format = PixelFormats.named(s.pixelFormat) else {
             throw MediaError(.processing, "layers are drawn on a constant frame rate in a known pixel format")
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
-        let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s, timeBase: first.outputTimeBase,
-                                 frameRate: first.outputFrameRate, pictures: .finished, fades: plan.pictureFades)
+        let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: canvas,
+                                 pictures: .finished, fades: plan.pictureFades)
         var layers: [VideoCompositor.Layer] = []
         for (j, style) in plan.videoLayers.enumerated() {
             let own = inputs.filter { $0.videoLayer == j }
@@ -236,6 +283,10 @@ public final class ExportSession: Sendable {
     }
 
     private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
+        // The run executes the graph its plan agreed on; a plan made without the planner (tests)
+        // is negotiated first.
+        var plan = self.plan
+        if plan.graph == nil { try Negotiation.negotiate(&plan) }
         let reader = plan.makeReaders()
         let writer = try AssetWriter(path: temp, format: plan.format)
         let tracker = ProgressTracker(
@@ -248,7 +299,7 @@ public final class ExportSession: Sendable {
         // Negotiate: every decoder and encoder opens, and the header is written, before data flows.
         var lanes: [Lane] = []
         for (i, lp) in plan.lanes.enumerated() {
-            lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: try Self.laneWork(plan, output: i, env: env)))
+            lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: try Self.laneWork(plan, output: i, env: env).work))
         }
         do throws(MediaError) {
             try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork)

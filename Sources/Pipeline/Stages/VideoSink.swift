@@ -42,11 +42,12 @@ final class VideoSink: SinkStage {
     private(set) var unitsOut = 0
     private(set) var packetsWritten = 0
 
-    /// Opens the encoder (time base and rate: what the stage before stamps pictures in) and adds
-    /// the writer input.
+    /// Opens the encoder (time base and rate: those of `input`, the edge into it the plan agreed
+    /// on) and adds the writer input.
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
-         timeBase: AVRational, frameRate: AVRational, pictures: Pictures = .asDecoded,
+         input: PictureFormat, pictures: Pictures = .asDecoded,
          fades: [PictureFade] = []) throws(MediaError) {
+        let timeBase = input.timeBase.rational, frameRate = input.frameRate.rational
         self.env = env
         self.fades = fades
         self.timeBase = timeBase

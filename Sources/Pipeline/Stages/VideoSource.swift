@@ -111,6 +111,12 @@ final class VideoSource: SourceStage {
         }
     }
 
+    /// What it gives: the track's pictures (as decoded), stamped in `outputTimeBase`.
+    var pictureFormat: PictureFormat {
+        PictureFormat(width: track.format.width, height: track.format.height, pixelFormat: track.format.pixelFormat ?? "none",
+                      timeBase: Ratio(outputTimeBase), frameRate: Ratio(outputFrameRate))
+    }
+
     func next() throws(MediaError) -> TimedFrame? {
         while true {
             if let frame = pending.pop() { return frame }

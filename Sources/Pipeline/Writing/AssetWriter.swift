@@ -47,6 +47,12 @@ final class AssetWriter: @unchecked Sendable {
         return UnsafePointer(inputs[i].stream.pointee.codecpar)
     }
 
+    /// The time base input `i`'s stream is stored in (the muxer's choice, once the header is written).
+    func timeBase(ofInput i: Int) -> AVRational? {
+        lock.lock(); defer { lock.unlock() }
+        return inputs.indices.contains(i) ? inputs[i].stream.pointee.time_base : nil
+    }
+
     /// Encoders must set AV_CODEC_FLAG_GLOBAL_HEADER for this container.
     var needsGlobalHeader: Bool { container.needsGlobalHeader }
     /// Each input's decode times must increase (not merely not decrease).
