@@ -107,7 +107,8 @@ struct SubtitleTests {
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         let track = try #require(lines.firstIndex { $0.hasPrefix("output track 2") })
-        #expect(lines[track...].prefix(3) == ["output track 2  ← reader output 'text' (#1 subtitle subrip)", "  subtitles: text converted to mov_text (what mp4 holds)", ""])
+        #expect(lines[track...].prefix(3) == ["output track 2  ← reader output 'text' (#1 subtitle subrip)", "  subtitles: text converted to mov_text (what mp4 holds)",
+                                           "graph (each edge with the format both stages agreed on)"])
         // In the graph, the subtitle sink hands the writer mov_text.
         #expect(lines.suffix(2) == ["  sink of output track 2 → file \(dir.file("out.mp4"))", "      stream mov_text, time base 1/1000"])
     }
