@@ -1,0 +1,100 @@
+import Foundation
+import Pipeline
+import Recipe
+import Testing
+
+/// `reencode images`: what it prints (text and JSON: the time asked, the frame shown, the file),
+/// and its refusals — exact message, exit code, nothing written.
+@Suite("reencode images")
+struct ImagesCLITests {
+    /// `a.mp4`: 2 s at 30 fps (stamped), keyframes every 0.5 s.
+    static func source(_ dir: Scratch) throws -> String {
+        let path = dir.file("a.mp4")
+        var v = GeneratedVideoFormat(width: 320, height: 180, frameRate: FrameRate(frames: 30))
+        v.gop = 15
+        v.codecOptions = ["preset": "ultrafast", "x264-params": "scenecut=0"]
+        let s = try FrameSource(path: path, video: v, audio: nil)
+        for f in 0..<60 { try s.appendPicture(at: FrameRate(frames: 30).frameDuration * Int64(f)) { TestPattern.draw(index: f, into: $0) } }
+        try s.finish()
+        return path
+    }
+
+    @Test("text: a line per still with the time asked, the frame shown and its file; the files show those frames")
+    func text() throws {
+        let dir = Scratch()
+        let a = try Self.source(dir)
+        let r = try Binary.run(["images", a, "--at", "1.02s,50%,2s", "-o", dir.file("out/t-{n}.jpg")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == """
+            \(a): 3 stills of track #0, 320x180 JPEG
+              #1 at 1.020s: the frame at 1.000s (exact) → \(dir.file("out/t-1.jpg"))
+              #2 at 50% (1.000s): the frame at 1.000s (exact) → \(dir.file("out/t-2.jpg"))
+              #3 at 2.000s: the frame at 1.967s (exact) → \(dir.file("out/t-3.jpg"))
+
+            """)
+        #expect(try SampleReader(path: dir.file("out/t-3.jpg"), track: .type(.video, 0)).nextPicture()?.stamp == 59)
+        #expect(Set(dir.contents) == ["a.mp4", "out"])
+    }
+
+    @Test("--json with --count and keyframe tolerance: each still's asked time, the keyframe's time, the file; beside the source by default")
+    func json() throws {
+        let dir = Scratch()
+        let a = try Self.source(dir)
+        let r = try Binary.run(["images", a, "--count", "2", "--tolerance", "keyframe", "--size", "160x160", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try #require(BatchFixture.json(r.stdout))
+        #expect(o["width"] as? Int == 160 && o["height"] as? Int == 90 && o["format"] as? String == "jpeg")
+        let stills = try #require(o["stills"] as? [[String: Any]])
+        // The middles of two halves: 0.5 s and 1.5 s, both keyframes (every 15 frames).
+        #expect(stills.map { $0["requested"] as? Double } == [0.5, 1.5])
+        #expect(stills.map { $0["time"] as? Double } == [0.5, 1.5])
+        #expect(stills.map { $0["frame"] as? String } == ["exact", "exact"])
+        #expect(stills.map { $0["file"] as? String } == [dir.file("a-1.jpg"), dir.file("a-2.jpg")])
+        let later = try Binary.run(["images", a, "--at", "0.7s", "--tolerance", "keyframe", "--json", "-o", dir.file("k.png")])
+        let k = try #require((BatchFixture.json(later.stdout)?["stills"] as? [[String: Any]])?.first)
+        #expect(k["time"] as? Double == 0.5 && k["frame"] as? String == "keyframe" && k["decodedFrom"] as? Double == 0.5)
+        #expect(try SampleReader(path: dir.file("k.png"), track: .type(.video, 0)).nextPicture()?.stamp == 15)
+    }
+
+    @Test("a time outside the source: 64 naming the time and the source's duration, nothing written")
+    func outside() throws {
+        let dir = Scratch()
+        let a = try Self.source(dir)
+        for (at, shown) in [("2.5s", "2.500s"), ("101%", "101%"), ("-1s", "-1.000s")] {
+            let r = try Binary.run(["images", a, "--at", "1s,\(at)", "-o", dir.file("o/{n}.jpg")])
+            #expect(r.status == 64)
+            #expect(r.stderr == "error: \(a): the time \(shown) is outside the source, which lasts 2.000s\n")
+            #expect(dir.contents == ["a.mp4"])
+        }
+    }
+
+    @Test("refusals: no video track (66), an extension not JPEG/PNG/WebP (64), one name for several stills (64), a folder that cannot be made (73); nothing written")
+    func refusals() throws {
+        let dir = Scratch()
+        let a = try Self.source(dir)
+        let sound = dir.file("sound.m4a")
+        let s = try FrameSource(path: sound, video: nil, audio: GeneratedAudioFormat())
+        try s.appendAudio(count: 48000) { _, _ in 0 }
+        try s.finish()
+        let none = try Binary.run(["images", sound, "--at", "0.5s"])
+        #expect(none.status == 66)
+        #expect(none.stderr == "error: \(sound): has no video track to take stills of (it has #0 audio)\n")
+
+        let gif = try Binary.run(["images", a, "--at", "0.5s", "-o", dir.file("x.gif")])
+        #expect(gif.status == 64)
+        #expect(gif.stderr == "error: \(dir.file("x.gif")): cannot tell the image format from the extension '.gif': use .jpg, .png or .webp\n")
+
+        let same = try Binary.run(["images", a, "--every", "0.5s", "-o", dir.file("x.jpg")])
+        #expect(same.status == 64)
+        #expect(same.stderr == "error: \(dir.file("x.jpg")): names stills 1 and 2 the same file \(dir.file("x.jpg")): put {n} in it\n")
+
+        _ = FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8))
+        let folder = try Binary.run(["images", a, "--at", "0.5s,1s", "-o", dir.file("plain/sub/{n}.jpg")])
+        #expect(folder.status == 73)
+        #expect(folder.stderr == "error: \(dir.file("plain/sub/1.jpg")): \(dir.file("plain")) is not a folder\n")
+        #expect(dir.contents == ["a.mp4", "plain", "sound.m4a"])
+
+        let usage = try Binary.run(["images", a, "--at", "1s", "--count", "3"])
+        #expect(usage.status == 64 && usage.stderr.hasPrefix("Error: --at and --count cannot be given together\n"))
+    }
+}
