@@ -56,6 +56,16 @@ struct ImagesCLITests {
         #expect(try SampleReader(path: dir.file("k.png"), track: .type(.video, 0)).nextPicture()?.stamp == 15)
     }
 
+    @Test("SIGINT while the stills are being written: 130, 'cancelled', no still, temp file or folder left")
+    func interrupted() throws {
+        let dir = Scratch()
+        let a = try Self.source(dir)
+        let r = try UnderWay.run(["images", a, "--count", "3000", "-o", dir.file("out/deep/{n}.jpg")], signal: SIGINT, tempUnder: dir.path)
+        #expect(r.status == 130)
+        #expect(r.stderr == "cancelled: no still written (SIGINT)\n")
+        #expect(dir.contents == ["a.mp4"])
+    }
+
     @Test("a time outside the source: 64 naming the time and the source's duration, nothing written")
     func outside() throws {
         let dir = Scratch()

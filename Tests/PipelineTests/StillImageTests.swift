@@ -188,6 +188,23 @@ struct StillImageTests {
         try Self.checkStills(keyframes, source, tolerance: .keyframe)
     }
 
+    @Test("PQ HDR: the still is tone-mapped to SDR as a conversion is — 100 cd/m² grey at its BT.1886 code, in JPEG's full range")
+    func hdrToneMapped() throws {
+        let dir = Scratch()
+        let src = dir.file("pq.mp4")
+        // Code 509 is 99.9 cd/m² in PQ: 179.0 in limited range after tone mapping (HDRTests), so
+        // (179.0 − 16) · 255/219 = 189.8 in full range. Not mapped, it would be about 129.
+        try HDRMedia.make(src, transfer: "smpte2084", left: 509, right: 509, mastering: HDRMedia.mastering, light: HDRMedia.light)
+        var r = StillRequest(source: src, times: .at([StillTime("0.1s")!]))
+        r.pattern = dir.file("hdr.jpg")
+        let plan = try StillPlanner.plan(r)
+        #expect(plan.toneMapping?.transfer == .pq && plan.toneMapping?.peakLuminance == 1000)
+        try ImageGenerator.run(plan)
+        let planes = try #require(try SampleReader(path: dir.file("hdr.jpg"), track: .type(.video, 0)).nextPlanes())
+        let grey = planes.mean(planes.y, x: 16, y: 16, width: 32, height: 32, planeWidth: planes.width)
+        #expect(abs(grey - 189.8) <= 2.5, "100 cd/m² grey: \(grey)")
+    }
+
     @Test("a still that cannot be written after others were: none is left, nor the folders the run made")
     func allOrNone() throws {
         let dir = Scratch()

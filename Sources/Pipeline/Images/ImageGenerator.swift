@@ -16,13 +16,13 @@ public enum ImageGenerator {
         public var decodedFrom: [MediaTime] = []
     }
 
-    /// `isCancelled` is asked between packets: a stop removes everything written (`.cancelled`).
+    /// `isCancelled` is asked between packets and files: a stop removes everything written (`.cancelled`).
     @discardableResult
     public static func run(_ plan: StillPlan, isCancelled: @escaping () -> Bool = { false }) throws(MediaError) -> Statistics {
         let files = StillFiles()
         do throws(MediaError) {
             let statistics = try make(plan, into: files, isCancelled: isCancelled)
-            try files.commit(overwrite: plan.overwrite)
+            try files.commit(overwrite: plan.overwrite, isCancelled: isCancelled)
             return statistics
         } catch {
             files.discard()
@@ -30,7 +30,7 @@ public enum ImageGenerator {
         }
     }
 
-    private static func make(_ plan: StillPlan, into files: StillFiles, isCancelled: () -> Bool) throws(MediaError) -> Statistics {
+    private static func make(_ plan: StillPlan, into files: StillFiles, isCancelled: @escaping () -> Bool) throws(MediaError) -> Statistics {
         let encoder = try StillEncoder(format: plan.format, width: plan.width, height: plan.height, quality: plan.quality,
                                        toneMapping: plan.toneMapping)
         var statistics = Statistics()
@@ -51,7 +51,10 @@ public enum ImageGenerator {
                 guard targets.contains(t), !found.contains(t) else { return }
                 found.insert(t)
                 let bytes = try encoder.encode(frame, rotation: plan.track.format.rotation, pixelAspect: plan.track.format.pixelAspect)
-                for still in byFrame[t]! { try files.write(bytes, to: still.path) }
+                for still in byFrame[t]! {
+                    if isCancelled() { throw MediaError.cancelled() }
+                    try files.write(bytes, to: still.path)
+                }
             }
             try decodeGroup(packets, decoder: decoder, sync: sync, targets: targets, statistics: &statistics, isCancelled: isCancelled, take: take)
             if let missing = targets.subtracting(found).min() {

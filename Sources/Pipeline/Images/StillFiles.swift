@@ -25,9 +25,11 @@ final class StillFiles {
         }
     }
 
-    /// Moves every still written into place.
-    func commit(overwrite: Bool) throws(MediaError) {
+    /// Moves every still written into place; a stop meanwhile (`isCancelled`) leaves `.cancelled`
+    /// for `discard` to take back what was placed.
+    func commit(overwrite: Bool, isCancelled: () -> Bool) throws(MediaError) {
         for (temp, path) in written {
+            if isCancelled() { throw MediaError.cancelled() }
             try TempFile.commit(temp, to: path, overwrite: overwrite)
             placed.append(path)
         }
