@@ -7,7 +7,7 @@ struct ImagesCommand: Command {
     static let name = "images"
     static let answersStops = true
     static let abstract = "Take still images (thumbnails, posters) of a video at chosen times."
-    static let usage = "reencode images FILE (--at TIME,… | --every D | --count N) [--tolerance T] [--size WxH] [--quality Q] [-o PATTERN] [--overwrite] [--json]"
+    static let usage = "reencode images FILE (--at TIME,… | --every D | --count N) [--tolerance T] [--size WxH] [--quality Q] [--tiles CxR [--storyboard]] [-o PATTERN] [--overwrite] [--json]"
     static let help = """
         OVERVIEW: \(abstract)
         Each time is resolved, from the packets alone, into the source frame the still shows;
@@ -31,6 +31,11 @@ struct ImagesCommand: Command {
           --size WxH           The box each still fits inside, display aspect kept, never
                                upscaled (default: the display size). Sizes are even.
           --quality Q          1–100 for JPEG and WebP (default \(StillRequest.defaultQuality)); PNG is lossless.
+          --tiles CxR          One picture of all the stills, C columns by R rows from the top left
+                               (a contact sheet; default name \(StillSheets.defaultSheet)).
+          --storyboard         With --tiles: also a WebVTT file beside the picture (same name, .vtt)
+                               whose cues point at the tiles (#xywh=), for players' scrubbing
+                               previews (default name \(StillSheets.defaultStoryboard)).
           -o, --output PATTERN The files: a path with {n} (the still's number from 1, zero-padded),
                                {time} (the time asked, in seconds), {dir}, {stem}, {ext}, {name}
                                (the source's); its extension says JPEG (.jpg, .jpeg), PNG or WebP.
@@ -50,8 +55,9 @@ struct ImagesCommand: Command {
     let json: Bool
 
     init(arguments: [String]) throws(UsageError) {
-        let a = try ArgumentScanner(arguments, flags: ["--json", "--overwrite"],
-                                    options: ["--at", "--every", "--count", "--tolerance", "--size", "--quality", "-o", "--output"], usage: Self.usage)
+        let a = try ArgumentScanner(arguments, flags: ["--json", "--overwrite", "--storyboard"],
+                                    options: ["--at", "--every", "--count", "--tolerance", "--size", "--quality", "--tiles", "-o", "--output"],
+                                    usage: Self.usage)
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty ? "missing FILE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
@@ -62,7 +68,12 @@ struct ImagesCommand: Command {
             }
             r.tolerance = tolerance
         }
-        if let s = try a.value("--size") { r.box = try Self.box(s) }
+        if let s = try a.value("--size") { r.box = try Self.pair(s, "--size", in: 2...16384) }
+        if let t = try a.value("--tiles") {
+            let (columns, rows) = try Self.pair(t, "--tiles", in: 1...100)
+            r.tiles = (columns, rows)
+        }
+        r.storyboard = a.flag("--storyboard")
         if try a.value("--quality") != nil { r.quality = try a.wholeNumber("--quality", default: StillRequest.defaultQuality, in: 1...100) }
         r.pattern = try a.value("-o", "--output")
         r.overwrite = a.flag("--overwrite")
@@ -95,10 +106,12 @@ struct ImagesCommand: Command {
         return .count(try a.wholeNumber("--count", default: 1, in: 1...100_000))
     }
 
-    private static func box(_ text: String) throws(UsageError) -> (width: Int, height: Int) {
+    /// `WxH`, each in `range`.
+    private static func pair(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(UsageError) -> (Int, Int) {
         let parts = text.split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (2...16384).contains(w), (2...16384).contains(h) else {
-            throw UsageError(message: "--size must be WIDTHxHEIGHT, each 2 to 16384 (320x180), not '\(text)'", usage: usage)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), range.contains(w), range.contains(h) else {
+            let example = name == "--tiles" ? "5x4" : "320x180"
+            throw UsageError(message: "\(name) must be two whole numbers from \(range.lowerBound) to \(range.upperBound) joined by x (\(example)), not '\(text)'", usage: usage)
         }
         return (w, h)
     }
@@ -146,23 +159,35 @@ struct ImagesCommand: Command {
     /// `clip.mp4: 3 stills of track #0, 320x180 JPEG`, then a line per still.
     static func text(_ p: StillPlan) -> String {
         var lines = ["\(p.source): \(p.stills.count) still\(p.stills.count == 1 ? "" : "s") of track #\(p.track.index), \(p.width)x\(p.height) \(p.format.rawValue.uppercased())"]
+        if let sheet = p.sheet {
+            lines[0] += ", tiles of a \(sheet.columns)x\(sheet.rows) contact sheet " + ([sheet.path] + [sheet.webVTT].compactMap { $0 }).joined(separator: " and ")
+        }
         for s in p.stills {
             let asked = s.asked == s.requested.secondsDescription ? s.asked : "\(s.asked) (\(s.requested.secondsDescription))"
             let shown = s.isKeyframe ? "the keyframe at \(s.shown.secondsDescription)" : "the frame at \(s.shown.secondsDescription) (exact)"
-            lines.append("  #\(s.number) at \(asked): \(shown) → \(s.path)")
+            let place = s.tile.map { "\(FilePaths.name(of: s.path))#xywh=\($0.x),\($0.y),\($0.width),\($0.height)" } ?? s.path
+            lines.append("  #\(s.number) at \(asked): \(shown) → \(place)")
         }
         return lines.joined(separator: "\n")
     }
 
     /// The documented JSON form (docs/images.md).
     static func object(_ p: StillPlan) -> [String: Any] {
-        [
+        var o: [String: Any] = [
             "source": p.source, "track": p.track.index, "duration": p.duration.seconds,
             "format": p.format.rawValue, "width": p.width, "height": p.height,
             "stills": p.stills.map { s -> [String: Any] in
-                ["number": s.number, "asked": s.asked, "requested": s.requested.seconds, "time": s.shown.seconds,
-                 "frame": s.isKeyframe ? "keyframe" : "exact", "decodedFrom": s.decodeFrom.seconds, "file": s.path]
+                var still: [String: Any] = ["number": s.number, "asked": s.asked, "requested": s.requested.seconds, "time": s.shown.seconds,
+                                            "frame": s.isKeyframe ? "keyframe" : "exact", "decodedFrom": s.decodeFrom.seconds, "file": s.path]
+                if let t = s.tile { still["tile"] = ["x": t.x, "y": t.y, "width": t.width, "height": t.height] }
+                return still
             },
         ]
+        if let sheet = p.sheet {
+            var sh: [String: Any] = ["file": sheet.path, "columns": sheet.columns, "rows": sheet.rows]
+            if let v = sheet.webVTT { sh["webVTT"] = v }
+            o["sheet"] = sh
+        }
+        return o
     }
 }

@@ -104,6 +104,11 @@ struct ImagesCLITests {
         #expect(folder.stderr == "error: \(dir.file("plain/sub/1.jpg")): \(dir.file("plain")) is not a folder\n")
         #expect(dir.contents == ["a.mp4", "plain", "sound.m4a"])
 
+        let crowded = try Binary.run(["images", a, "--count", "7", "--tiles", "3x2", "-o", dir.file("sheet.jpg")])
+        #expect(crowded.status == 64)
+        #expect(crowded.stderr == "error: \(a): 7 stills do not fit in 3x2 tiles\n")
+        #expect(dir.contents == ["a.mp4", "plain", "sound.m4a"])
+
         let usage = try Binary.run(["images", a, "--at", "1s", "--count", "3"])
         #expect(usage.status == 64 && usage.stderr.hasPrefix("Error: --at and --count cannot be given together\n"))
     }

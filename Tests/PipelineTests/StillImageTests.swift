@@ -188,6 +188,51 @@ struct StillImageTests {
         try Self.checkStills(keyframes, source, tolerance: .keyframe)
     }
 
+    @Test("contact sheet and storyboard: one picture, each tile the frame on display at its still's time, the tile left over black; the WebVTT cues cover the source, each pointing at its tile")
+    func sheetAndStoryboard() throws {
+        let dir = Scratch()
+        let source = try Source(dir.file("clip.mp4"), video: GeneratedVideoFormat(width: 320, height: 180, frameRate: FrameRate(frames: 25)),
+                                times: frameTimes(125, rate: FrameRate(frames: 25)))
+        var r = StillRequest(source: source.path, times: .every(MediaTime(value: 1, timescale: 1)))
+        r.box = (160, 160)
+        r.tiles = (3, 2)
+        r.storyboard = true
+        r.pattern = dir.file("board/{stem}.png")
+        let plan = try StillPlanner.plan(r)
+        try ImageGenerator.run(plan)
+        #expect(plan.sheet?.path == dir.file("board/clip.png") && plan.sheet?.webVTT == dir.file("board/clip.vtt"))
+        #expect(plan.stills.map(\.path) == Array(repeating: dir.file("board/clip.png"), count: 5))
+        let sheet = try #require(try SampleReader(path: dir.file("board/clip.png"), track: .type(.video, 0)).nextPicture())
+        #expect((sheet.width, sheet.height) == (480, 180), "3x2 tiles of 160x90")
+        for (i, still) in plan.stills.enumerated() {
+            let tile = try #require(still.tile)
+            #expect((tile.x, tile.y, tile.width, tile.height) == (160 * (i % 3), 90 * (i / 3), 160, 90))
+            #expect(sheet.stamp(x: tile.x, y: tile.y, width: tile.width, height: tile.height) == 25 * i, "tile \(i)")
+        }
+        let empty = (90..<180).allSatisfy { y in (320..<480).allSatisfy { sheet.luma[y * 480 + $0] <= 20 } }
+        #expect(empty, "the sixth tile is black")
+        let vtt = try String(contentsOfFile: dir.file("board/clip.vtt"), encoding: .utf8)
+        #expect(vtt == """
+            WEBVTT
+
+            00:00:00.000 --> 00:00:01.000
+            clip.png#xywh=0,0,160,90
+
+            00:00:01.000 --> 00:00:02.000
+            clip.png#xywh=160,0,160,90
+
+            00:00:02.000 --> 00:00:03.000
+            clip.png#xywh=320,0,160,90
+
+            00:00:03.000 --> 00:00:04.000
+            clip.png#xywh=0,90,160,90
+
+            00:00:04.000 --> 00:00:05.000
+            clip.png#xywh=160,90,160,90
+
+            """)
+    }
+
     @Test("PQ HDR: the still is tone-mapped to SDR as a conversion is — 100 cd/m² grey at its BT.1886 code, in JPEG's full range")
     func hdrToneMapped() throws {
         let dir = Scratch()

@@ -7,7 +7,8 @@ import Recipe
 /// information where the header names the streams); the other streams are not read.
 // Not Sendable: owned by one image generator, on one thread.
 final class StreamPackets {
-    /// A packet's times as the file states them (`pts`/`dts` invalid where it states none).
+    /// A packet's times as the file states them (`dts` invalid where it states none; `pts` the
+    /// decode time where only that is stated, as in AVI, whose pictures are not reordered).
     struct Timing: Equatable {
         let pts: MediaTime
         let dts: MediaTime
@@ -43,8 +44,8 @@ final class StreamPackets {
     func next() throws(MediaError) -> Timing? {
         while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
-            return Timing(pts: MediaTime(ts: packet.pts, timeBase: timeBase), dts: MediaTime(ts: packet.dts, timeBase: timeBase),
-                          isSync: packet.isKeyframe)
+            let dts = MediaTime(ts: packet.dts, timeBase: timeBase)
+            return Timing(pts: packet.pts == FFmpeg.noPTS ? dts : MediaTime(ts: packet.pts, timeBase: timeBase), dts: dts, isSync: packet.isKeyframe)
         }
         return nil
     }

@@ -6,7 +6,8 @@ import Recipe
 /// frames and what they reference, no picture that nothing references (`Droppability`), nothing
 /// after — then the decoder is drained. A keyframe still decodes its sync sample alone. Each
 /// frame is made SDR where HDR, drawn upright at its display aspect into the still's size and
-/// encoded (`StillEncoder`); the files appear all together, or none (`StillFiles`).
+/// encoded (`StillEncoder`) — a file each, or a tile of one contact sheet (`StillSheets`); the
+/// files appear all together, or none (`StillFiles`).
 public enum ImageGenerator {
     /// What decoding took, for checks: packets handed to the decoder, and those read but not.
     public struct Statistics: Sendable, Equatable {
@@ -31,8 +32,9 @@ public enum ImageGenerator {
     }
 
     private static func make(_ plan: StillPlan, into files: StillFiles, isCancelled: @escaping () -> Bool) throws(MediaError) -> Statistics {
-        let encoder = try StillEncoder(format: plan.format, width: plan.width, height: plan.height, quality: plan.quality,
-                                       toneMapping: plan.toneMapping)
+        let encoder = try StillEncoder(format: plan.format, width: plan.width, height: plan.height,
+                                       sheet: plan.sheet.map { ($0.columns, $0.rows) }, quality: plan.quality, toneMapping: plan.toneMapping)
+        let rotation = plan.track.format.rotation, pixelAspect = plan.track.format.pixelAspect
         var statistics = Statistics()
         var decoder: Decoder?
         // Source time of each frame shown → the stills that show it.
@@ -50,7 +52,11 @@ public enum ImageGenerator {
                 let t = packets.time(of: frame)
                 guard targets.contains(t), !found.contains(t) else { return }
                 found.insert(t)
-                let bytes = try encoder.encode(frame, rotation: plan.track.format.rotation, pixelAspect: plan.track.format.pixelAspect)
+                if plan.sheet != nil {
+                    for still in byFrame[t]! { try encoder.place(frame, rotation: rotation, pixelAspect: pixelAspect, tile: still.number - 1) }
+                    return
+                }
+                let bytes = try encoder.encode(frame, rotation: rotation, pixelAspect: pixelAspect)
                 for still in byFrame[t]! {
                     if isCancelled() { throw MediaError.cancelled() }
                     try files.write(bytes, to: still.path)
@@ -61,6 +67,10 @@ public enum ImageGenerator {
                 throw MediaError(.processing, "the frame at \((missing - plan.fileStart).secondsDescription) did not come out of the decoder",
                                  track: plan.track.index)
             }
+        }
+        if let sheet = plan.sheet {
+            try files.write(try encoder.encodeSheet(), to: sheet.path)
+            if let vtt = sheet.webVTT { try files.write(Array(StillSheets.webVTT(plan).utf8), to: vtt) }
         }
         return statistics
     }

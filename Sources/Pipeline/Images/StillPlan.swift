@@ -20,6 +20,15 @@ public struct StillPlan: Sendable {
     public let toneMapping: ToneMapping?
     public let overwrite: Bool
     public let stills: [PlannedStill]
+    /// The contact sheet the stills are tiles of; nil: a file per still.
+    public let sheet: StillSheet?
+}
+
+/// One picture of the stills in a grid, and the storyboard's WebVTT file beside it.
+public struct StillSheet: Sendable {
+    public let columns: Int, rows: Int
+    public let path: String
+    public let webVTT: String?
 }
 
 /// One still as planned. Times count from the source's start.
@@ -35,5 +44,8 @@ public struct PlannedStill: Sendable {
     public let decodeFrom: MediaTime
     /// A sync sample within the tolerance that is not the frame on display at the instant.
     public let isKeyframe: Bool
+    /// Its file (a contact sheet's, for a tile).
     public let path: String
+    /// Its tile's place in the contact sheet (x, y, width, height); nil without one.
+    public let tile: (x: Int, y: Int, width: Int, height: Int)?
 }

@@ -9,16 +9,26 @@ public enum StillPlanner {
         guard let track = asset.videoTracks.first else {
             throw MediaError(.notMedia, "has no video track to take stills of (it has \(RecipeCompiler.trackList(asset)))", file: asset.path)
         }
-        let duration = asset.duration
+        var duration = asset.duration
+        // A file that states no length (or 0) is measured by its packets.
+        if !(duration.isNumeric && duration > .zero), let extent = try? PacketScan.extents(asset.path)[track.index] {
+            duration = extent.end - asset.startTime
+        }
         guard duration.isNumeric, duration > .zero else {
             throw MediaError(.unsupported, "states no length, so no instant in it can be found", file: asset.path)
         }
         let asked = try instants(request.times, duration: duration, source: asset.path)
-        let paths = try StillNames.paths(pattern: request.pattern ?? StillNames.defaultPattern, source: asset.path, offsets: asked.map(\.1))
+        let size = stillSize(track.format, box: request.box)
+        let sheet = try StillSheets.sheet(request, count: asked.count, source: asset.path)
+        let paths: [String]
+        if let sheet { paths = Array(repeating: sheet.path, count: asked.count) } else {
+            paths = try StillNames.paths(pattern: request.pattern ?? StillNames.defaultPattern, source: asset.path, offsets: asked.map(\.1))
+        }
         let format = try imageFormat(of: paths[0])
         let protected = [ProtectedFile(asset.path, role: "source")]
-        for path in paths { try OutputLocation.check(path, protecting: protected, overwrite: request.overwrite, format: nil) }
-        let size = stillSize(track.format, box: request.box)
+        for path in Set(paths).union([sheet?.webVTT].compactMap { $0 }).sorted() {
+            try OutputLocation.check(path, protecting: protected, overwrite: request.overwrite, format: nil)
+        }
         var stills: [PlannedStill] = []
         var found: [MediaTime: StillScan.Shown] = [:]
         for (i, (text, offset)) in asked.enumerated() {
@@ -30,12 +40,14 @@ public enum StillPlanner {
                 found[t] = shown
             }
             let shown = found[t]!
+            let tile = sheet.map { s in (x: size.width * (i % s.columns), y: size.height * (i / s.columns), width: size.width, height: size.height) }
             stills.append(PlannedStill(number: i + 1, asked: text, requested: offset, shown: shown.time - asset.startTime,
-                                       decodeFrom: shown.decodeFrom - asset.startTime, isKeyframe: shown.isKeyframe, path: paths[i]))
+                                       decodeFrom: shown.decodeFrom - asset.startTime, isKeyframe: shown.isKeyframe, path: paths[i], tile: tile))
         }
         return StillPlan(source: asset.path, track: track, fileStart: asset.startTime, duration: duration, format: format,
                          quality: request.quality ?? StillRequest.defaultQuality, width: size.width, height: size.height,
-                         toneMapping: SettingsAssistant.toneMapping(source: track.format), overwrite: request.overwrite, stills: stills)
+                         toneMapping: SettingsAssistant.toneMapping(source: track.format), overwrite: request.overwrite, stills: stills,
+                         sheet: sheet)
     }
 
     /// Each instant as written and from the source's start. An instant outside the source is

@@ -13,6 +13,12 @@ public struct StillRequest: Sendable {
     public var pattern: String?
     /// 1…100 (JPEG and WebP; PNG is lossless); nil: `StillRequest.defaultQuality`.
     public var quality: Int?
+    /// One picture of all the stills in a grid (a contact sheet), in order from the top left,
+    /// row by row; nil: a file per still.
+    public var tiles: (columns: Int, rows: Int)?
+    /// With `tiles`: also a WebVTT file beside the sheet whose cues point at its tiles
+    /// (`#xywh=`), the thumbnail track web players read for scrubbing previews.
+    public var storyboard = false
     public var overwrite = false
 
     public static let defaultQuality = 85

@@ -61,9 +61,13 @@ enum StillScan {
         }
         // The frame on display at the instant is what it is, sync sample or not.
         if let keyframe { return Shown(time: keyframe, decodeFrom: keyframe, isKeyframe: keyframe != frame) }
-        guard let frame,
-              let at = a.read.firstIndex(where: { $0.pts == frame }),
-              let sync = a.read[...at].last(where: { $0.isSync && $0.pts <= frame }) else { return nil }
+        guard let frame, let at = a.read.firstIndex(where: { $0.pts == frame }) else { return nil }
+        guard let sync = a.read[...at].last(where: { $0.isSync && $0.pts <= frame }) else {
+            // A stream that starts between sync samples (a cut transport stream): nothing before
+            // its first sync sample can be decoded whole, so that is the first frame it shows.
+            guard fromStart, let first = a.read.first(where: { $0.isSync })?.pts ?? a.syncAfter else { return nil }
+            return Shown(time: first, decodeFrom: first, isKeyframe: true)
+        }
         return Shown(time: frame, decodeFrom: sync.pts, isKeyframe: false)
     }
 
@@ -91,7 +95,8 @@ enum StillScan {
             func settled(_ x: MediaTime) -> Bool { p.dts.isNumeric ? p.dts >= x : p.pts > x + half }
             let framesSettled = a.after.map(settled) ?? false
             let syncSettled = a.syncAfter.map(settled) ?? false || tolerance.after == .zero || settled(t + tolerance.after)
-            if framesSettled && syncSettled { break }
+            // And a sync sample met: a stream that starts between two has its first one later.
+            if framesSettled && syncSettled && (a.syncAtOrBefore != nil || a.syncAfter != nil) { break }
         }
         return a
     }
