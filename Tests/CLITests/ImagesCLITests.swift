@@ -56,6 +56,26 @@ struct ImagesCLITests {
         #expect(try SampleReader(path: dir.file("k.png"), track: .type(.video, 0)).nextPicture()?.stamp == 15)
     }
 
+    @Test("formats and options: WebP and PNG show the frame, --quality trades size for JPEG, PNG takes none (64); --tolerance 0,0.2s takes a keyframe just after")
+    func formats() throws {
+        let dir = Scratch()
+        let a = try Self.source(dir)
+        for name in ["w.webp", "p.png"] {
+            let r = try Binary.run(["images", a, "--at", "0.8s", "-o", dir.file(name)])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try SampleReader(path: dir.file(name), track: .type(.video, 0)).nextPicture()?.stamp == 24, "\(name)")
+        }
+        if PlanTruthCLITests.ffprobe != nil { #expect(try PlanTruthCLITests.probe(dir.file("w.webp"), "v:0", "codec_name")["codec_name"] == "webp") }
+        for q in ["20", "95"] { _ = try Binary.run(["images", a, "--at", "0.8s", "--quality", q, "-o", dir.file("q\(q).jpg")]) }
+        let size = { (n: String) in (try? FileManager.default.attributesOfItem(atPath: dir.file(n))[.size] as? Int) ?? 0 }
+        #expect(size("q20.jpg") > 0 && size("q20.jpg") < size("q95.jpg"), "\(size("q20.jpg")) vs \(size("q95.jpg"))")
+        let png = try Binary.run(["images", a, "--at", "0.8s", "--quality", "50", "-o", dir.file("x.png")])
+        #expect(png.status == 64 && png.stderr.hasPrefix("Error: --quality is for JPEG and WebP: PNG is lossless\n"))
+        let window = try Binary.run(["images", a, "--at", "0.4s", "--tolerance", "0,0.2s", "--json", "-o", dir.file("k.jpg")])
+        let still = try #require((BatchFixture.json(window.stdout)?["stills"] as? [[String: Any]])?.first)
+        #expect(still["time"] as? Double == 0.5 && still["frame"] as? String == "keyframe")
+    }
+
     @Test("SIGINT while the stills are being written: 130, 'cancelled', no still, temp file or folder left")
     func interrupted() throws {
         let dir = Scratch()
