@@ -34,6 +34,13 @@ struct ImagesCLITests {
             """)
         #expect(try SampleReader(path: dir.file("out/t-3.jpg"), track: .type(.video, 0)).nextPicture()?.stamp == 59)
         #expect(Set(dir.contents) == ["a.mp4", "out"])
+        // Again: the stills exist (73), and stay as they are.
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).sorted()
+        let again = try Binary.run(["images", a, "--at", "0.1s,50%,2s", "-o", dir.file("out/t-{n}.jpg")])
+        #expect(again.status == 73)
+        #expect(again.stderr == "error: \(dir.file("out/t-1.jpg")): already exists (use --overwrite to replace it)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).sorted() == before)
+        #expect(try SampleReader(path: dir.file("out/t-1.jpg"), track: .type(.video, 0)).nextPicture()?.stamp == 30)
     }
 
     @Test("--json with --count and keyframe tolerance: each still's asked time, the keyframe's time, the file; beside the source by default")
