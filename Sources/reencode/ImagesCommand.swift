@@ -7,7 +7,7 @@ struct ImagesCommand: Command {
     static let name = "images"
     static let answersStops = true
     static let abstract = "Take still images (thumbnails, posters) of a video at chosen times."
-    static let usage = "reencode images FILE (--at TIME,… | --every D | --count N) [--tolerance T] [--size WxH] [--quality Q] [--tiles CxR [--storyboard]] [-o PATTERN] [--overwrite] [--json]"
+    static let usage = "reencode images FILE (--at TIME,… | --every D | --count N) [--tolerance T] [--size WxH] [--quality Q] [--tiles CxR [--storyboard]] [-o PATTERN] [--overwrite] [--dry-run] [--json]"
     static let help = """
         OVERVIEW: \(abstract)
         Each time is resolved, from the packets alone, into the source frame the still shows;
@@ -41,6 +41,8 @@ struct ImagesCommand: Command {
                                (the source's); its extension says JPEG (.jpg, .jpeg), PNG or WebP.
                                Default: \(StillNames.defaultPattern), beside the source.
           --overwrite          Replace existing files.
+          --dry-run            Say which frame each still would show, and its file; decode and
+                               write nothing.
           --json               Print the stills as JSON (docs/images.md).
           -h, --help           Show help information.
 
@@ -53,9 +55,10 @@ struct ImagesCommand: Command {
 
     let request: StillRequest
     let json: Bool
+    let dryRun: Bool
 
     init(arguments: [String]) throws(UsageError) {
-        let a = try ArgumentScanner(arguments, flags: ["--json", "--overwrite", "--storyboard"],
+        let a = try ArgumentScanner(arguments, flags: ["--json", "--overwrite", "--storyboard", "--dry-run"],
                                     options: ["--at", "--every", "--count", "--tolerance", "--size", "--quality", "--tiles", "-o", "--output"],
                                     usage: Self.usage)
         guard a.positionals.count == 1 else {
@@ -82,6 +85,7 @@ struct ImagesCommand: Command {
         }
         request = r
         json = a.flag("--json")
+        dryRun = a.flag("--dry-run")
     }
 
     private static func times(_ a: ArgumentScanner) throws(UsageError) -> StillTimes {
@@ -130,8 +134,10 @@ struct ImagesCommand: Command {
         defer { stops.close() }
         do throws(MediaError) {
             let plan = try StillPlanner.plan(request)
-            state.generating.store(true, ordering: .releasing)
-            try ImageGenerator.run(plan) { state.reason.withLock { $0 != nil } }
+            if !dryRun {
+                state.generating.store(true, ordering: .releasing)
+                try ImageGenerator.run(plan) { state.reason.withLock { $0 != nil } }
+            }
             if json { writeOut(jsonString(Self.object(plan))) } else { writeOut(Self.text(plan)) }
             return ExitCode.ok
         } catch {

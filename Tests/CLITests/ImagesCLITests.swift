@@ -47,8 +47,12 @@ struct ImagesCLITests {
     func json() throws {
         let dir = Scratch()
         let a = try Self.source(dir)
-        let r = try Binary.run(["images", a, "--count", "2", "--tolerance", "keyframe", "--size", "160x160", "--json"])
+        let args = ["images", a, "--count", "2", "--tolerance", "keyframe", "--size", "160x160", "--json"]
+        let dry = try Binary.run(args + ["--dry-run"])
+        #expect(dry.status == 0 && dir.contents == ["a.mp4"], "--dry-run writes nothing: \(dry.stderr)")
+        let r = try Binary.run(args)
         #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == dry.stdout, "--dry-run says what the run does")
         let o = try #require(BatchFixture.json(r.stdout))
         #expect(o["width"] as? Int == 160 && o["height"] as? Int == 90 && o["format"] as? String == "jpeg")
         let stills = try #require(o["stills"] as? [[String: Any]])
