@@ -5,12 +5,13 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,o] [--quick]
 
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
-Scenarios a–i write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*
+Scenarios a–i write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*;
+the still-image scenario o writes results/stills.*
 (so running one group leaves the other's reference numbers alone; within each, a scenario not run
 keeps its last numbers, with that run's date).
 """
@@ -51,6 +52,11 @@ CONCAT_TONES = (440, 550, 660)
 CONCAT_SPANS = ((Fraction(1, 2), Fraction(9, 2)), (Fraction(3, 2), Fraction(11, 2)), (Fraction(1, 5), Fraction(21, 5)))
 CONCAT_NAMES = ("first", "second", "third")  # m-first-6s.mp4 (the input), m-second-6s.mp4, m-third-6s.mp4 beside it
 COMPOSITION_KEYS = ("j", "k", "l", "m")
+# (o): 20 exact stills of a 10-minute 1080p30 H.264 file with 2 s GOPs (`--quick`: 1 minute), at frame
+# starts spread as `--count 20` spreads them, by `reencode images` against a loop of
+# `ffmpeg -ss T -i IN -frames:v 1` (frame-accurate seeking); and reencode's `--tolerance keyframe`
+# against its exact stills: at least STILLS_KEYFRAME_TARGET times faster.
+STILLS_COUNT, STILLS_FPS, STILLS_GOP, STILLS_KEYFRAME_TARGET = 20, 30, 60, 5.0
 
 TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65}  # wall ratios (e: loop time / batch time ≥ 1.25)
 # High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
@@ -137,6 +143,9 @@ def inputs(quick, wanted):
         # HEVC with temporal sub-layers, as phones write: x265 bframes=7:b-adapt=0:b-pyramid=0:temporal-layers=1.
         i["h"] = i["i"] = make(WORK / f"h-1080p240-layers-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 240,
                                "--structure", "layers", "--texture")
+    if "o" in wanted:
+        minutes = 1 if quick else 10
+        i["o"] = stills_source(WORK / f"o-1080p30-gop2s-{minutes}min.mp4", minutes * 60)
     if "e" not in wanted:
         return i
     clips = WORK / "e-clips"
@@ -160,6 +169,64 @@ def long_source(path, seconds):
             "-i", "sine=frequency=440:sample_rate=48000", "-t", str(seconds)] + x264("veryfast", 23, 120)
            + ["-c:a", "aac", "-b:a", "64k", "-ac", "2", str(path)])
     return path
+
+
+def stills_source(path, seconds):
+    """(o)'s input: 1080p30 H.264 (x264 veryfast, a keyframe every 2 s), no sound, made by the ffmpeg
+    command line (lavfi testsrc2): ten minutes in a few, where make-source's frames would take long."""
+    if not path.exists():
+        print(f"  making {path.name}", flush=True)
+        sh(["ffmpeg", "-v", "error", "-y", "-nostdin", "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate={STILLS_FPS}", "-t", str(seconds)]
+           + x264("veryfast", 23, STILLS_GOP) + ["-x264-params", "scenecut=0", "-pix_fmt", "yuv420p", str(path)])
+    return path
+
+
+def stills_run(src, runs):
+    """(o): exact stills by reencode and by an ffmpeg loop, and reencode's keyframe stills, alternating.
+    The instants are frame starts (frame k at k/30 s), where both tools' "exact" is the same frame:
+    ffmpeg's seek keeps the first frame at or after T, reencode shows the frame on display at T."""
+    seconds = float(sh(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(src)]).stdout)
+    frames = round(seconds * STILLS_FPS)
+    ks = [frames * (2 * i + 1) // (2 * STILLS_COUNT) for i in range(STILLS_COUNT)]
+    out = WORK / "out" / "o"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    at = ",".join(f"{k}/{STILLS_FPS}" for k in ks)
+    images = [str(REENCODE), "images", str(src), "--at", at, "--overwrite"]
+    exact = images + ["-o", str(out / "exact-{n}.jpg")]
+    keyframe = images + ["--tolerance", "keyframe", "-o", str(out / "keyframe-{n}.jpg")]
+    # -ss in whole microseconds at or below the frame's start, so that the frame itself is kept.
+    loop = "; ".join(f"ffmpeg -v error -y -nostdin -ss {k * 1_000_000 // STILLS_FPS / 1e6:.6f} -i {shlex.quote(str(src))} "
+                     f"-frames:v 1 -q:v 6 {shlex.quote(str(out / f'ffmpeg-{n + 1}.jpg'))}" for n, k in enumerate(ks))
+    tools = [("reencode", lambda: timed(exact)), ("ffmpeg", lambda: timed_shell("set -e; " + loop)), ("keyframe", lambda: timed(keyframe))]
+    samples = {name: [] for name, _ in tools}
+    for r in range(runs):  # alternate, as run_pair does
+        order = tools[r % len(tools):] + tools[:r % len(tools)] if r % 2 == 0 else list(reversed(tools))
+        for name, run in order:
+            samples[name].append(run())
+    made = sorted(p.name for p in out.iterdir())
+    r = summarize(samples)
+    r["keyframeSpeedup"] = r["reencode"]["wall"] / r["keyframe"]["wall"]
+    r["keyframeTarget"] = STILLS_KEYFRAME_TARGET
+    r["target"] = 1.0
+    # The same frame through the same JPEG settings: the files should be alike byte for byte.
+    same = sum((out / f"exact-{n + 1:02d}.jpg").read_bytes() == (out / f"ffmpeg-{n + 1}.jpg").read_bytes() for n in range(len(ks)))
+    r["stills"] = {"count": STILLS_COUNT, "frames": ks, "files": len(made), "identicalToFFmpeg": same}
+    return r
+
+
+def stills_report(results, meta, runs, quick):
+    r = results["o"]
+    lines = [f"# Still images — {meta['date']}", "",
+             f"{meta['cores']} cores, {meta['cpu']}; {meta['versions']['ffmpeg']}; median of {runs} alternating runs"
+             f"{' (quick: a 1-minute source)' if quick else ''}.", "",
+             "| scenario | reencode exact | ffmpeg loop | wall ratio | target | reencode keyframe | exact / keyframe | target |",
+             "|---|---|---|---|---|---|---|---|",
+             f"| (o) {r['title']} | {r['reencode']['wall']:.2f} s | {r['ffmpeg']['wall']:.2f} s | {r['ratio']['wall']:.2f} | ≤ {r['target']} "
+             f"| {r['keyframe']['wall']:.2f} s | {r['keyframeSpeedup']:.1f} | ≥ {r['keyframeTarget']} |", "",
+             f"Exact stills byte for byte the same as ffmpeg's (the same frame, the same JPEG settings): "
+             f"{r['stills']['identicalToFFmpeg']} of {r['stills']['count']}.", ""]
+    return lines
 
 
 # ---------------------------------------------------------------- scenarios
@@ -987,7 +1054,8 @@ def main():
               "i": "1080p240 HEVC layers → 30 fps HEVC 10-bit", "j": "slow motion: 240 fps, 1–2 s at 1/8 → 30 fps",
               "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades",
               "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)",
-              "m": "concat: three 720p30 clips, trimmed, joined end to end (concat filter)"}
+              "m": "concat: three 720p30 clips, trimmed, joined end to end (concat filter)",
+              "o": f"{STILLS_COUNT} exact stills of 1080p30 H.264, 2 s GOPs: images vs an ffmpeg -ss loop"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
@@ -1072,6 +1140,8 @@ def main():
             results[key] = r
         elif key == "g":
             results[key] = memory_over_length(src, a.runs) | {"title": titles[key]}
+        elif key == "o":
+            results[key] = stills_run(src[key], a.runs) | {"title": titles[key]}
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     versions = {
@@ -1084,6 +1154,12 @@ def main():
             "runs": a.runs, "quick": a.quick, "versions": versions}
     RESULTS.mkdir(parents=True, exist_ok=True)
     # Each group has its own files: running one leaves the other's reference numbers as they are.
+    if "o" in results:
+        stills = {"o": results.pop("o")}
+        (RESULTS / "stills.json").write_text(json.dumps({"machine": meta, "scenarios": stills}, indent=2) + "\n")
+        lines = stills_report(stills, meta, a.runs, a.quick)
+        (RESULTS / "stills.md").write_text("\n".join(lines))
+        print("\n".join(lines))
     for name, group in (("latest", {k: r for k, r in results.items() if k not in COMPOSITION_KEYS}),
                         ("compositions", {k: r for k, r in results.items() if k in COMPOSITION_KEYS})):
         if not group:

@@ -3,7 +3,7 @@ import Pipeline
 
 /// `reencode`: subcommands in the style of swift-argument-parser.
 let version = "0.1.0"
-let commands: [any Command.Type] = [RunCommand.self, BatchCommand.self, ValidateCommand.self, PlanCommand.self, PresetsCommand.self, InspectCommand.self]
+let commands: [any Command.Type] = [RunCommand.self, BatchCommand.self, ValidateCommand.self, PlanCommand.self, PresetsCommand.self, InspectCommand.self, ImagesCommand.self]
 
 let overview = """
     OVERVIEW: Batch media reencoding from YAML recipes, on FFmpeg's libraries.

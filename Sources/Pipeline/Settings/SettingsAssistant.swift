@@ -263,15 +263,23 @@ public struct SettingsAssistant: Sendable {
             decide("hdr", "tone-map", "hdr.tone-map-8-bit",
                    "an 8-bit output cannot carry the \(range.name) source's HDR: tone-mapped to BT.709 SDR, as Apple's export presets do")
         }
+        let mapping = Self.toneMapping(source: source)
+        decide("color", "bt709/bt709/bt709", "color.tone-mapped-bt709",
+               "SDR pictures are tagged BT.709 (the \(range.name) source's peak: \(formatNumber(mapping?.peakLuminance ?? Self.defaultPeak)) cd/m²)")
+        return ColorTags(primaries: "bt709", transfer: "bt709", matrix: "bt709", range: outputJ ? "pc" : "tv", toneMapping: mapping)
+    }
+
+    /// How an HDR source's pictures become SDR: by its transfer, from its peak (PQ: its mastering
+    /// display's, else its MaxCLL, where plausible; HLG: the reference display's); nil for SDR.
+    static func toneMapping(source: FormatDescription) -> ToneMapping? {
+        let range = source.dynamicRange
+        guard range != .sdr else { return nil }
         var peak = Self.defaultPeak
         if range == .pq {
             if let p = source.hdr.masteringDisplay?.peak, Self.plausiblePeak.contains(p) { peak = p }
             else if let c = source.hdr.contentLightLevel, Self.plausiblePeak.contains(Double(c.maxCLL)) { peak = Double(c.maxCLL) }
         }
-        decide("color", "bt709/bt709/bt709", "color.tone-mapped-bt709",
-               "SDR pictures are tagged BT.709 (the \(range.name) source's peak: \(formatNumber(peak)) cd/m²)")
-        return ColorTags(primaries: "bt709", transfer: "bt709", matrix: "bt709", range: outputJ ? "pc" : "tv",
-                         toneMapping: ToneMapping(transfer: range, sourcePrimaries: source.colorPrimaries, sourceMatrix: source.colorMatrix, sourceRange: source.colorRange, peakLuminance: peak))
+        return ToneMapping(transfer: range, sourcePrimaries: source.colorPrimaries, sourceMatrix: source.colorMatrix, sourceRange: source.colorRange, peakLuminance: peak)
     }
 
     /// HEVC keeps the source's bit depth (10 bits for anything deeper, and for HDR) and its chroma

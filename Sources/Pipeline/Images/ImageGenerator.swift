@@ -1,0 +1,130 @@
+import Recipe
+
+/// Makes the stills a `StillPlan` names (AVAssetImageGenerator's image generation). The frames
+/// are decoded in groups that share a sync sample: the stream is positioned at that sample, and
+/// packets go to the decoder in decode order only up to the last frame the group shows — those
+/// frames and what they reference, no picture that nothing references (`Droppability`), nothing
+/// after — then the decoder is drained. A keyframe still decodes its sync sample alone. Each
+/// frame is made SDR where HDR, drawn upright at its display aspect into the still's size and
+/// encoded (`StillEncoder`) — a file each, or a tile of one contact sheet (`StillSheets`); the
+/// files appear all together, or none (`StillFiles`).
+public enum ImageGenerator {
+    /// What decoding took, for checks: packets handed to the decoder, and those read but not.
+    public struct Statistics: Sendable, Equatable {
+        public var packetsDecoded = 0
+        public var packetsSkipped = 0
+        /// The sync samples decoding started from, on the source's timeline, in order.
+        public var decodedFrom: [MediaTime] = []
+    }
+
+    /// `isCancelled` is asked between packets and files: a stop removes everything written (`.cancelled`).
+    @discardableResult
+    public static func run(_ plan: StillPlan, isCancelled: @escaping () -> Bool = { false }) throws(MediaError) -> Statistics {
+        let files = StillFiles()
+        do throws(MediaError) {
+            let statistics = try make(plan, into: files, isCancelled: isCancelled)
+            try files.commit(overwrite: plan.overwrite, isCancelled: isCancelled)
+            return statistics
+        } catch {
+            files.discard()
+            throw error.at(file: plan.source)
+        }
+    }
+
+    private static func make(_ plan: StillPlan, into files: StillFiles, isCancelled: @escaping () -> Bool) throws(MediaError) -> Statistics {
+        let encoder = try StillEncoder(format: plan.format, width: plan.width, height: plan.height,
+                                       sheet: plan.sheet.map { ($0.columns, $0.rows) }, quality: plan.quality, toneMapping: plan.toneMapping)
+        let rotation = plan.track.format.rotation, pixelAspect = plan.track.format.pixelAspect
+        var statistics = Statistics()
+        var decoder: Decoder?
+        // Source time of each frame shown → the stills that show it.
+        let byFrame = Dictionary(grouping: plan.stills) { plan.fileStart + $0.shown }
+        let groups = Dictionary(grouping: byFrame.keys) { frame in plan.fileStart + byFrame[frame]![0].decodeFrom }
+        for sync in groups.keys.sorted() {
+            let targets = Set(groups[sync]!)
+            let packets = try positioned(at: sync, plan: plan)
+            if decoder == nil { decoder = try packets.decoder() }
+            guard let decoder else { break }
+            decoder.flush()
+            statistics.decodedFrom.append(sync - plan.fileStart)
+            var found: Set<MediaTime> = []
+            let take = { (frame: Frame) throws(MediaError) in
+                let t = packets.time(of: frame)
+                guard targets.contains(t), !found.contains(t) else { return }
+                found.insert(t)
+                if plan.sheet != nil {
+                    for still in byFrame[t]! { try encoder.place(frame, rotation: rotation, pixelAspect: pixelAspect, tile: still.number - 1) }
+                    return
+                }
+                let bytes = try encoder.encode(frame, rotation: rotation, pixelAspect: pixelAspect)
+                for still in byFrame[t]! {
+                    if isCancelled() { throw MediaError.cancelled() }
+                    try files.write(bytes, to: still.path)
+                }
+            }
+            try decodeGroup(packets, decoder: decoder, sync: sync, targets: targets, statistics: &statistics, isCancelled: isCancelled, take: take)
+            if let missing = targets.subtracting(found).min() {
+                throw MediaError(.processing, "the frame at \((missing - plan.fileStart).secondsDescription) did not come out of the decoder",
+                                 track: plan.track.index)
+            }
+        }
+        if let sheet = plan.sheet {
+            try files.write(try encoder.encodeSheet(), to: sheet.path)
+            if let vtt = sheet.webVTT { try files.write(Array(StillSheets.webVTT(plan).utf8), to: vtt) }
+        }
+        return statistics
+    }
+
+    /// Sends the group's packets from its sync sample (read last by `positioned`) up to its
+    /// last target, then drains the decoder; `take` sees every picture that comes out.
+    private static func decodeGroup(_ packets: StreamPackets, decoder: Decoder, sync: MediaTime, targets: Set<MediaTime>,
+                                    statistics: inout Statistics, isCancelled: () -> Bool,
+                                    take: (Frame) throws(MediaError) -> Void) throws(MediaError) {
+        var unsent = targets
+        let judge = packets.droppability
+        func send() throws(MediaError) {
+            statistics.packetsDecoded += 1
+            while try !decoder.send(packets.packet) {
+                while let f = try decoder.receive() { try take(f) }
+            }
+            while let f = try decoder.receive() { try take(f) }
+        }
+        unsent.remove(sync)
+        try send()
+        while !unsent.isEmpty {
+            if isCancelled() { throw MediaError.cancelled() }
+            guard let timing = try packets.next() else { break }
+            if unsent.remove(timing.pts) != nil || !packets.isDroppable(judge) {
+                try send()
+            } else {
+                statistics.packetsSkipped += 1
+            }
+        }
+        _ = try decoder.send(nil)
+        while let f = try decoder.receive() { try take(f) }
+    }
+
+    /// The stream read up to the sync sample `sync` (the packet read last). A seek is only a guess
+    /// where the file has no index (MPEG-TS): it goes back further (1, 2, 4 … 32 s, then the
+    /// file's start) until the sample is met before anything decoding after it.
+    private static func positioned(at sync: MediaTime, plan: StillPlan) throws(MediaError) -> StreamPackets {
+        var back = MediaTime.zero
+        while true {
+            let target = sync - back
+            let fromStart = target <= plan.fileStart || back > MediaTime(value: 32, timescale: 1)
+            let packets = try StreamPackets(path: plan.source, stream: plan.track.index)
+            if !fromStart { try packets.seek(to: target, rounding: .up) }
+            var read = 0
+            while let p = try packets.next(), read < FrameStartScan.approachLimit {
+                read += 1
+                if p.isSync && p.pts == sync { return packets }
+                if p.dts.isNumeric ? p.dts > sync : p.pts > sync + MediaTime(value: 1, timescale: 2) { break }
+            }
+            if fromStart {
+                throw MediaError(.notMedia, "its sync sample at \((sync - plan.fileStart).secondsDescription) is gone: the file has changed since it was planned",
+                                 track: plan.track.index)
+            }
+            back = back == .zero ? MediaTime(value: 1, timescale: 1) : back * 2
+        }
+    }
+}
