@@ -47,7 +47,8 @@ public final class ExportSession: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         try OutputLocation.check(plan.outputPath, protecting: plan.protectedFiles, overwrite: plan.overwrite, format: plan.format)
         TempFile.removeStale(for: plan.outputPath)
-        let madeFolders = try makeFolders(for: plan.outputPath)
+        var folders = OutputFolders()
+        do throws(MediaError) { try folders.make(for: plan.outputPath) } catch { folders.removeMade(); throw error }
         let temp = TempFile.path(for: plan.outputPath)
         do throws(MediaError) {
             let lanes = try runLanes(temp: temp, progress: progress)
@@ -58,31 +59,10 @@ public final class ExportSession: Sendable {
                                     elapsed: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, lanes: lanes)
         } catch {
             TempFile.remove(temp)
-            // Folders this run made go too (innermost first); one something else was put in stays.
-            for folder in madeFolders.reversed() { rmdir(folder) }
+            // Folders this run made go too; one something else was put in stays.
+            folders.removeMade()
             throw error
         }
-    }
-
-    /// Makes the output's missing folders, outermost first, and returns the ones it made.
-    private func makeFolders(for output: String) throws(MediaError) -> [String] {
-        var missing: [String] = []
-        var folder = FilePaths.folder(of: output)
-        while access(folder, F_OK) != 0 && errno == ENOENT {
-            missing.append(folder)
-            let parent = FilePaths.folder(of: folder)
-            if parent == folder { break }
-            folder = parent
-        }
-        var made: [String] = []
-        for f in missing.reversed() {
-            if mkdir(f, 0o777) == 0 { made.append(f); continue }
-            let err = errno
-            if err == EEXIST { continue }  // made by someone else meanwhile
-            for m in made.reversed() { rmdir(m) }
-            throw MediaError(.cannotCreateOutput, "cannot create the folder \(f): \(String(cString: strerror(err)))", file: output)
-        }
-        return made
     }
 
     /// An output track's work as made, with the formats its stages were made for.
