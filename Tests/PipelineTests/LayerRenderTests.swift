@@ -320,7 +320,10 @@ extension LayerRenderTests {
         #expect(on.stamps == (0..<30).map { Optional(2000 + 4 * $0) }, "the layer shows every fourth frame")
         #expect(on.stamps == off.stamps)
         // The main clip's 30 frames are decoded either way; the layer's 120 only a quarter with it on.
-        #expect(off.decoded == 30 + 120)
+        // Off, the layer decodes up to picture 117, the one after its last shown (116), which ends
+        // it; a frame-threaded decoder also hands out the pictures it had in flight (up to all
+        // 120), and the layer's thread count depends on the machine's cores.
+        #expect((30 + 118...30 + 120).contains(off.decoded), "decoded \(off.decoded)")
         #expect(on.decoded <= 30 + 40, "decoded \(on.decoded)")
     }
 }

@@ -20,6 +20,9 @@ final class Decoder {
         try FFmpeg.check(avcodec_open2(ctx, codec, nil), "cannot open the \(String(cString: codec.pointee.name)) decoder")
     }
 
+    /// The threads FFmpeg settled on when it opened (1 for a codec that decodes on one).
+    var threadCount: Int32 { context.pointee.thread_count }
+
     deinit {
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)

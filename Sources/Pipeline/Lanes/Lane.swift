@@ -17,6 +17,8 @@ final class LaneEnvironment: Sendable {
     let progress: ProgressTracker
     let cancellation: Cancellation
     let selectiveDecode: Bool
+    /// The threads the video decoders open at once share.
+    let decoderThreads = DecoderThreads()
 
     init(readers: ReaderPool, file: String, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
          progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool) {
@@ -79,7 +81,8 @@ protocol LaneWork: AnyObject {
 /// One output track's serial queue and its work.
 final class Lane: Sendable {
     let queue: DispatchQueue
-    private let work: QueueBound<any LaneWork>
+    /// nil once the lane has drained or failed: what it held goes then, before the trailer.
+    private let work: QueueBound<(any LaneWork)?>
     private let statisticsBox: QueueBound<LaneStatistics>
 
     init(name: String, work: any LaneWork) {
@@ -95,11 +98,14 @@ final class Lane: Sendable {
             defer { group.leave() }
             FFmpegLog.forgetThread()
             do throws(MediaError) {
-                try self.work.value.run()
+                try self.work.value?.run()
             } catch {
                 onError(error)
             }
-            self.statisticsBox.value = self.work.value.statistics
+            if let work = self.work.value { self.statisticsBox.value = work.statistics }
+            // Its codecs, pictures and the source's demuxer with its index (tens of bytes a
+            // sample) go now, not after the trailer, whose index of the output reuses that memory.
+            self.work.value = nil
         }
     }
 

@@ -27,6 +27,12 @@ public final class ExportSession: Sendable {
     /// The most readers the last run had open at once (tests: flat in the number of segments).
     private let readersHighWater = Locked(0)
     var mostOpenReaders: Int { readersHighWater.withLock { $0 } }
+    /// The most video decoder threads the last run held at once (tests: bounded per layer).
+    private let threadsHighWater = Locked(0)
+    var mostDecoderThreads: Int { threadsHighWater.withLock { $0 } }
+    /// Video decoders still open when the last run wrote its trailer (tests: none, the lanes let go first).
+    private let decodersAtTrailer = Locked(0)
+    var openDecodersAtTrailer: Int { decodersAtTrailer.withLock { $0 } }
 
     public init(plan: ConversionPlan) {
         self.plan = plan
@@ -289,6 +295,7 @@ public final class ExportSession: Sendable {
         defer {
             activeReader.withLock { $0 = nil }
             readersHighWater.withLock { $0 = reader.mostOpenReaders }
+            threadsHighWater.withLock { $0 = env.decoderThreads.mostHeld }
         }
         if cancellation.isCancelled { reader.stop(.cancelled(file: plan.source.path)) }
 
@@ -317,14 +324,15 @@ public final class ExportSession: Sendable {
                     failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert: \(why)", file: self.plan.source.path, track: plan.track.index) }
                 }
             }
-            if failure.withLock({ $0 }) == nil && !self.cancellation.isCancelled {
-                do throws(MediaError) { try writer.finish() } catch {
-                    failure.withLock { $0 = error.at(file: self.plan.outputPath) }
-                }
-            }
             finished.signal()
         }
         finished.wait()
+        // The lanes let go of their codecs and readers as they ended; the trailer builds the index
+        // it writes first here, on the thread that probed the source, reusing that memory.
+        decodersAtTrailer.withLock { $0 = env.decoderThreads.openDecoders }
+        if failure.withLock({ $0 }) == nil && !cancellation.isCancelled {
+            do throws(MediaError) { try writer.finish() } catch { throw error.at(file: plan.outputPath) }
+        }
         if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
         if let error = failure.withLock({ $0 }) { throw error }
         tracker.finish()

@@ -16,6 +16,8 @@ final class VideoSource: SourceStage {
     private let track: Track
     private let segment: TimeSegment
     private let decoder: Decoder
+    /// The decoder's share of the threads, held as long as it.
+    private let threads: DecoderThreads.Lease
     let sourceTimeBase: AVRational
     /// What the pictures are stamped in.
     let outputTimeBase: AVRational
@@ -74,7 +76,9 @@ final class VideoSource: SourceStage {
         let stream = tap.stream
         let parameters = StreamParameters(stream)
         sourceTimeBase = parameters.timeBase
-        decoder = try Decoder(stream: stream)
+        threads = env.decoderThreads.lease()
+        decoder = try Decoder(stream: stream, threads: threads.request)
+        threads.opened(threads: decoder.threadCount)
         var picker: SlowMotionPicker?
         if let piece = segment.slowMotion {
             picker = try SlowMotionPicker(piece: piece, segment: segment, codecName: track.format.codec, extradata: parameters.extradata,
