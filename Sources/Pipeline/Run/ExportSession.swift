@@ -1,4 +1,3 @@
-import CFFmpeg
 import Dispatch
 import Foundation
 import Recipe
@@ -187,7 +186,7 @@ public final class ExportSession: Sendable {
     private static func layeredLane(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment, settings s: ResolvedVideoSettings,
                                     inputs: [SourceInput], first: VideoSource, make: @escaping SequenceCombiner.Maker) throws(MediaError) -> any LaneWork {
         let lp = plan.lanes[i]
-        guard let rate = s.frameRate, let format = PixelFormats.named(s.pixelFormat) else {
+        guard let rate = s.frameRate, let format = PixelFormat(named: s.pixelFormat) else {
             throw MediaError(.processing, "layers are drawn on a constant frame rate in a known pixel format")
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
@@ -207,9 +206,9 @@ public final class ExportSession: Sendable {
             layers.append(VideoCompositor.Layer(stage: stage, style: style, firstSlot: firstSlot))
         }
         // The canvas in the output's colours: a source picture's (full range, another matrix) is converted as it is drawn.
-        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format, background: plan.background,
+        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format.av, background: plan.background,
                                        outputColor: (s.colorRange, s.colorMatrix, s.colorPrimaries, s.colorTransfer))
-        let compositor = VideoCompositor(layers: layers, painter: painter, toneMapping: s.toneMapping.map { PictureToneMapping($0, target: format) },
+        let compositor = VideoCompositor(layers: layers, painter: painter, toneMapping: s.toneMapping.map { PictureToneMapping($0, target: format.av) },
                                          end: end, frameDuration: rate.frameDuration)
         return StagedLane(env: env, track: lp.track.index, stage: compositor, sink: sink)
     }
