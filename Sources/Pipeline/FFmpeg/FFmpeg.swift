@@ -22,10 +22,12 @@ enum FFmpeg {
     /// the call site expected: `ResourceShortage`.
     static func error(_ rc: Int32, _ what: String, kind: MediaError.Kind? = nil) -> MediaError {
         if let cause = ResourceShortage.cause(ofFFmpegCode: rc) {
-            return ResourceShortage.error(what, errno: cause, detail: takeLastLogLine())
+            var e = ResourceShortage.error(what, errno: cause, detail: takeLastLogLine())
+            e.code = .ffmpeg(rc)
+            return e
         }
         let k = kind ?? classify(rc)
-        return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine())
+        return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine(), code: .ffmpeg(rc))
     }
 
     /// Sets `key` to `value` in a dictionary FFmpeg takes (options, metadata; `what` names it:

@@ -83,6 +83,23 @@ struct PixelFormat: Equatable {
     }
 }
 
+extension EncoderConfiguration {
+    mutating func setPixelFormat(_ format: PixelFormat) { pixelFormat = format.av }
+}
+
+extension PictureFitter {
+    convenience init(width: Int32, height: Int32, format: PixelFormat) throws(MediaError) {
+        try self.init(width: width, height: height, pixelFormat: format.av)
+    }
+}
+
+extension LayerPainter {
+    convenience init(width: Int32, height: Int32, format: PixelFormat, background: RecipeColor,
+                     outputColor: (range: String?, matrix: String?, primaries: String?, transfer: String?)?) throws(MediaError) {
+        try self.init(width: width, height: height, pixelFormat: format.av, background: background, outputColor: outputColor)
+    }
+}
+
 extension Frame {
     /// A picture of this size in this format already.
     func isPicture(width: Int, height: Int, format: PixelFormat) -> Bool {
@@ -100,5 +117,14 @@ enum PixelFormats {
     static func named(_ name: String) -> AVPixelFormat? {
         let f = av_get_pix_fmt(name)
         return f == AV_PIX_FMT_NONE ? nil : f
+    }
+}
+
+extension Frame {
+    /// Channel `c`'s samples of a planar float audio frame (any channel count: FFmpeg's
+    /// extended data); nil when it has no such plane.
+    func floatSamples(channel c: Int) -> UnsafeMutablePointer<Float>? {
+        guard let plane = pointer.pointee.extended_data[c] else { return nil }
+        return UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
     }
 }

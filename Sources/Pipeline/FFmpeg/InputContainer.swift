@@ -191,10 +191,10 @@ final class InputContainer {
             // Memory is not short (else FFmpeg.error says so). While opening, a small file that makes the demuxer run out of memory claims
             // impossible sizes (a sample table of 2^32 entries): not media. Later it is ours.
             guard otherwise == .notMedia else { return FFmpeg.error(rc, what, kind: .processing) }
-            return MediaError(.notMedia, "\(what): a size in its index is impossible (damaged?)", detail: FFmpeg.takeLastLogLine())
+            return MediaError(.notMedia, "\(what): a size in its index is impossible (damaged?)", detail: FFmpeg.takeLastLogLine(), code: .ffmpeg(rc))
         }
         if rc == -EIO || rc == FFmpeg.eof, let io, io.pointee.eof_reached != 0 {
-            return MediaError(otherwise, "\(what): the file ends too soon (cut off?)", detail: FFmpeg.takeLastLogLine())
+            return MediaError(otherwise, "\(what): the file ends too soon (cut off?)", detail: FFmpeg.takeLastLogLine(), code: .ffmpeg(rc))
         }
         return FFmpeg.error(rc, what, kind: otherwise)
     }

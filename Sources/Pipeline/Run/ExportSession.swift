@@ -79,7 +79,7 @@ public final class ExportSession: Sendable {
             let err = errno
             if err == EEXIST { continue }  // made by someone else meanwhile
             for m in made.reversed() { rmdir(m) }
-            throw MediaError(.cannotCreateOutput, "cannot create the folder \(f): \(String(cString: strerror(err)))", file: output)
+            throw MediaError(.cannotCreateOutput, "cannot create the folder \(f): \(String(cString: strerror(err)))", file: output, code: .errno(err))
         }
         return made
     }
@@ -206,9 +206,9 @@ public final class ExportSession: Sendable {
             layers.append(VideoCompositor.Layer(stage: stage, style: style, firstSlot: firstSlot))
         }
         // The canvas in the output's colours: a source picture's (full range, another matrix) is converted as it is drawn.
-        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format.av, background: plan.background,
+        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), format: format, background: plan.background,
                                        outputColor: (s.colorRange, s.colorMatrix, s.colorPrimaries, s.colorTransfer))
-        let compositor = VideoCompositor(layers: layers, painter: painter, toneMapping: s.toneMapping.map { PictureToneMapping($0, target: format.av) },
+        let compositor = VideoCompositor(layers: layers, painter: painter, toneMapping: s.toneMapping.map { PictureToneMapping($0, target: format) },
                                          end: end, frameDuration: rate.frameDuration)
         return StagedLane(env: env, track: lp.track.index, stage: compositor, sink: sink)
     }

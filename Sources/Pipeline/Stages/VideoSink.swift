@@ -60,7 +60,7 @@ final class VideoSink: SinkStage {
         c.width = Int32(settings.width)
         c.height = Int32(settings.height)
         c.sampleAspect = settings.pixelAspect
-        c.pixelFormat = targetFormat.av
+        c.setPixelFormat(targetFormat)
         c.gopSize = Int32(settings.gopFrames)
         // The tags the settings assistant decided: what the encoded pixels are (tone-mapped
         // pictures are BT.709, whatever the source says).
@@ -71,13 +71,13 @@ final class VideoSink: SinkStage {
         c.masteringDisplay = settings.masteringDisplay
         c.contentLightLevel = settings.contentLightLevel
         if let m = settings.toneMapping, pictures == .asDecoded {
-            toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat.av,
+            toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat,
                                         fields: settings.fieldOrder != nil)
         } else {
             toneMapper = nil
         }
-        fittedToneMapping = pictures == .fitted ? settings.toneMapping.map { PictureToneMapping($0, target: format.av) } : nil
-        fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), pixelFormat: targetFormat.av) : nil
+        fittedToneMapping = pictures == .fitted ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
+        fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), format: targetFormat) : nil
         c.globalHeader = env.writer.needsGlobalHeader
         c.profile = settings.profile
         if let b = settings.bitrate { c.bitRate = Int64(b) }
