@@ -42,11 +42,38 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The segment field of a composition whose value caused the error, so that a recipe can
     /// point at the line that wrote it.
     public var segment: SegmentField?
+    /// The number the failing call returned, kept beside the message (which says it in words):
+    /// what a script or a bug report can match on, whatever the wording.
+    public var code: Code?
+
+    /// A failed call's own number.
+    public enum Code: Sendable, Equatable {
+        /// FFmpeg's return code (negative: an AVERROR, `-errno` for the OS's reasons).
+        case ffmpeg(Int32)
+        /// The OS's errno.
+        case errno(Int32)
+
+        /// `ffmpegError` or `errno`: the key `--progress json` gives it under.
+        public var jsonKey: String {
+            switch self {
+            case .ffmpeg: return "ffmpegError"
+            case .errno: return "errno"
+            }
+        }
+
+        public var value: Int32 {
+            switch self {
+            case .ffmpeg(let n), .errno(let n): return n
+            }
+        }
+    }
 
     public init(_ kind: Kind, _ message: String, file: String? = nil, track: Int? = nil,
-                time: MediaTime? = nil, detail: String? = nil, setting: String? = nil, segment: SegmentField? = nil) {
+                time: MediaTime? = nil, detail: String? = nil, setting: String? = nil, segment: SegmentField? = nil,
+                code: Code? = nil) {
         self.kind = kind; self.message = message; self.file = file
         self.track = track; self.time = time; self.detail = detail; self.setting = setting; self.segment = segment
+        self.code = code
     }
 
     /// A time computed from the file's timing (timestamps, start, duration, time base) that does

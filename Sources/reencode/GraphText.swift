@@ -52,7 +52,7 @@ enum GraphText {
         switch f {
         case .pictures(let p):
             return ["kind": "pictures", "width": p.width, "height": p.height, "pixelFormat": p.pixelFormat,
-                    "timeBase": ratio(p.timeBase), "frameRate": ratio(p.frameRate)]
+                    "timeBase": ratio(p.timeBase), "frameRate": p.frameRate.map { "\($0.frames)/\($0.seconds)" } ?? NSNull()]
         case .sound(let s):
             return ["kind": "sound", "sampleRate": s.sampleRate, "sampleFormat": s.sampleFormat, "channelLayout": s.channelLayout,
                     "timeBase": ratio(s.timeBase)]

@@ -65,6 +65,8 @@ func readRecipeText(_ path: String) -> Result<String, ExitFailure> {
 struct ExitFailure: Error {
     let code: Int32
     let message: String
+    /// The failed call's own number (FFmpeg's or errno), where the failure is a media error with one.
+    var number: MediaError.Code?
 
     /// Prints `lines` on stderr.
     init(_ lines: [String], code: Int32) {
@@ -74,9 +76,10 @@ struct ExitFailure: Error {
     }
 
     /// Already printed.
-    init(code: Int32, message: String) {
+    init(code: Int32, message: String, number: MediaError.Code? = nil) {
         self.code = code
         self.message = message
+        self.number = number
     }
 }
 
@@ -89,7 +92,7 @@ func compileRecipe(_ recipe: Recipe, input: String?, output: String?, overwrite:
     } catch let e as SourceMismatch {
         return .failure(ExitFailure(e.diagnostics.map(\.description), code: ExitCode.noInput))
     } catch let e as MediaError {
-        return .failure(ExitFailure(code: report(e), message: "error: \(e)"))
+        return .failure(ExitFailure(code: report(e), message: "error: \(e)", number: e.code))
     } catch {
         return .failure(ExitFailure(["error: \(error)"], code: ExitCode.failure))
     }

@@ -66,8 +66,9 @@ struct RunCommand: Command {
     /// How a run ended.
     enum Outcome {
         case done(ConversionResult)
-        /// Already printed on stderr; `message` is what was printed.
-        case failed(code: Int32, message: String)
+        /// Already printed on stderr; `message` is what was printed, `number` the failed call's
+        /// own (FFmpeg's or errno) where there is one.
+        case failed(code: Int32, message: String, number: MediaError.Code? = nil)
         case stopped(StopReason)
     }
 
@@ -137,7 +138,7 @@ struct RunCommand: Command {
         let compiled: CompiledRecipe
         switch compileRecipe(r, input: input, output: output, overwrite: overwrite) {
         case .success(let c): compiled = c
-        case .failure(let f): return .failed(code: f.code, message: f.message)
+        case .failure(let f): return .failed(code: f.code, message: f.message, number: f.number)
         }
         // Said before the work starts, so a user can stop a run that would lose what they want.
         for n in compiled.plan.notices {
@@ -159,7 +160,7 @@ struct RunCommand: Command {
         } catch let e {
             reporter.close()
             if e.kind == .cancelled, let reason = stage.state.withLock({ $0.reason }) { return .stopped(reason) }
-            return .failed(code: report(e), message: "error: \(e)")
+            return .failed(code: report(e), message: "error: \(e)", number: e.code)
         }
     }
 
@@ -177,8 +178,10 @@ struct RunCommand: Command {
                 writeOut("wrote \(result.outputPath): \(result.duration.secondsDescription), \(byteText(result.bytes)), \(String(format: "%.1f", result.speed))x real time (\(String(format: "%.1f", result.elapsed)) s)")
             }
             return ExitCode.ok
-        case .failed(let code, let message):
-            if json { writeOut(jsonLine(["type": "failed", "message": message, "exitCode": code])) }
+        case .failed(let code, let message, let number):
+            var line: [String: Any] = ["type": "failed", "message": message, "exitCode": code]
+            if let number { line[number.jsonKey] = number.value }
+            if json { writeOut(jsonLine(line)) }
             return code
         case .stopped(let reason):
             switch reason {

@@ -128,7 +128,7 @@ struct DamageTests {
         for k in [1, 10, 20] {
             let cut = dir.file("cut\(k).mp4")
             try Self.cut(src, to: size * k / 21, as: cut)
-            #expect(Self.loadError(cut)?.withoutDetail == MediaError(.notMedia, "not a media file FFmpeg can read: Invalid data found when processing input", file: cut))
+            #expect(Self.loadError(cut)?.withoutDetail == MediaError(.notMedia, "not a media file FFmpeg can read: Invalid data found when processing input", file: cut, code: .ffmpeg(-1094995529)))
             #expect(Self.loadError(cut)?.detail?.hasSuffix("moov atom not found") == true)
         }
     }
@@ -213,7 +213,7 @@ struct DamageTests {
     @Test("a read that fails at the OS level is an I/O error (74), not 'not media'")
     func realReadError() throws {
         // /proc/self/mem is a regular file whose first page is never mapped: read(2) gives EIO.
-        #expect(Self.loadError("/proc/self/mem")?.withoutDetail == MediaError(.io, "cannot read: Input/output error", file: "/proc/self/mem"))
+        #expect(Self.loadError("/proc/self/mem")?.withoutDetail == MediaError(.io, "cannot read: Input/output error", file: "/proc/self/mem", code: .ffmpeg(-EIO)))
         #expect(Self.loadError("/proc/self/mem")?.exitCode == 74)
     }
 
@@ -227,7 +227,7 @@ struct DamageTests {
         let sock = dir.file("s.mp4")
         try UnixSocket.bind(sock)
         #expect(throws: MediaError(.notMedia, "is a socket, not a media file", file: sock)) { try Asset.load(sock) }
-        #expect(throws: MediaError(.inputMissing, "no such file", file: dir.file("none/x.mp4"))) { try Asset.load(dir.file("none/x.mp4")) }
+        #expect(throws: MediaError(.inputMissing, "no such file", file: dir.file("none/x.mp4"), code: .errno(ENOENT))) { try Asset.load(dir.file("none/x.mp4")) }
     }
 }
 

@@ -108,7 +108,7 @@ struct FailureTests {
             #expect(error.exitCode == 66)
             #expect(error.file == junk)
         }
-        #expect(throws: MediaError(.inputMissing, "no such file", file: dir.file("none.mp4"))) {
+        #expect(throws: MediaError(.inputMissing, "no such file", file: dir.file("none.mp4"), code: .errno(ENOENT))) {
             try Asset.load(dir.file("none.mp4"))
         }
     }

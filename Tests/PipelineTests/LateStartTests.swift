@@ -16,21 +16,18 @@ struct LateStartTests {
         let input = try InputContainer(path: source)
         let out = try OutputContainer(path: output, formatName: "mpegts")
         for i in 0..<input.streamCount {
-            let st = try out.addStream()
-            #expect(avcodec_parameters_copy(st.pointee.codecpar, input.stream(i).pointee.codecpar) >= 0)
-            st.pointee.codecpar.pointee.codec_tag = 0
-            st.pointee.time_base = input.stream(i).pointee.time_base
+            _ = try out.addStream(copying: input.stream(i))
         }
         try out.open(options: [])
         let packet = try Packet()
         while try input.read(into: packet) {
             let i = Int(packet.streamIndex)
             guard packet.pts >= 0 else { continue }
-            let tb = input.stream(i).pointee.time_base
+            let tb = input.stream(i).timeBase
             let shift = Int64(tb.den) * 14 / (10 * Int64(tb.num))
             packet.pts += shift
             packet.dts += shift
-            packet.rescale(from: input.stream(i).pointee.time_base, to: try #require(out.stream(i)).pointee.time_base)
+            packet.rescale(from: input.stream(i).timeBase, to: TimeBase(try #require(out.stream(i)).pointee.time_base))
             try out.write(packet)
         }
         try out.finish()

@@ -31,7 +31,7 @@ struct PlanGraphTests {
         #expect(g.edges.map { [$0.from, $0.to] } == [[2, 1], [1, 0], [4, 3], [3, 0]])
         #expect(g.edges.allSatisfy { $0.segment == nil })
         // Into the video sink: the source's pictures on the output's 30 fps grid.
-        #expect(g.sinkInput(0) == .pictures(PictureFormat(width: 320, height: 180, pixelFormat: "yuv420p", timeBase: Ratio(1, 30), frameRate: Ratio(30, 1))))
+        #expect(g.sinkInput(0) == .pictures(PictureFormat(width: 320, height: 180, pixelFormat: "yuv420p", timeBase: Ratio(1, 30), frameRate: FrameRate(frames: 30))))
         #expect(g.sinkInput(1) == .sound(SoundFormat(sampleRate: 48000, sampleFormat: "fltp", channelLayout: "stereo", timeBase: Ratio(1, 48000))))
         guard case .stream(let video)? = g.sinkOutput(0), case .stream(let audio)? = g.sinkOutput(1) else {
             Issue.record("no stream edges: \(g.edges)"); return
@@ -58,7 +58,7 @@ struct PlanGraphTests {
         try Self.source(src, rate: 25)
         let plan = try Planner.plan(Self.request(src, s.file("out.mp4"), frameRate: nil))
         let p = try #require(Self.pictures(plan.graph?.sinkInput(0)))
-        #expect(p.frameRate == Ratio(25, 1))
+        #expect(p.frameRate == FrameRate(frames: 25))
         // The pictures keep the source stream's stamps: its time base, as ffprobe reads it.
         guard let probed = try FFprobe.stream(src, "v:0", "time_base")?["time_base"] else { return }
         #expect("\(p.timeBase.num)/\(p.timeBase.den)" == probed)
@@ -97,7 +97,7 @@ struct PlanGraphTests {
         for n in old.nodes { _ = g.node(n) }
         for e in old.edges {
             var f = e.format
-            if case .pictures(var p) = f { p.timeBase = Ratio(1, 25); p.frameRate = Ratio(25, 1); f = .pictures(p) }
+            if case .pictures(var p) = f { p.timeBase = Ratio(1, 25); p.frameRate = FrameRate(frames: 25); f = .pictures(p) }
             g.connect(e.from, e.to, f, segment: e.segment)
         }
         plan.graph = g

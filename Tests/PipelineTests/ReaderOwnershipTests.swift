@@ -21,19 +21,19 @@ final class ReaderOwnershipTests: XCTestCase {
 
     /// Pulls output 0 up to 3 s, then output 1 to the end, on another thread; nil when it did not
     /// finish within the timeout (then the reader is stopped so the thread ends).
-    private func pullBoth(_ reader: AssetReader, tb: AVRationalLike) -> (first: [MediaTime], second: [(MediaTime, Bool)])? {
+    private func pullBoth(_ reader: AssetReader, tb: TimeBase) -> (first: [MediaTime], second: [(MediaTime, Bool)])? {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox()
         DispatchQueue.global().async {
             defer { done.signal() }
             do {
                 while let p = try reader.next(0) {
-                    let t = MediaTime(ts: p.pts, timeBase: tb.value)
+                    let t = MediaTime(ts: p.pts, timeBase: tb)
                     box.first.append(t)
                     if t >= MediaTime(seconds: 3) { break }
                 }
                 reader.detach(0)
-                while let p = try reader.next(1) { box.second.append((MediaTime(ts: p.pts, timeBase: tb.value), p.isKeyframe)) }
+                while let p = try reader.next(1) { box.second.append((MediaTime(ts: p.pts, timeBase: tb), p.isKeyframe)) }
             } catch {
                 box.error = error
             }
@@ -54,7 +54,7 @@ final class ReaderOwnershipTests: XCTestCase {
         let video = try XCTUnwrap(asset.track(.video, ordinal: 0)).index
         // A small capacity makes a consumer that waited on its own buffer block at once.
         let reader = try AssetReader(asset: asset, streams: [video, video], consumers: [0, 0], capacity: 4)
-        let tb = AVRationalLike(reader.stream(forOutput: 0).pointee.time_base)
+        let tb = reader.stream(forOutput: 0).timeBase
         let pulled = try XCTUnwrap(pullBoth(reader, tb: tb), "the consumer waited on its own full buffer (deadlock)")
         let last = try XCTUnwrap(pulled.first.last)
         XCTAssertTrue(last >= MediaTime(seconds: 3) && last < MediaTime(seconds: 4), "\(last)")
@@ -90,13 +90,6 @@ final class ReaderOwnershipTests: XCTestCase {
         XCTAssertLessThanOrEqual(reader.mostBuffered(0), 8 + 1)
         XCTAssertLessThanOrEqual(reader.mostBuffered(1), 8 + 1)
     }
-}
-
-/// A time base carried across the test's threads.
-private struct AVRationalLike: @unchecked Sendable {
-    // SAFETY: a plain C struct of two integers, copied, never shared by reference.
-    let value: AVRational
-    init(_ v: AVRational) { value = v }
 }
 
 // SAFETY: written by one worker thread before it signals, read after the wait; `counts` under `lock`.

@@ -21,11 +21,11 @@ struct RehearsalProbeTests {
             TrackRequest(.type(.audio, 0), .audio(AudioSettings())),
         ])
         let plan = try Planner.plan(req, asset: asset)
-        var seen: [(stream: UnsafeMutablePointer<AVStream>, index: Int)] = []
+        var seen: [(stream: SourceStream, index: Int)] = []
         do {
             let pool = plan.makeReaders(rehearsal: true)
             let taps = try (0..<2).map { output throws(MediaError) in try pool.tap(group: 0, output: output) }
-            seen = taps.map { ($0.stream, Int($0.stream.pointee.index)) }
+            seen = taps.map { ($0.stream, $0.stream.index) }
             #expect(asset.probed.take() == nil, "the run took the demuxer while the rehearsal had it")
             #expect(throws: MediaError(.processing, "a rehearsal reads no packets", file: src)) { _ = try taps[0].next() }
         }

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// A chapter mark: a titled span of the file's timeline.
@@ -59,36 +58,4 @@ public struct Attachment: Sendable, Hashable {
 
     /// `"font.ttf" (font/ttf, 12345 bytes)`.
     public var summary: String { "\"\(fileName)\" (\(mimeType), \(bytes.count) bytes)" }
-}
-
-extension Asset {
-    static func readChapters(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> [Chapter] {
-        var out: [Chapter] = []
-        for i in 0..<Int(ctx.pointee.nb_chapters) {
-            guard let c = ctx.pointee.chapters[i]?.pointee else { continue }
-            let start = MediaTime(ts: c.start, timeBase: c.time_base), end = MediaTime(ts: c.end, timeBase: c.time_base)
-            guard start.isNumeric, end.isNumeric, end >= start else { continue }
-            out.append(Chapter(start: start, end: end, title: dictionary(c.metadata)["title"]))
-        }
-        return out.sorted { $0.start < $1.start }
-    }
-
-    static func readPicture(_ st: UnsafeMutablePointer<AVStream>, index: Int) -> AttachedPicture? {
-        let pkt = st.pointee.attached_pic
-        guard st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0, pkt.size > 0, let data = pkt.data else { return nil }
-        let par = st.pointee.codecpar.pointee
-        return AttachedPicture(track: index, codec: String(cString: avcodec_get_name(par.codec_id)),
-                               width: Int(par.width), height: Int(par.height),
-                               bytes: Array(UnsafeBufferPointer(start: data, count: Int(pkt.size))),
-                               fileName: dictionary(st.pointee.metadata)["filename"])
-    }
-
-    /// A Matroska attachment stream: the file is the stream's extradata.
-    static func readAttachment(_ st: UnsafeMutablePointer<AVStream>, index: Int) -> Attachment? {
-        guard let par = st.pointee.codecpar?.pointee, par.codec_type == AVMEDIA_TYPE_ATTACHMENT else { return nil }
-        let tags = dictionary(st.pointee.metadata)
-        let bytes = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(par.extradata_size, 0)))) } ?? []
-        return Attachment(track: index, fileName: tags["filename"] ?? "attachment-\(index)",
-                          mimeType: tags["mimetype"] ?? "application/octet-stream", bytes: bytes)
-    }
 }

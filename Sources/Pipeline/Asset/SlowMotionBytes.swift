@@ -32,13 +32,13 @@ final class SlowMotionFile: SlowMotionBytes {
         guard fd >= 0 else {
             let code = errno
             if let short = ResourceShortage.cause(ofErrno: code) { throw ResourceShortage.error("cannot open it to read its slow-motion data", errno: short, file: path) }
-            throw MediaError(code == ENOENT ? .inputMissing : .io, "cannot open it to read its slow-motion data (\(String(cString: strerror(code))))", file: path)
+            throw MediaError(code == ENOENT ? .inputMissing : .io, "cannot open it to read its slow-motion data (\(String(cString: strerror(code))))", file: path, code: .errno(code))
         }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             let code = errno
             close(fd)
-            throw MediaError(.io, "cannot read its size (\(String(cString: strerror(code))))", file: path)
+            throw MediaError(.io, "cannot read its size (\(String(cString: strerror(code))))", file: path, code: .errno(code))
         }
         length = Int64(st.st_size)
         isRegular = (st.st_mode & S_IFMT) == S_IFREG
@@ -57,7 +57,8 @@ final class SlowMotionFile: SlowMotionBytes {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw MediaError(.io, "reading its slow-motion data failed (\(String(cString: strerror(errno))))", file: path)
+                let code = errno
+                throw MediaError(.io, "reading its slow-motion data failed (\(String(cString: strerror(code))))", file: path, code: .errno(code))
             }
             if n == 0 { return nil }  // the file shrank under us
             done += n

@@ -11,18 +11,18 @@ enum SourceFileKind {
         guard stat(path, &st) == 0 else {
             let code = errno
             switch code {
-            case ENOENT, ENOTDIR: throw MediaError(.inputMissing, "no such file", file: path)
-            case EACCES: throw MediaError(.inputMissing, "cannot read: permission denied", file: path)
-            case ELOOP: throw MediaError(.inputMissing, "cannot read: too many levels of symbolic links", file: path)
-            case ENAMETOOLONG: throw MediaError(.inputMissing, "cannot read: the path is too long", file: path)
-            default: throw MediaError(.io, "cannot read: \(String(cString: strerror(code)))", file: path)
+            case ENOENT, ENOTDIR: throw MediaError(.inputMissing, "no such file", file: path, code: .errno(code))
+            case EACCES: throw MediaError(.inputMissing, "cannot read: permission denied", file: path, code: .errno(code))
+            case ELOOP: throw MediaError(.inputMissing, "cannot read: too many levels of symbolic links", file: path, code: .errno(code))
+            case ENAMETOOLONG: throw MediaError(.inputMissing, "cannot read: the path is too long", file: path, code: .errno(code))
+            default: throw MediaError(.io, "cannot read: \(String(cString: strerror(code)))", file: path, code: .errno(code))
             }
         }
         if let what = nonRegularFileKind(st.st_mode) {
             throw MediaError(.notMedia, "is \(what), not a media file", file: path)
         }
         guard access(path, R_OK) == 0 else {
-            throw MediaError(.inputMissing, "cannot read: permission denied", file: path)
+            throw MediaError(.inputMissing, "cannot read: permission denied", file: path, code: .errno(errno))
         }
     }
 }

@@ -70,6 +70,6 @@ struct LedgerJournal {
 
     /// `errno` is read by the caller right at the failing call, before anything else can change it.
     static func failure(_ what: String, _ code: Int32, _ path: String) -> MediaError {
-        MediaError(.io, "\(what): \(String(cString: strerror(code)))", file: path)
+        MediaError(.io, "\(what): \(String(cString: strerror(code)))", file: path, code: .errno(code))
     }
 }

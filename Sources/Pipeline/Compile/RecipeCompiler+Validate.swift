@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 extension RecipeCompiler {
@@ -80,11 +79,11 @@ extension EncoderConfiguration {
     /// `validate` opens: no source, so no colour tags and the settings' own rate).
     static func standIn(_ s: ResolvedVideoSettings) -> EncoderConfiguration {
         let rate = s.frameRate ?? FrameRate(frames: 25)
-        var c = EncoderConfiguration(codecName: s.encoderName, timeBase: AVRational(num: rate.seconds, den: rate.frames))
-        c.frameRate = AVRational(num: rate.frames, den: rate.seconds)
+        var c = EncoderConfiguration(codecName: s.encoderName, timeBase: TimeBase(framesOf: rate))
+        c.frameRate = rate
         c.width = Int32(s.width)
         c.height = Int32(s.height)
-        c.pixelFormat = av_get_pix_fmt(s.pixelFormat)
+        c.setPixelFormat(named: s.pixelFormat)
         c.gopSize = Int32(s.gopFrames)
         c.profile = s.profile
         if let b = s.bitrate { c.bitRate = Int64(b) }
@@ -96,9 +95,9 @@ extension EncoderConfiguration {
     /// The encoder an audio lane opens for these settings (the lane adds the container's
     /// global-header flag).
     static func audio(_ s: ResolvedAudioSettings) -> EncoderConfiguration {
-        var c = EncoderConfiguration(codecName: s.encoderName, timeBase: AVRational(num: 1, den: Int32(s.sampleRate)))
+        var c = EncoderConfiguration(codecName: s.encoderName, timeBase: TimeBase(num: 1, den: Int32(s.sampleRate)))
         c.sampleRate = Int32(s.sampleRate)
-        c.sampleFormat = AV_SAMPLE_FMT_FLTP
+        c.samplesArePlanarFloat()
         c.channels = Int32(s.channels)
         c.channelLayout = s.channelLayout
         c.bitRate = Int64(s.bitrate)

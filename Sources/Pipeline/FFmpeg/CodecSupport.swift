@@ -17,6 +17,22 @@ enum CodecSupport {
         return avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) == 1 || (format == .mkv && hasMatroskaFallbackTag(id))
     }
 
+    /// `format`'s muxer knows `codec` as one of its own (no fallback tag); an unknown muxer
+    /// answers no.
+    static func isNative(_ codec: String, to format: ContainerFormat) -> Bool {
+        guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return false }
+        return avformat_query_codec(muxer, id(of: codec), FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    /// `codec` is a text subtitle format (SubRip, ASS, mov_text, WebVTT …), not bitmaps.
+    static func isTextSubtitle(_ codec: String) -> Bool {
+        guard let d = avcodec_descriptor_get_by_name(codec) else { return false }
+        return d.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0
+    }
+
+    /// An encoder by this name is built in.
+    static func canEncode(_ name: String) -> Bool { avcodec_find_encoder_by_name(name) != nil }
+
     private static func id(of codec: String) -> AVCodecID {
         avcodec_descriptor_get_by_name(codec)?.pointee.id ?? AV_CODEC_ID_NONE
     }

@@ -6,7 +6,8 @@ final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
 
     /// `threads` 0 lets FFmpeg choose.
-    init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0) throws(MediaError) {
+    init(stream source: SourceStream, threads: Int32 = 0) throws(MediaError) {
+        let stream = source.pointer
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))

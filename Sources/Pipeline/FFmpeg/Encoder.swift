@@ -4,14 +4,15 @@ import Recipe
 /// What an encoder is opened with; negotiated before any data flows.
 struct EncoderConfiguration {
     var codecName: String
-    var timeBase: AVRational
+    var timeBase: TimeBase
     // video
     var width: Int32 = 0
     var height: Int32 = 0
     var pixelFormat: AVPixelFormat = AV_PIX_FMT_NONE
-    var frameRate: AVRational = AVRational(num: 0, den: 1)
+    /// nil: unknown (a variable rate).
+    var frameRate: FrameRate?
     /// The pictures' sample aspect ratio, as the bitstream and the container state it.
-    var sampleAspect = AVRational(num: 1, den: 1)
+    var sampleAspect = Ratio.square
     /// Interlaced: coded as fields (x264's `interlaced`), the field order stated; nil or
     /// progressive: whole pictures.
     var fieldOrder: FieldOrder?
@@ -41,6 +42,12 @@ struct EncoderConfiguration {
 }
 
 extension EncoderConfiguration {
+    /// The pixel format by FFmpeg's name (unknown: none, which the encoder refuses when it opens).
+    mutating func setPixelFormat(named name: String) { pixelFormat = av_get_pix_fmt(name) }
+
+    /// Planar 32-bit float samples: what every audio stage hands an encoder.
+    mutating func samplesArePlanarFloat() { sampleFormat = AV_SAMPLE_FMT_FLTP }
+
     /// Sets the colour tags from FFmpeg's names (nil or unknown: unspecified).
     mutating func setColor(primaries: String?, transfer: String?, matrix: String?, range: String?) {
         func value(_ name: String?, _ lookup: (UnsafePointer<CChar>) -> Int32) -> UInt32? {
@@ -126,14 +133,14 @@ final class Encoder {
         guard let ctx = avcodec_alloc_context3(codec) else {
             return .failure(ResourceShortage.outOfMemory("the \(c.codecName) encoder"))
         }
-        ctx.pointee.time_base = c.timeBase
+        ctx.pointee.time_base = c.timeBase.rational
         ctx.pointee.thread_count = c.threads
         if codec.pointee.type == AVMEDIA_TYPE_VIDEO {
             ctx.pointee.width = c.width
             ctx.pointee.height = c.height
             ctx.pointee.pix_fmt = c.pixelFormat
-            ctx.pointee.framerate = c.frameRate
-            ctx.pointee.sample_aspect_ratio = c.sampleAspect
+            ctx.pointee.framerate = c.frameRate.map { AVRational(num: $0.frames, den: $0.seconds) } ?? AVRational(num: 0, den: 1)
+            ctx.pointee.sample_aspect_ratio = AVRational(num: Int32(clamping: c.sampleAspect.num), den: Int32(clamping: c.sampleAspect.den))
             if let o = c.fieldOrder, o.isInterlaced {
                 // x264 codes fields (MBAFF) and takes each frame's field order from the frame.
                 ctx.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
@@ -325,7 +332,7 @@ final class Encoder {
         avcodec_free_context(&c)
     }
 
-    var timeBase: AVRational { context.pointee.time_base }
+    var timeBase: TimeBase { TimeBase(context.pointee.time_base) }
     /// Samples per audio frame the encoder wants (0: any).
     var frameSize: Int32 { context.pointee.frame_size }
 

@@ -22,10 +22,12 @@ enum FFmpeg {
     /// the call site expected: `ResourceShortage`.
     static func error(_ rc: Int32, _ what: String, kind: MediaError.Kind? = nil) -> MediaError {
         if let cause = ResourceShortage.cause(ofFFmpegCode: rc) {
-            return ResourceShortage.error(what, errno: cause, detail: takeLastLogLine())
+            var e = ResourceShortage.error(what, errno: cause, detail: takeLastLogLine())
+            e.code = .ffmpeg(rc)
+            return e
         }
         let k = kind ?? classify(rc)
-        return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine())
+        return MediaError(k, "\(what): \(describe(rc))", detail: takeLastLogLine(), code: .ffmpeg(rc))
     }
 
     /// Sets `key` to `value` in a dictionary FFmpeg takes (options, metadata; `what` names it:
@@ -60,32 +62,4 @@ enum FFmpeg {
     static func clearLog() { _ = FFmpegLog.takeLast() }
 
     static var installLog: Void { FFmpegLog.install }
-}
-
-extension AVRational {
-    var time: MediaTime { MediaTime(value: Int64(num), timescale: den) }
-}
-
-extension MediaTime {
-    /// A timestamp in an FFmpeg time base (`AV_NOPTS_VALUE` or an unusable base → invalid). A
-    /// timestamp whose `ts · num` does not fit saturates to ±infinity (a hostile file's stamps).
-    init(ts: Int64, timeBase tb: AVRational) {
-        if ts == FFmpeg.noPTS || tb.den <= 0 || tb.num <= 0 {
-            self = .invalid
-        } else {
-            self = MediaTime(value: ts, timescale: tb.den) * Int64(tb.num)
-        }
-    }
-
-    /// This time as a timestamp in an FFmpeg time base, rounded as asked (`.invalid` → NOPTS).
-    /// Throws when it does not fit in 64 bits or the base is unusable.
-    func ts(in tb: AVRational, rounding: Rounding = .nearest) throws(MediaError) -> Int64 {
-        guard isNumeric else { return FFmpeg.noPTS }
-        // value/timescale seconds in units of num/den: value*den / (timescale*num)
-        guard tb.num > 0, let ts = WideArithmetic.checkedMulDiv(value, Int64(tb.den), Int64(timescale) * Int64(tb.num), rounding: rounding) else {
-            throw MediaError(MediaTimeOverflow(saturated: value < 0 ? .negativeInfinity : .positiveInfinity,
-                                               expression: "\(self) in time base \(tb.num)/\(tb.den)"))
-        }
-        return ts
-    }
 }

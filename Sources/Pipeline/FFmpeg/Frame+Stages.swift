@@ -1,4 +1,5 @@
 import CFFmpeg
+import Recipe
 
 /// What the stages do to frames, kept here with the other FFmpeg calls.
 extension Frame {
@@ -27,18 +28,89 @@ extension Frame {
     }
 }
 
+extension Frame {
+    /// Whether nothing else holds its buffers: it may be written again.
+    var isWritable: Bool { av_frame_is_writable(pointer) != 0 }
+
+    /// Shortens (or restores) a block of samples within its buffers.
+    func setSampleCount(_ n: Int32) { pointer.pointee.nb_samples = n }
+
+    /// A block of planar float samples in the channel layout `resampler` makes.
+    static func planarFloatAudio(samples: Int32, layoutOf resampler: Resampler, sampleRate: Int32) throws(MediaError) -> Frame {
+        var layout = resampler.layout
+        return try audio(samples: samples, format: AV_SAMPLE_FMT_FLTP, layout: &layout, sampleRate: sampleRate)
+    }
+
+    /// A resampler from this frame's format, rate and layout to planar float.
+    func makePlanarFloatResampler(toRate rate: Int32, layout: String) throws(MediaError) -> Resampler {
+        try makeResampler(toRate: rate, format: AV_SAMPLE_FMT_FLTP, layout: layout)
+    }
+}
+
+extension AudioFIFO {
+    /// A queue of planar float samples.
+    static func planarFloat(channels: Int32) throws(MediaError) -> AudioFIFO {
+        try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels)
+    }
+}
+
 /// The parameters of a source stream a stage is made from.
 struct StreamParameters {
-    let timeBase: AVRational
-    let averageFrameRate: AVRational
+    let timeBase: TimeBase
+    /// The stream's average rate as FFmpeg guessed it; nil when unknown.
+    let averageFrameRate: FrameRate?
     /// The codec's global header (avcC/hvcC …), for reading NAL headers.
     let extradata: [UInt8]
 
-    init(_ stream: UnsafeMutablePointer<AVStream>) {
-        timeBase = stream.pointee.time_base
-        averageFrameRate = stream.pointee.avg_frame_rate
+    init(_ source: SourceStream) {
+        let stream = source.pointer
+        timeBase = TimeBase(stream.pointee.time_base)
+        let avg = stream.pointee.avg_frame_rate
+        averageFrameRate = avg.num > 0 && avg.den > 0 ? FrameRate(frames: avg.num, seconds: avg.den) : nil
         let par = stream.pointee.codecpar.pointee
         extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? []
+    }
+}
+
+/// A pixel format, as the stages hold it (FFmpeg's, by its name).
+struct PixelFormat: Equatable {
+    let av: AVPixelFormat
+
+    /// FFmpeg's pixel format by its name (`yuv420p`); nil when it has none by that name.
+    init?(named name: String) {
+        guard let f = PixelFormats.named(name) else { return nil }
+        av = f
+    }
+
+    init(_ av: AVPixelFormat) { self.av = av }
+}
+
+extension EncoderConfiguration {
+    mutating func setPixelFormat(_ format: PixelFormat) { pixelFormat = format.av }
+}
+
+extension PictureFitter {
+    convenience init(width: Int32, height: Int32, format: PixelFormat) throws(MediaError) {
+        try self.init(width: width, height: height, pixelFormat: format.av)
+    }
+}
+
+extension LayerPainter {
+    convenience init(width: Int32, height: Int32, format: PixelFormat, background: RecipeColor,
+                     outputColor: (range: String?, matrix: String?, primaries: String?, transfer: String?)?) throws(MediaError) {
+        try self.init(width: width, height: height, pixelFormat: format.av, background: background, outputColor: outputColor)
+    }
+}
+
+extension Frame {
+    /// A picture of this size in this format already.
+    func isPicture(width: Int, height: Int, format: PixelFormat) -> Bool {
+        self.width == Int32(width) && self.height == Int32(height) && pixelFormat == format.av
+    }
+
+    /// A scaler from this picture's size and format to those given; `fields`: field by field.
+    func scaler(toWidth width: Int, height: Int, format: PixelFormat, fields: Bool) throws(MediaError) -> Scaler {
+        try Scaler(from: (self.width, self.height, pixelFormat), to: (Int32(width), Int32(height), format.av), fields: fields)
     }
 }
 
@@ -47,5 +119,14 @@ enum PixelFormats {
     static func named(_ name: String) -> AVPixelFormat? {
         let f = av_get_pix_fmt(name)
         return f == AV_PIX_FMT_NONE ? nil : f
+    }
+}
+
+extension Frame {
+    /// Channel `c`'s samples of a planar float audio frame (any channel count: FFmpeg's
+    /// extended data); nil when it has no such plane.
+    func floatSamples(channel c: Int) -> UnsafeMutablePointer<Float>? {
+        guard let plane = pointer.pointee.extended_data[c] else { return nil }
+        return UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
     }
 }

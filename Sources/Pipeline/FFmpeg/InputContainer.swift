@@ -72,8 +72,8 @@ final class InputContainer {
         // Probing met the end of a cut-off file: it must still describe a picture or sound track
         // and hold at least one sample, else it is a header and nothing more — not media.
         if let (reason, line) = damageAtEnd {
-            let media = (0..<streamCount).filter { isPictureOrSound(stream($0)) }
-            if !media.isEmpty, !media.contains(where: { isDescribed(stream($0)) }) {
+            let media = (0..<streamCount).filter { stream($0).isPictureOrSound }
+            if !media.isEmpty, !media.contains(where: { isDescribed(stream($0).pointer) }) {
                 throw MediaError(.notMedia, "not a media file: it ends before any track can be described (\(reason ?? "cut off?"))",
                                  file: path, detail: line)
             }
@@ -104,11 +104,6 @@ final class InputContainer {
         }
     }
 
-    private func isPictureOrSound(_ st: UnsafeMutablePointer<AVStream>) -> Bool {
-        let type = st.pointee.codecpar.pointee.codec_type
-        return (type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO) && st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
-    }
-
     /// The probe could say what a picture or sound track holds: size and pixel format, or rate
     /// and channels.
     private func isDescribed(_ st: UnsafeMutablePointer<AVStream>) -> Bool {
@@ -129,7 +124,7 @@ final class InputContainer {
 
     var streamCount: Int { Int(context.pointee.nb_streams) }
 
-    func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[i]! }
+    func stream(_ i: Int) -> SourceStream { SourceStream(pointer: context.pointee.streams[i]!) }
 
     /// Error lines the demuxer logged since the file was opened (probing included).
     var demuxerErrors: [String] { FFmpegLog.errors(of: UnsafeMutableRawPointer(context)) }
@@ -196,10 +191,10 @@ final class InputContainer {
             // Memory is not short (else FFmpeg.error says so). While opening, a small file that makes the demuxer run out of memory claims
             // impossible sizes (a sample table of 2^32 entries): not media. Later it is ours.
             guard otherwise == .notMedia else { return FFmpeg.error(rc, what, kind: .processing) }
-            return MediaError(.notMedia, "\(what): a size in its index is impossible (damaged?)", detail: FFmpeg.takeLastLogLine())
+            return MediaError(.notMedia, "\(what): a size in its index is impossible (damaged?)", detail: FFmpeg.takeLastLogLine(), code: .ffmpeg(rc))
         }
         if rc == -EIO || rc == FFmpeg.eof, let io, io.pointee.eof_reached != 0 {
-            return MediaError(otherwise, "\(what): the file ends too soon (cut off?)", detail: FFmpeg.takeLastLogLine())
+            return MediaError(otherwise, "\(what): the file ends too soon (cut off?)", detail: FFmpeg.takeLastLogLine(), code: .ffmpeg(rc))
         }
         return FFmpeg.error(rc, what, kind: otherwise)
     }

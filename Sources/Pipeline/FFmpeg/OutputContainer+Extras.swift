@@ -5,7 +5,7 @@ import Recipe
 extension OutputContainer {
     /// Chapter times are given to the muxer in nanoseconds: exact for every time a source or a
     /// recipe states in milliseconds or finer decimal units.
-    static let chapterTimeBase = AVRational(num: 1, den: 1_000_000_000)
+    static let chapterTimeBase = TimeBase(num: 1, den: 1_000_000_000)
 
     /// Sets the chapters (before the header is written). The arrays are allocated with FFmpeg's
     /// allocator: avformat_free_context frees them, with the context.
@@ -25,7 +25,7 @@ extension OutputContainer {
             slots[i] = ch
             context.pointee.nb_chapters = UInt32(i + 1)
             ch.pointee.id = Int64(i + 1)
-            ch.pointee.time_base = Self.chapterTimeBase
+            ch.pointee.time_base = Self.chapterTimeBase.rational
             ch.pointee.start = try c.start.ts(in: Self.chapterTimeBase)
             ch.pointee.end = try c.end.ts(in: Self.chapterTimeBase)
             if let title = c.title { try FFmpeg.set(&ch.pointee.metadata, "title", title, in: "chapter \(i + 1)'s metadata") }
@@ -34,7 +34,7 @@ extension OutputContainer {
 
     /// A stream that carries one picture as cover art (MP4 `covr`): its one packet is written by
     /// `writePicture` once the header is written.
-    func addPictureStream(_ p: AttachedPicture) throws(MediaError) -> UnsafeMutablePointer<AVStream> {
+    func addPictureStream(_ p: AttachedPicture) throws(MediaError) -> OutputStream {
         let st = try addStream()
         let par = st.pointee.codecpar!
         par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
@@ -43,10 +43,10 @@ extension OutputContainer {
         par.pointee.height = Int32(p.height)
         st.pointee.disposition = AV_DISPOSITION_ATTACHED_PIC
         st.pointee.time_base = AVRational(num: 1, den: 90000)
-        return st
+        return OutputStream(pointer: st)
     }
 
-    func writePicture(_ p: AttachedPicture, to st: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+    func writePicture(_ p: AttachedPicture, to st: OutputStream) throws(MediaError) {
         let packet = try Packet()
         try FFmpeg.check(av_new_packet(packet.pointer, Int32(p.bytes.count)), "cover art")
         p.bytes.withUnsafeBufferPointer { src in
@@ -55,7 +55,7 @@ extension OutputContainer {
         packet.pointer.pointee.flags |= AV_PKT_FLAG_KEY
         packet.pts = 0
         packet.dts = 0
-        packet.streamIndex = st.pointee.index
+        packet.streamIndex = st.index
         try write(packet)
     }
 

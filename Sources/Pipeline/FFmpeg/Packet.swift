@@ -49,7 +49,7 @@ final class Packet {
         return p
     }
 
-    func rescale(from: AVRational, to: AVRational) {
-        av_packet_rescale_ts(pointer, from, to)
+    func rescale(from: TimeBase, to: TimeBase) {
+        av_packet_rescale_ts(pointer, from.rational, to.rational)
     }
 }

@@ -32,14 +32,14 @@ public enum ResourceShortage {
     public static func error(_ what: String, errno code: Int32, file: String? = nil, detail: String? = nil) -> MediaError {
         // Room for the way out (messages, removing the temp file) once memory has run out.
         if code == ENOMEM { AddressSpaceReserve.release() }
-        return MediaError(.resources, "\(what): \(describe(code)); try again later", file: file, detail: detail)
+        return MediaError(.resources, "\(what): \(describe(code)); try again later", file: file, detail: detail, code: .errno(code))
     }
 
     /// The error an OS call that failed with `code` makes: a shortage as such, else `kind` with
     /// strerror's text after `what`.
     public static func error(_ code: Int32, _ what: String, otherwise kind: MediaError.Kind, file: String? = nil) -> MediaError {
         if let short = cause(ofErrno: code) { return error(what, errno: short, file: file) }
-        return MediaError(kind, "\(what): \(String(cString: strerror(code)))", file: file)
+        return MediaError(kind, "\(what): \(String(cString: strerror(code)))", file: file, code: .errno(code))
     }
 
     /// An allocation that returned nothing: `cannot allocate a packet: the system is short of

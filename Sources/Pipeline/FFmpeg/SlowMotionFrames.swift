@@ -12,14 +12,13 @@ extension SlowMotionLayer {
         var chosen: Int?
         for i in 0..<input.streamCount {
             let st = input.stream(i)
-            let isVideo = st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
-                && st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+            let isVideo = st.mediaType == .video && !st.isAttachedPicture
             if let track { if i == track && isVideo { chosen = i } } else if isVideo && chosen == nil { chosen = i }
         }
         guard let index = chosen else {
             throw MediaError(.notMedia, track.map { "track #\($0) is not a video track" } ?? "it has no video track", file: path)
         }
-        let st = input.stream(index)
+        let st = input.stream(index).pointer
         let par = st.pointee.codecpar.pointee
         let codec: Codec
         switch par.codec_id {
@@ -30,7 +29,7 @@ extension SlowMotionLayer {
         }
         let extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(par.extradata_size, 0)))) } ?? []
         let framing = Self.framing(codec: codec, extradata: extradata)
-        let timeBase = st.pointee.time_base
+        let timeBase = TimeBase(st.pointee.time_base)
         var frames: [SlowMotionFrame] = []
         let packet = try Packet()
         while try input.read(into: packet) {

@@ -33,7 +33,7 @@ final class StillEncoder {
         case .png: pixelFormat = AV_PIX_FMT_RGB24
         case .webp: pixelFormat = AV_PIX_FMT_YUV420P
         }
-        var c = EncoderConfiguration(codecName: format.encoderName, timeBase: AVRational(num: 1, den: 1))
+        var c = EncoderConfiguration(codecName: format.encoderName, timeBase: TimeBase(num: 1, den: 1))
         let grid = grid ?? (1, 1)
         c.width = Int32(width * grid.columns)
         c.height = Int32(height * grid.rows)
@@ -65,7 +65,7 @@ final class StillEncoder {
             sheet = nil
         }
         // Tone-mapped at the decoded size, in 4:4:4 so no chroma is lost before the fit.
-        self.toneMapping = toneMapping.map { PictureToneMapping($0, target: AV_PIX_FMT_YUV444P) }
+        self.toneMapping = toneMapping.map { PictureToneMapping($0, target: PixelFormat(AV_PIX_FMT_YUV444P)) }
     }
 
     /// The image file of `frame`, shown turned `rotation` degrees at `pixelAspect`.

@@ -17,7 +17,7 @@ final class StreamPackets {
 
     private let input: InputContainer
     let stream: Int
-    private let timeBase: AVRational
+    private let timeBase: TimeBase
     /// The packet `next` read last.
     let packet: Packet
 
@@ -27,8 +27,8 @@ final class StreamPackets {
             throw MediaError(.notMedia, "stream \(stream) is not in the file (it has \(input.streamCount)): the file has changed since it was planned", file: path)
         }
         self.stream = stream
-        for i in 0..<input.streamCount where i != stream { input.stream(i).pointee.discard = AVDISCARD_ALL }
-        timeBase = input.stream(stream).pointee.time_base
+        for i in 0..<input.streamCount where i != stream { input.stream(i).isSkipped = true }
+        timeBase = input.stream(stream).timeBase
         packet = try Packet()
     }
 
@@ -36,7 +36,7 @@ final class StreamPackets {
     /// (a seek is a guess where it has none: the caller checks what it reads). `rounding`: how
     /// `time` becomes FFmpeg's microseconds — up, to land on a sync sample at exactly `time`.
     func seek(to time: MediaTime, rounding: MediaTime.Rounding = .down) throws(MediaError) {
-        let ts = (try? time.ts(in: AVRational(num: 1, den: AV_TIME_BASE), rounding: rounding)) ?? 0
+        let ts = (try? time.ts(in: .microseconds, rounding: rounding)) ?? 0
         try input.seek(to: ts, stream: -1)
     }
 
@@ -59,7 +59,7 @@ final class StreamPackets {
     /// The judge of droppable pictures for this stream's codec, where it has one.
     var droppability: Droppability? {
         let st = input.stream(stream)
-        return Droppability(codecName: String(cString: avcodec_get_name(st.pointee.codecpar.pointee.codec_id)),
+        return Droppability(codecName: String(cString: avcodec_get_name(st.pointer.pointee.codecpar.pointee.codec_id)),
                             extradata: StreamParameters(st).extradata)
     }
 

@@ -14,7 +14,8 @@ struct SubtitleEvent {
 final class SubtitleDecoder {
     let context: UnsafeMutablePointer<AVCodecContext>
 
-    init(stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+    init(stream source: SourceStream) throws(MediaError) {
+        let stream = source.pointer
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
             throw MediaError(.unsupported, "no decoder for subtitle codec '\(String(cString: avcodec_get_name(par.pointee.codec_id)))' in this FFmpeg build")
@@ -56,7 +57,7 @@ final class SubtitleDecoder {
 /// once, in deinit). Not Sendable: it lives in one lane (or one FrameSource).
 final class SubtitleEncoder {
     let context: UnsafeMutablePointer<AVCodecContext>
-    static let timeBase = AVRational(num: 1, den: 1000)
+    static let timeBase = TimeBase(num: 1, den: 1000)
     /// AVERROR_BUFFER_TOO_SMALL (FFERRTAG 'B','U','F','S'; a macro Swift does not import).
     static let bufferTooSmall = -Int32(0x42 | 0x55 << 8 | 0x46 << 16 | 0x53 << 24)
     /// The largest encoded event (bytes): far beyond any real subtitle, a bound on memory.
@@ -69,7 +70,7 @@ final class SubtitleEncoder {
         }
         guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceShortage.outOfMemory("a subtitle encoder") }
         context = ctx
-        ctx.pointee.time_base = Self.timeBase
+        ctx.pointee.time_base = Self.timeBase.rational
         if !header.isEmpty {
             // Without it the styles would be lost in silence. (The context is freed by deinit.)
             guard let h = av_mallocz(header.count + 1) else { throw ResourceShortage.outOfMemory("the subtitle header") }

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Restamps a copied track's samples so that FFmpeg's muxers take them, without moving any
@@ -23,7 +22,7 @@ struct CopiedTimestamps {
     /// The session's start in the track's time base, subtracted from every stamp: the same
     /// instant for every track, so tracks keep their offsets.
     let origin: Int64
-    let timeBase: AVRational
+    let timeBase: TimeBase
     /// MP4/MOV need each dts above the last; Matroska takes equal ones.
     let strictlyIncreasing: Bool
     /// How much earlier every dts is put.
@@ -35,7 +34,7 @@ struct CopiedTimestamps {
     /// most 16 frames (H.264/HEVC), so this sees the deepest B-frame of the first GOPs.
     static let lookahead = 64
 
-    init(origin: Int64, timeBase: AVRational, strictlyIncreasing: Bool) {
+    init(origin: Int64, timeBase: TimeBase, strictlyIncreasing: Bool) {
         self.origin = origin
         self.timeBase = timeBase
         self.strictlyIncreasing = strictlyIncreasing

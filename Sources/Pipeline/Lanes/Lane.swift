@@ -1,4 +1,3 @@
-import CFFmpeg
 import Dispatch
 import Recipe
 
@@ -29,7 +28,7 @@ final class LaneEnvironment: Sendable {
 
     /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane
     /// has got. The end is read first: the writer takes the packet's data and rescales it.
-    func deliver(_ packet: Packet, timeBase: AVRational, input: Int, lane: Int, frames: Int) throws(MediaError) {
+    func deliver(_ packet: Packet, timeBase: TimeBase, input: Int, lane: Int, frames: Int) throws(MediaError) {
         // Saturating MediaTime sums: a file's stamps near Int64.max cannot trap here.
         let end = MediaTime(ts: packet.pts, timeBase: timeBase) + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase)
         try writer.append(packet, to: input)

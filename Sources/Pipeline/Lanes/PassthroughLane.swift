@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Copies compressed samples as they are. Every sample keeps its presentation time relative to
@@ -19,7 +18,7 @@ final class PassthroughLane: LaneWork {
     private let tap: PacketTap
     private let writerInput: Int
     private let track: Track
-    private let timeBase: AVRational
+    private let timeBase: TimeBase
     /// What of the source is copied (copied samples are never retimed: scale 1).
     private let segment: TimeSegment
     private var timestamps: CopiedTimestamps
@@ -42,7 +41,7 @@ final class PassthroughLane: LaneWork {
             throw MediaError(.invalidSettings, "a copied track cannot be played at another speed: reencode it instead")
         }
         let stream = tap.stream
-        timeBase = stream.pointee.time_base
+        timeBase = stream.timeBase
         timestamps = CopiedTimestamps(origin: try segment.sourceOrigin(in: timeBase), timeBase: timeBase,
                                       strictlyIncreasing: env.writer.needsStrictlyIncreasingDTS)
         writerInput = try env.writer.addPassthroughInput(from: stream, rotation: track.format.rotation,

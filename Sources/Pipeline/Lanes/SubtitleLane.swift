@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Subtitles cut to the session: an event that overlaps the range start begins at it, one past
@@ -22,7 +21,7 @@ final class SubtitleLane: LaneWork {
     private let track: Track
     /// nil: samples are copied.
     private let codecs: (decoder: SubtitleDecoder, encoder: SubtitleEncoder)?
-    private let sourceTimeBase: AVRational
+    private let sourceTimeBase: TimeBase
     /// What of the source is shown, and where on the output's timeline.
     private let segment: TimeSegment
     private var lastTime: MediaTime = .invalid
@@ -40,7 +39,7 @@ final class SubtitleLane: LaneWork {
         statistics = LaneStatistics(track: track.index)
         self.segment = segment
         let stream = tap.stream
-        sourceTimeBase = stream.pointee.time_base
+        sourceTimeBase = stream.timeBase
         if let conversion {
             let decoder = try SubtitleDecoder(stream: stream)
             let encoder = try SubtitleEncoder(name: conversion.encoderName, header: decoder.header, globalHeader: env.writer.needsGlobalHeader)
@@ -59,7 +58,7 @@ final class SubtitleLane: LaneWork {
                 tap.detach()
                 // Packets only (the decoder is made from the probed stream): no stream information.
                 let input = try InputContainer(path: env.file, streamInformation: false)
-                for i in 0..<input.streamCount where i != track.index { input.stream(i).pointee.discard = AVDISCARD_ALL }
+                input.readOnly(stream: track.index)
                 own = input
             } else {
                 own = nil

@@ -28,10 +28,12 @@ public struct PictureFormat: Sendable, Hashable, CustomStringConvertible {
     public var height: Int
     public var pixelFormat: String
     public var timeBase: Ratio
-    public var frameRate: Ratio
+    /// nil: the source states none (its average rate is unknown).
+    public var frameRate: FrameRate?
 
     public var description: String {
-        "pictures \(width)x\(height) \(pixelFormat), time base \(timeBase.num)/\(timeBase.den), \(frameRate.num)/\(frameRate.den) fps"
+        "pictures \(width)x\(height) \(pixelFormat), time base \(timeBase.num)/\(timeBase.den), "
+            + (frameRate.map { "\($0.frames)/\($0.seconds) fps" } ?? "no stated rate")
     }
 
     /// The same timing (what a sink is opened for: its encoder's time base and rate).
@@ -70,4 +72,13 @@ public struct StreamFormat: Sendable, Hashable, CustomStringConvertible {
         parts.append("time base \(timeBase.num)/\(timeBase.den)")
         return parts.joined(separator: ", ")
     }
+}
+
+/// Time bases as the plan states them (`Ratio`, public) and as the engine counts in (`TimeBase`).
+extension Ratio {
+    init(_ tb: TimeBase) { self.init(Int(tb.num), Int(tb.den)) }
+}
+
+extension TimeBase {
+    init(_ r: Ratio) { self.init(num: Int32(clamping: r.num), den: Int32(clamping: r.den)) }
 }

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// How a subtitle track reaches the output: copied when the container holds its format, else
@@ -10,16 +9,9 @@ public struct SubtitleConversion: Sendable, Hashable {
 
     static func textFormat(for format: ContainerFormat) -> String { format == .mkv ? "subrip" : "mov_text" }
 
-    static func holds(_ codec: String, format: ContainerFormat) -> Bool {
-        guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return false }
-        let id = avcodec_descriptor_get_by_name(codec)?.pointee.id ?? AV_CODEC_ID_NONE
-        return avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) == 1
-    }
+    static func holds(_ codec: String, format: ContainerFormat) -> Bool { CodecSupport.isNative(codec, to: format) }
 
-    static func isText(_ codec: String) -> Bool {
-        guard let d = avcodec_descriptor_get_by_name(codec) else { return false }
-        return d.pointee.props & AV_CODEC_PROP_TEXT_SUB != 0
-    }
+    static func isText(_ codec: String) -> Bool { CodecSupport.isTextSubtitle(codec) }
 
     /// Why this track cannot go into `format` as subtitles, or nil when it can.
     public static func refusal(_ track: Track, format: ContainerFormat?) -> String? {
@@ -49,7 +41,7 @@ public struct SubtitleConversion: Sendable, Hashable {
         let held = holds(codec, format: format)
         if held && (!trimmed || !isText(codec)) { return .passthrough }
         if let why = refusal(track, format: format) { throw MediaError(.unsupported, why, file: source, track: track.index) }
-        let same = held && avcodec_find_encoder_by_name(codec) != nil
+        let same = held && CodecSupport.canEncode(codec)
         return .subtitle(SubtitleConversion(encoderName: same ? codec : textFormat(for: format)))
     }
 }

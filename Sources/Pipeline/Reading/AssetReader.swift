@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import Recipe
 
@@ -89,7 +88,7 @@ final class AssetReader: @unchecked Sendable {
         // Nor may a planned stream have become another kind or codec: its decoder was chosen for it.
         for s in streams {
             guard let planned = asset.track(index: s) else { continue }
-            let now = describe(input.stream(s))
+            let now = input.stream(s).formatDescription
             if now.mediaType != planned.format.mediaType || now.codec != planned.format.codec {
                 throw MediaError(.notMedia, "it is now \(now.mediaType) \(now.codec), planned as \(planned.format.mediaType) \(planned.format.codec): the file has changed since it was planned", file: asset.path, track: s)
             }
@@ -107,11 +106,11 @@ final class AssetReader: @unchecked Sendable {
         // track (reading some, a shorter track could not be told from a cut). (A borrowed
         // demuxer is left as it is: its reader reads nothing.)
         for i in 0..<input.streamCount where routing[Int32(i)] == nil && lentBy == nil && !statedLength.needsEveryTrack {
-            input.stream(i).pointee.discard = AVDISCARD_ALL
+            input.stream(i).isSkipped = true
         }
     }
 
-    func stream(forOutput i: Int) -> UnsafeMutablePointer<AVStream> {
+    func stream(forOutput i: Int) -> SourceStream {
         input.stream(streams[i])
     }
 
@@ -152,9 +151,8 @@ final class AssetReader: @unchecked Sendable {
     }
 
     private func rawSeek(_ time: MediaTime) throws(MediaError) {
-        let tb = AVRational(num: 1, den: AV_TIME_BASE)
         let ts: Int64
-        do throws(MediaError) { ts = try time.ts(in: tb, rounding: .down) } catch { throw error.at(file: input.path) }
+        do throws(MediaError) { ts = try time.ts(in: .microseconds, rounding: .down) } catch { throw error.at(file: input.path) }
         try input.seek(to: ts, stream: -1)
     }
 
@@ -165,7 +163,7 @@ final class AssetReader: @unchecked Sendable {
         if input.seekToFirstByte() { return }
         let fresh = try InputContainer(path: input.path)
         guard fresh.streamCount == input.streamCount else { try rawSeek(fileStart); return }
-        for i in 0..<fresh.streamCount { fresh.stream(i).pointee.discard = input.stream(i).pointee.discard }
+        for i in 0..<fresh.streamCount { fresh.stream(i).isSkipped = input.stream(i).isSkipped }
         retired.append(input)
         input = fresh
     }
@@ -180,15 +178,13 @@ final class AssetReader: @unchecked Sendable {
         /// Where each video output's last usable sync sample is in `read`; nil: none yet.
         var syncAt: [Int?] = Array(repeating: nil, count: outputs)
         var decided: [Bool?] = Array(repeating: nil, count: outputs)  // true: fine, false: too late
-        let isVideo = (0..<outputs).map { stream(forOutput: $0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
+        let isVideo = (0..<outputs).map { stream(forOutput: $0).mediaType == .video }
         // Pictures and sound only: subtitles and data are sparse, cover art has one packet at the
         // file's start; waiting for theirs could read the whole file.
         for o in 0..<outputs {
             // A stream read by several outputs is decided by its first (they get the same packets).
             if routing[Int32(streams[o])]?.first != o { decided[o] = true; continue }
-            let st = stream(forOutput: o).pointee
-            let type = st.codecpar.pointee.codec_type
-            if st.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 || (type != AVMEDIA_TYPE_VIDEO && type != AVMEDIA_TYPE_AUDIO) {
+            if !stream(forOutput: o).isPictureOrSound {
                 decided[o] = true
             }
         }
@@ -211,7 +207,7 @@ final class AssetReader: @unchecked Sendable {
             guard let outs = routing[packet.streamIndex], let o = outs.first else { continue }
             read[o].append(packet)
             guard decided[o] == nil else { continue }
-            let tb = input.stream(Int(packet.streamIndex)).pointee.time_base
+            let tb = input.stream(Int(packet.streamIndex)).timeBase
             let pts = MediaTime(ts: packet.pts, timeBase: tb)
             let dts = MediaTime(ts: packet.dts, timeBase: tb)
             guard pts.isNumeric || dts.isNumeric else { continue }
@@ -293,7 +289,7 @@ final class AssetReader: @unchecked Sendable {
                 }
             case .success(true):
                 // A sample the index promises but the file does not hold (cut-off copy).
-                let t = MediaTime(ts: packet.pts, timeBase: input.stream(Int(packet.streamIndex)).pointee.time_base)
+                let t = MediaTime(ts: packet.pts, timeBase: input.stream(Int(packet.streamIndex)).timeBase)
                 if packet.isCorrupt {
                     sawDamage = true
                     if firstShortSample == nil { firstShortSample = (Int(packet.streamIndex), t) }

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Where one stream's frames start near given instants, from its packets alone (no decode): what
@@ -61,9 +60,9 @@ enum FrameStartScan {
                     let fromStart = target <= fileStart || back > MediaTime(value: 32, timescale: 1)
                     let input = try open(path)
                     guard stream >= 0, stream < input.streamCount else { break }
-                    for i in 0..<input.streamCount where i != stream { input.stream(i).pointee.discard = AVDISCARD_ALL }
+                    input.readOnly(stream: stream)
                     if !fromStart {
-                        let ts = (try? target.ts(in: AVRational(num: 1, den: AV_TIME_BASE), rounding: .down)) ?? 0
+                        let ts = (try? target.ts(in: .microseconds, rounding: .down)) ?? 0
                         try input.seek(to: ts, stream: -1)
                     }
                     guard let scanned = try scan(input, stream: stream, around: t) else { found = Neighbours(); break }
@@ -83,7 +82,7 @@ enum FrameStartScan {
     /// frame after `t`: packets come in decode order and none presents before it decodes.
     /// nil: `t` is more than `approachLimit` packets away.
     private static func scan(_ input: InputContainer, stream: Int, around t: MediaTime) throws(MediaError) -> Neighbours? {
-        let tb = input.stream(stream).pointee.time_base
+        let tb = input.stream(stream).timeBase
         var n = Neighbours()
         var lastEnd: MediaTime?
         var read = 0, pastT = 0
@@ -122,8 +121,8 @@ extension FrameStartScan {
     /// between. nil when the stream has fewer than 2 frames with times or cannot be read.
     static func typicalFrameDuration(path: String, stream: Int, limit: Int = 600) -> MediaTime? {
         guard let input = try? open(path), stream >= 0, stream < input.streamCount else { return nil }
-        for i in 0..<input.streamCount where i != stream { input.stream(i).pointee.discard = AVDISCARD_ALL }
-        let tb = input.stream(stream).pointee.time_base
+        input.readOnly(stream: stream)
+        let tb = input.stream(stream).timeBase
         var times: [Int64] = []
         guard let packet = try? Packet() else { return nil }
         while times.count < limit, (try? input.read(into: packet)) == true {

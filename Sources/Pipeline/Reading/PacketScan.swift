@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Where each stream's samples lie on the file's timeline, from the packets alone (no decode):
@@ -10,7 +9,7 @@ public enum PacketScan {
         let packet = try Packet()
         while try input.read(into: packet) {
             let i = Int(packet.streamIndex)
-            let tb = input.stream(i).pointee.time_base
+            let tb = input.stream(i).timeBase
             let ts = packet.pts != FFmpeg.noPTS ? packet.pts : packet.dts
             let start = MediaTime(ts: ts, timeBase: tb)
             guard start.isNumeric else { continue }
@@ -41,7 +40,7 @@ extension PacketScan {
         let packet = try Packet()
         while try input.read(into: packet) {
             let i = Int(packet.streamIndex)
-            let tb = input.stream(i).pointee.time_base
+            let tb = input.stream(i).timeBase
             func time(_ ts: Int64) -> MediaTime? { ts == FFmpeg.noPTS ? nil : MediaTime(ts: ts, timeBase: tb) }
             out[i, default: []].append(Sample(pts: time(packet.pts), dts: time(packet.dts),
                                                   duration: MediaTime(ts: max(packet.duration, 0), timeBase: tb), isSync: packet.isKeyframe))

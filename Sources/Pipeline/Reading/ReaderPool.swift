@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import Recipe
 
@@ -164,7 +163,7 @@ final class PacketTap {
 
     deinit { detach() }
 
-    var stream: UnsafeMutablePointer<AVStream> { reader.stream(forOutput: output) }
+    var stream: SourceStream { reader.stream(forOutput: output) }
     /// The file it reads.
     var file: String { reader.path }
 

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import Recipe
 
@@ -33,11 +32,11 @@ struct StatedLength {
     /// judgment: the stated end is the last track's, and a program stream's pictures show its end.
     var needsEveryTrack: Bool { end != nil || container == "mpeg" }
 
-    mutating func saw(_ packet: Packet, stream: UnsafeMutablePointer<AVStream>, pts: MediaTime) {
-        let duration = MediaTime(ts: packet.duration, timeBase: stream.pointee.time_base)
-        if container == "mpeg", [AV_CODEC_ID_MPEG1VIDEO, AV_CODEC_ID_MPEG2VIDEO].contains(stream.pointee.codecpar.pointee.codec_id) {
+    mutating func saw(_ packet: Packet, stream: SourceStream, pts: MediaTime) {
+        let duration = MediaTime(ts: packet.duration, timeBase: stream.timeBase)
+        if container == "mpeg", stream.isMPEGVideo {
             // A reference, not a copy; where even that cannot be had, no judgment.
-            lastPicture = (try? packet.reference()).map { ($0, Int(stream.pointee.codecpar.pointee.height)) }
+            lastPicture = (try? packet.reference()).map { ($0, stream.height) }
         }
         guard pts.isNumeric else { return }
         let d = duration.isNumeric && duration > .zero ? duration : .zero

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Dispatch
 import Foundation
 import Recipe
@@ -220,7 +219,7 @@ public final class ExportSession: Sendable {
                                     inputs: [SourceInput], first: VideoSource, canvas: PictureFormat,
                                     make: @escaping SequenceCombiner.Maker) throws(MediaError) -> any LaneWork {
         let lp = plan.lanes[i]
-        guard let rate = s.frameRate, let format = PixelFormats.named(s.pixelFormat) else {
+        guard let rate = s.frameRate, let format = PixelFormat(named: s.pixelFormat) else {
             throw MediaError(.processing, "layers are drawn on a constant frame rate in a known pixel format")
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
@@ -240,7 +239,7 @@ public final class ExportSession: Sendable {
             layers.append(VideoCompositor.Layer(stage: stage, style: style, firstSlot: firstSlot))
         }
         // The canvas in the output's colours: a source picture's (full range, another matrix) is converted as it is drawn.
-        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), pixelFormat: format, background: plan.background,
+        let painter = try LayerPainter(width: Int32(s.width), height: Int32(s.height), format: format, background: plan.background,
                                        outputColor: (s.colorRange, s.colorMatrix, s.colorPrimaries, s.colorTransfer))
         let compositor = VideoCompositor(layers: layers, painter: painter, toneMapping: s.toneMapping.map { PictureToneMapping($0, target: format) },
                                          end: end, frameDuration: rate.frameDuration)

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Samples on the output's sample clock → resample / downmix → frames of the encoder's size →
@@ -30,7 +29,7 @@ final class AudioSink: SinkStage {
         var c = EncoderConfiguration.audio(settings)
         c.globalHeader = env.writer.needsGlobalHeader
         encoder = try Encoder(c)
-        fifo = try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: Int32(settings.channels))
+        fifo = try AudioFIFO.planarFloat(channels: Int32(settings.channels))
         dropsPriming = env.writer.format == .mkv
         writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
     }
@@ -45,8 +44,7 @@ final class AudioSink: SinkStage {
             resampler = nil
         }
         if resampler == nil {
-            resampler = try frame.makeResampler(toRate: Int32(settings.sampleRate), format: AV_SAMPLE_FMT_FLTP,
-                                                layout: settings.channelLayout)
+            resampler = try frame.makePlanarFloatResampler(toRate: Int32(settings.sampleRate), layout: settings.channelLayout)
         }
         try resampler?.convert(frame, onto: fifo)
         try encodeQueued(flush: false)
@@ -64,7 +62,7 @@ final class AudioSink: SinkStage {
         let size = encoder.frameSize > 0 ? encoder.frameSize : 1024
         while fifo.count >= size || (flush && fifo.count > 0) {
             let n = min(size, fifo.count)
-            let frame = try encoderBlock(n, layout: resampler.layout)
+            let frame = try encoderBlock(n, layoutOf: resampler)
             _ = try fifo.read(into: frame, samples: n)
             frame.pts = nextPTS ?? 0
             if firstEncodedPTS == nil { firstEncodedPTS = frame.pts }
@@ -79,13 +77,12 @@ final class AudioSink: SinkStage {
 
     /// A block of `n` samples for the encoder: the last one again once the encoder has let go of
     /// it (it copies the samples in), so no allocation per frame.
-    private func encoderBlock(_ n: Int32, layout: AVChannelLayout) throws(MediaError) -> Frame {
-        if let f = lastBlock, n <= lastBlockCapacity, av_frame_is_writable(f.pointer) != 0 {
-            f.pointer.pointee.nb_samples = n
+    private func encoderBlock(_ n: Int32, layoutOf resampler: Resampler) throws(MediaError) -> Frame {
+        if let f = lastBlock, n <= lastBlockCapacity, f.isWritable {
+            f.setSampleCount(n)
             return f
         }
-        var layout = layout
-        let f = try Frame.audio(samples: n, format: AV_SAMPLE_FMT_FLTP, layout: &layout, sampleRate: Int32(settings.sampleRate))
+        let f = try Frame.planarFloatAudio(samples: n, layoutOf: resampler, sampleRate: Int32(settings.sampleRate))
         (lastBlock, lastBlockCapacity) = (f, n)
         return f
     }

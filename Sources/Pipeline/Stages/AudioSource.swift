@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Reader packets → decoder → the samples that lie in the segment (sample-accurate), each run
@@ -16,7 +15,7 @@ final class AudioSource: SourceStage {
     private let tap: PacketTap
     private let segment: TimeSegment
     private let decoder: Decoder
-    private let sourceTimeBase: AVRational
+    private let sourceTimeBase: TimeBase
     /// The output's sample rate: positions are counted in it.
     private let outputRate: Int32
     /// Where the decoder's next frame would start when it carries no timestamp.

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// A decoded picture or run of samples, placed on the OUTPUT's timeline.

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Pictures on the output's timeline → tone-map or scale → encoder → writer input.
@@ -20,7 +19,7 @@ final class VideoSink: SinkStage {
     private let writerInput: Int
     private let settings: ResolvedVideoSettings
     private let encoder: Encoder
-    private let targetFormat: AVPixelFormat
+    private let targetFormat: PixelFormat
     private var scaler: Scaler?
     /// HDR made SDR (the settings assistant's `hdr: tone-map`).
     private let toneMapper: ToneMapper?
@@ -38,7 +37,7 @@ final class VideoSink: SinkStage {
     private var pendingDurations: [Int64: Int64] = [:]
     /// The composition's fades and dips towards a colour (by each picture's time); empty: none.
     private let fades: [PictureFade]
-    private let timeBase: AVRational
+    private let timeBase: TimeBase
     private(set) var unitsOut = 0
     private(set) var packetsWritten = 0
 
@@ -47,13 +46,13 @@ final class VideoSink: SinkStage {
     init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
          input: PictureFormat, pictures: Pictures = .asDecoded,
          fades: [PictureFade] = []) throws(MediaError) {
-        let timeBase = input.timeBase.rational, frameRate = input.frameRate.rational
+        let timeBase = TimeBase(input.timeBase), frameRate = input.frameRate
         self.env = env
         self.fades = fades
         self.timeBase = timeBase
         self.output = output
         self.settings = settings
-        guard let format = PixelFormats.named(settings.pixelFormat) else {
+        guard let format = PixelFormat(named: settings.pixelFormat) else {
             throw MediaError(.invalidSettings, "unknown pixel format '\(settings.pixelFormat)'")
         }
         targetFormat = format
@@ -61,8 +60,8 @@ final class VideoSink: SinkStage {
         c.frameRate = frameRate
         c.width = Int32(settings.width)
         c.height = Int32(settings.height)
-        c.sampleAspect = AVRational(num: Int32(clamping: settings.pixelAspect.num), den: Int32(clamping: settings.pixelAspect.den))
-        c.pixelFormat = targetFormat
+        c.sampleAspect = settings.pixelAspect
+        c.setPixelFormat(targetFormat)
         c.gopSize = Int32(settings.gopFrames)
         // The tags the settings assistant decided: what the encoded pixels are (tone-mapped
         // pictures are BT.709, whatever the source says).
@@ -79,7 +78,7 @@ final class VideoSink: SinkStage {
             toneMapper = nil
         }
         fittedToneMapping = pictures == .fitted ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
-        fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), pixelFormat: targetFormat) : nil
+        fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), format: targetFormat) : nil
         c.globalHeader = env.writer.needsGlobalHeader
         c.profile = settings.profile
         if let b = settings.bitrate { c.bitRate = Int64(b) }
@@ -143,13 +142,12 @@ final class VideoSink: SinkStage {
             return try fitter.fit(picture, rotation: display.rotation, pixelAspect: display.pixelAspect)
         }
         if let toneMapper { return try toneMapper.map(frame) }
-        if frame.width == Int32(settings.width) && frame.height == Int32(settings.height) && frame.pixelFormat == targetFormat {
+        if frame.isPicture(width: settings.width, height: settings.height, format: targetFormat) {
             return frame
         }
         if let scaler, scaler.matches(frame) { return try scaler.scale(frame) }
         // Kept fields are converted field by field (their chroma is per field).
-        let made = try Scaler(from: (frame.width, frame.height, frame.pixelFormat),
-                              to: (Int32(settings.width), Int32(settings.height), targetFormat), fields: settings.fieldOrder != nil)
+        let made = try frame.scaler(toWidth: settings.width, height: settings.height, format: targetFormat, fields: settings.fieldOrder != nil)
         scaler = made
         return try made.scale(frame)
     }

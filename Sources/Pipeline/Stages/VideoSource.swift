@@ -1,4 +1,3 @@
-import CFFmpeg
 import Recipe
 
 /// Reader packets → (skip what will not be shown) → decoder → constant-rate retime or source
@@ -18,11 +17,11 @@ final class VideoSource: SourceStage {
     private let decoder: Decoder
     /// The decoder's share of the threads, held as long as it.
     private let threads: DecoderThreads.Lease
-    let sourceTimeBase: AVRational
+    let sourceTimeBase: TimeBase
     /// What the pictures are stamped in.
-    let outputTimeBase: AVRational
+    let outputTimeBase: TimeBase
     /// The rate the encoder is told (the source's average without a frame rate).
-    let outputFrameRate: AVRational
+    let outputFrameRate: FrameRate?
     private let grid: FrameGrid?
     /// The output slot number of the grid's slot 0 (the segment's place on the output's grid).
     private let firstSlot: Int64
@@ -94,8 +93,8 @@ final class VideoSource: SourceStage {
             let (grid, first) = segment.sourceGrid(frameDuration: rate.frameDuration)
             self.grid = grid
             firstSlot = first
-            outputTimeBase = AVRational(num: rate.seconds, den: rate.frames)
-            outputFrameRate = AVRational(num: rate.frames, den: rate.seconds)
+            outputTimeBase = TimeBase(framesOf: rate)
+            outputFrameRate = rate
             retimer = ConstantRateRetimer(grid: grid, fillsFromStart: holdsEdges)
             // A slow-motion piece decides by layer (the picker): the grid's skipping would judge
             // by every picture's time, shown or not. The deinterlacer reads each picture's
@@ -118,7 +117,7 @@ final class VideoSource: SourceStage {
     /// What it gives: the track's pictures (as decoded), stamped in `outputTimeBase`.
     var pictureFormat: PictureFormat {
         PictureFormat(width: track.format.width, height: track.format.height, pixelFormat: track.format.pixelFormat ?? "none",
-                      timeBase: Ratio(outputTimeBase), frameRate: Ratio(outputFrameRate))
+                      timeBase: Ratio(outputTimeBase), frameRate: outputFrameRate)
     }
 
     func next() throws(MediaError) -> TimedFrame? {

@@ -1,26 +1,25 @@
-import CFFmpeg
 import Recipe
 
 /// Target times as a stream's ticks: what lanes stamp frames, samples and packets with.
 extension TimeSegment {
     /// Source time `t` on the target timeline, in ticks of `timeBase`.
-    func targetTicks(ofSource t: MediaTime, in timeBase: AVRational, rounding: MediaTime.Rounding = .nearest) throws(MediaError) -> Int64 {
+    func targetTicks(ofSource t: MediaTime, in timeBase: TimeBase, rounding: MediaTime.Rounding = .nearest) throws(MediaError) -> Int64 {
         try targetTime(ofSource: t).ts(in: timeBase, rounding: rounding)
     }
 
     /// The source length from `a` to `b` on the target timeline, in ticks of `timeBase`.
-    func targetLengthTicks(from a: MediaTime, to b: MediaTime, in timeBase: AVRational) throws(MediaError) -> Int64 {
+    func targetLengthTicks(from a: MediaTime, to b: MediaTime, in timeBase: TimeBase) throws(MediaError) -> Int64 {
         try targetLength(from: a, to: b).ts(in: timeBase)
     }
 
     /// A source length `d` on the target timeline, in ticks of `timeBase`.
-    func targetLengthTicks(of d: MediaTime, in timeBase: AVRational) throws(MediaError) -> Int64 {
+    func targetLengthTicks(of d: MediaTime, in timeBase: TimeBase) throws(MediaError) -> Int64 {
         try targetLength(of: d).ts(in: timeBase)
     }
 
     /// The source start in ticks of `timeBase`, rounded down: what a copied track's stamps are
     /// moved by (the same instant for every track, so tracks keep their offsets).
-    func sourceOrigin(in timeBase: AVRational) throws(MediaError) -> Int64 {
+    func sourceOrigin(in timeBase: TimeBase) throws(MediaError) -> Int64 {
         try sourceRange.start.ts(in: timeBase, rounding: .down)
     }
 

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import Recipe
 
@@ -10,9 +9,9 @@ import Recipe
 // (append, finish, and the read-backs) happens with `lock` held.
 final class AssetWriter: @unchecked Sendable {
     struct Input {
-        let stream: UnsafeMutablePointer<AVStream>
+        let stream: OutputStream
         /// The time base the lane's packets are stamped in.
-        let sourceTimeBase: AVRational
+        let sourceTimeBase: TimeBase
     }
 
     let path: String
@@ -40,17 +39,17 @@ final class AssetWriter: @unchecked Sendable {
         return container.refusedStream().map { ($0.index, $0.error) }
     }
 
-    /// What input `i` is written as (codec, profile, level, extradata), as the muxer has it.
-    func codecParameters(ofInput i: Int) -> UnsafePointer<AVCodecParameters>? {
+    /// The profile input `i` is written with, as its own headers (avcC/hvcC) state it.
+    func statedProfile(ofInput i: Int) -> String? {
         lock.lock(); defer { lock.unlock() }
         guard inputs.indices.contains(i) else { return nil }
-        return UnsafePointer(inputs[i].stream.pointee.codecpar)
+        return inputs[i].stream.statedProfile
     }
 
-    /// The time base input `i`'s stream is stored in (the muxer's choice, once the header is written).
-    func timeBase(ofInput i: Int) -> AVRational? {
+    /// What input `i` is stored as (its time base is the muxer's choice, once the header is written).
+    func streamFormat(ofInput i: Int) -> StreamFormat? {
         lock.lock(); defer { lock.unlock() }
-        return inputs.indices.contains(i) ? inputs[i].stream.pointee.time_base : nil
+        return inputs.indices.contains(i) ? inputs[i].stream.format : nil
     }
 
     /// Encoders must set AV_CODEC_FLAG_GLOBAL_HEADER for this container.
@@ -60,62 +59,31 @@ final class AssetWriter: @unchecked Sendable {
 
     /// An input fed by `encoder` (opened already: its parameters are final).
     func addInput(encoder: Encoder, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
-        let st = try container.addStream()
-        try encoder.copyParameters(to: st.pointee.codecpar)
-        st.pointee.time_base = encoder.timeBase
-        // Matroska states a pixel aspect from the stream's (MP4's `pasp` from the parameters').
-        st.pointee.sample_aspect_ratio = st.pointee.codecpar.pointee.sample_aspect_ratio
-        if let m = encoder.masteringDisplay {
-            try FFmpeg.check(rx_stream_set_mastering(st, m.sideDataValues), "mastering display metadata")
-        }
-        if let c = encoder.contentLightLevel {
-            try FFmpeg.check(rx_stream_set_content_light(st, UInt32(clamping: c.maxCLL), UInt32(clamping: c.maxFALL)), "content light level")
-        }
-        try finishStream(st, rotation: rotation, metadata: metadata)
-        inputs.append(Input(stream: st, sourceTimeBase: encoder.timeBase))
-        return inputs.count - 1
+        try add(container.addStream(encodedBy: encoder), stampedIn: encoder.timeBase, rotation: rotation, metadata: metadata)
     }
 
     /// An input fed by a subtitle encoder (opened already), stamped in its time base.
     func addInput(subtitleEncoder encoder: SubtitleEncoder, metadata: [String: String]) throws(MediaError) -> Int {
-        let st = try container.addStream()
-        try encoder.copyParameters(to: st.pointee.codecpar)
-        st.pointee.time_base = SubtitleEncoder.timeBase
-        try finishStream(st, rotation: 0, metadata: metadata)
-        inputs.append(Input(stream: st, sourceTimeBase: SubtitleEncoder.timeBase))
-        return inputs.count - 1
+        try add(container.addStream(encodedBy: encoder), stampedIn: SubtitleEncoder.timeBase, rotation: 0, metadata: metadata)
     }
 
     /// An input fed with the source's own packets (no decode, no encode).
-    func addPassthroughInput(from source: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
-        let par = source.pointee.codecpar.pointee
+    func addPassthroughInput(from source: SourceStream, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
         // MP4 describes VP9 by profile, bit depth and chroma layout (vpcC). Without a known picture
         // format FFmpeg writes the box empty and cannot read the file back.
-        if par.codec_id == AV_CODEC_ID_VP9 && par.format < 0 && format != .mkv {
+        if source.lacksVP9PictureFormat && format != .mkv {
             throw MediaError(.unsupported, "the VP9 track's picture format is unknown (FFmpeg could not read it from the stream), "
                              + "so \(format.rawValue) cannot describe it: reencode it instead")
         }
-        let st = try container.addStream()
-        try FFmpeg.check(avcodec_parameters_copy(st.pointee.codecpar, source.pointee.codecpar), "stream parameters")
-        // The source container's tag may not be valid in ours (e.g. Matroska → MP4).
-        st.pointee.codecpar.pointee.codec_tag = 0
-        // HDR10 and Dolby Vision configuration live in stream side data, which the parameters
-        // copy leaves behind (before FFmpeg 6.1).
-        try FFmpeg.check(rx_stream_copy_side_data(st, source), "stream side data")
-        var size = 0
-        if rx_stream_side_data(source, AV_PKT_DATA_DOVI_CONF, &size) != nil { carriesDolbyVision = true }
-        st.pointee.time_base = source.pointee.time_base
-        try finishStream(st, rotation: rotation, metadata: metadata)
-        inputs.append(Input(stream: st, sourceTimeBase: source.pointee.time_base))
-        return inputs.count - 1
+        let st = try container.addStream(copying: source)
+        if source.carriesDolbyVision { carriesDolbyVision = true }
+        return try add(st, stampedIn: source.timeBase, rotation: rotation, metadata: metadata)
     }
 
-    private func finishStream(_ st: UnsafeMutablePointer<AVStream>, rotation: Int, metadata: [String: String]) throws(MediaError) {
-        if rotation != 0 {
-            // av_display_rotation_set takes clockwise degrees, as `rotation` is.
-            try FFmpeg.check(rx_stream_set_rotation(st, Double(rotation)), "display matrix")
-        }
-        for (k, v) in Keeping.streamMetadata(metadata, format: format) { try FFmpeg.set(&st.pointee.metadata, k, v, in: "a track's metadata") }
+    private func add(_ st: OutputStream, stampedIn timeBase: TimeBase, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
+        try st.finish(rotation: rotation, metadata: Keeping.streamMetadata(metadata, format: format))
+        inputs.append(Input(stream: st, sourceTimeBase: timeBase))
+        return inputs.count - 1
     }
 
     /// Opens the file and writes the header. `optimizeForNetwork` puts the index (moov) first.
@@ -128,9 +96,9 @@ final class AssetWriter: @unchecked Sendable {
     /// Opens the file and writes the header with the file's metadata, chapters and cover art
     /// (what the plan found the container can hold).
     func start(kept: KeptItems, optimizeForNetwork: Bool, negativeCompositionOffsets: Bool = false) throws(MediaError) {
-        for (k, v) in kept.metadata { try FFmpeg.set(&container.context.pointee.metadata, k, v, in: "the file's metadata") }
+        try container.setMetadata(kept.metadata)
         try container.setChapters(kept.chapters)
-        var covers: [(AttachedPicture, UnsafeMutablePointer<AVStream>)] = []
+        var covers: [(AttachedPicture, OutputStream)] = []
         for (i, p) in kept.pictures.enumerated() {
             if format == .mkv, let mime = Keeping.mkvMimeType(p.codec) {
                 let ext = mime == "image/jpeg" ? "jpg" : String(mime.dropFirst("image/".count))
@@ -163,8 +131,8 @@ final class AssetWriter: @unchecked Sendable {
         defer { lock.unlock() }
         precondition(started && !finished, "append outside start…finish")
         let st = inputs[input].stream
-        packet.streamIndex = st.pointee.index
-        packet.rescale(from: inputs[input].sourceTimeBase, to: st.pointee.time_base)
+        packet.streamIndex = st.index
+        packet.rescale(from: inputs[input].sourceTimeBase, to: st.timeBase)
         try container.write(packet)
     }
 

@@ -1,4 +1,3 @@
-import CFFmpeg
 
 /// Write access to a planar YUV picture being made (8- or 16-bit samples), with fills fast
 /// enough for debug builds: whole rows and rectangles, not single pixels.

@@ -66,17 +66,18 @@ enum TempFile {
             let rc = fsync(fd)
             let err = errno
             close(fd)
-            if rc != 0 { throw MediaError(.io, "cannot flush the output to disk: \(String(cString: strerror(err)))", file: output) }
+            if rc != 0 { throw MediaError(.io, "cannot flush the output to disk: \(String(cString: strerror(err)))", file: output, code: .errno(err)) }
         }
         if overwrite {
             if rename(temp, output) != 0 {
-                throw MediaError(.cannotCreateOutput, "cannot move the finished output into place: \(String(cString: strerror(errno)))", file: output)
+                let err = errno
+                throw MediaError(.cannotCreateOutput, "cannot move the finished output into place: \(String(cString: strerror(err)))", file: output, code: .errno(err))
             }
         } else {
             if link(temp, output) != 0 {
                 let err = errno
                 if err == EEXIST { throw MediaError(.outputExists, "already exists (use --overwrite to replace it)", file: output) }
-                throw MediaError(.cannotCreateOutput, "cannot move the finished output into place: \(String(cString: strerror(err)))", file: output)
+                throw MediaError(.cannotCreateOutput, "cannot move the finished output into place: \(String(cString: strerror(err)))", file: output, code: .errno(err))
             }
             unlink(temp)
         }

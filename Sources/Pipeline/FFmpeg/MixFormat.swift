@@ -2,9 +2,6 @@ import CFFmpeg
 import Foundation
 import Recipe
 
-/// The arithmetic of a mix, on planar float frames of one rate and layout: an explicit weighted
-/// sum (no hidden 1/n), then the stated limit. Float has the headroom: a sum past full scale is
-/// kept until the limit decides.
 /// The output format a mix sums in: planar float at the output's rate and layout. Owns its
 /// channel layout (uninitialised once, in deinit).
 // Not Sendable: belongs to one mixer, on its lane.
@@ -41,18 +38,15 @@ final class MixFormat {
     }
 }
 
-enum MixKernel {
+/// The mix's arithmetic (Kernels/MixKernel.swift) on planar float frames of one rate and layout.
+extension MixKernel {
     /// `sum[c][i] += gains[i] · input[c][i]` for i below the input's samples, the sum's and the
     /// gains' counts (both planar float, same layout).
     static func accumulate(_ input: Frame, gains: [Float], into sum: Frame) {
         let n = Int(min(input.samples, sum.samples, Int32(gains.count)))
         for c in 0..<Int(min(input.channels, sum.channels)) {
-            guard let src = input.pointer.pointee.extended_data[c], let dst = sum.pointer.pointee.extended_data[c] else { continue }
-            let s = UnsafeMutableRawPointer(src).assumingMemoryBound(to: Float.self)
-            let d = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Float.self)
-            gains.withUnsafeBufferPointer { g in
-                for i in 0..<n { d[i] += g[i] * s[i] }
-            }
+            guard let src = input.floatSamples(channel: c), let dst = sum.floatSamples(channel: c) else { continue }
+            accumulate(src, gains: gains, into: dst, count: n)
         }
     }
 
@@ -60,38 +54,16 @@ enum MixKernel {
     static func scale(_ sum: Frame, by gains: [Float]) {
         let n = Int(min(sum.samples, Int32(gains.count)))
         for c in 0..<Int(sum.channels) {
-            guard let plane = sum.pointer.pointee.extended_data[c] else { continue }
-            let d = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
-            gains.withUnsafeBufferPointer { g in
-                for i in 0..<n { d[i] *= g[i] }
-            }
+            guard let d = sum.floatSamples(channel: c) else { continue }
+            scale(d, by: gains, count: n)
         }
     }
-
-    /// The soft limiter's knee: samples up to −1 dBFS pass untouched.
-    static let knee = Float(pow(10, -1.0 / 20))
 
     /// Applies `rule` to every sample of `sum`.
     static func limit(_ sum: Frame, _ rule: MixLimit) {
-        let n = Int(sum.samples)
         for c in 0..<Int(sum.channels) {
-            guard let plane = sum.pointer.pointee.extended_data[c] else { continue }
-            let d = UnsafeMutableRawPointer(plane).assumingMemoryBound(to: Float.self)
-            for i in 0..<n { d[i] = limited(d[i], rule) }
-        }
-    }
-
-    /// One sample through the limit: `clip` cuts at ±1; `soft` bends what is above the knee
-    /// towards ±1 along tanh, continuous and smooth at the knee, never reaching full scale.
-    static func limited(_ x: Float, _ rule: MixLimit) -> Float {
-        switch rule {
-        case .clip: return min(1, max(-1, x))
-        case .soft:
-            let a = abs(x)
-            guard a > knee else { return x }
-            let room = 1 - knee
-            let y = knee + room * Float(tanh(Double((a - knee) / room)))
-            return x < 0 ? -y : y
+            guard let d = sum.floatSamples(channel: c) else { continue }
+            limit(d, count: Int(sum.samples), rule)
         }
     }
 }

@@ -7,10 +7,10 @@ import Recipe
 /// Owned by one lane's stage; keeps the mapper of the latest size and transfer.
 final class PictureToneMapping {
     private let mapping: ToneMapping
-    private let target: AVPixelFormat
+    private let target: PixelFormat
     private var current: (mapper: ToneMapper, width: Int32, height: Int32, mapping: ToneMapping)?
 
-    init(_ mapping: ToneMapping, target: AVPixelFormat) {
+    init(_ mapping: ToneMapping, target: PixelFormat) {
         self.mapping = mapping
         self.target = target
     }

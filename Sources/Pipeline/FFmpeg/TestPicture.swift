@@ -6,7 +6,7 @@ public enum TestPicture {
     /// A `width`×`height` picture of horizontal grey bands, encoded by `codec` (`png`, `mjpeg`, `bmp`).
     public static func make(codec: String = "png", width: Int = 32, height: Int = 24) throws(MediaError) -> AttachedPicture {
         let pix: AVPixelFormat = codec == "mjpeg" ? AV_PIX_FMT_YUVJ420P : (codec == "bmp" ? AV_PIX_FMT_BGR24 : AV_PIX_FMT_RGB24)
-        var c = EncoderConfiguration(codecName: codec, timeBase: AVRational(num: 1, den: 25))
+        var c = EncoderConfiguration(codecName: codec, timeBase: TimeBase(num: 1, den: 25))
         c.width = Int32(width)
         c.height = Int32(height)
         c.pixelFormat = pix

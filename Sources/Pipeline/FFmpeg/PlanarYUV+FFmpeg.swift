@@ -1,16 +1,6 @@
 import CFFmpeg
 
-/// A pixel format the layer painter draws in: Y', Cb, Cr each in a plane of its own, 8 bits in a
-/// byte or 9 to 16 bits in two little-endian bytes (low bits), chroma subsampled at most 2:1 each way.
-struct PlanarYUV: Equatable {
-    let depth: Int
-    /// Bytes of one sample: 1 or 2.
-    let sampleBytes: Int
-    /// Chroma subsampling across and down, as powers of two (0 or 1).
-    let shiftX: Int, shiftY: Int
-
-    var ceiling: Int { (1 << depth) - 1 }
-
+extension PlanarYUV {
     /// `format`'s layout; throws naming the format and saying why when layers cannot be drawn in it.
     init(_ format: AVPixelFormat) throws(MediaError) {
         let refuse = { (why: String) in
@@ -35,14 +25,6 @@ struct PlanarYUV: Equatable {
         }
         guard planar, depth <= 16 else { throw refuse("layers are drawn in planar Y'CbCr, each component in a plane of its own") }
         guard d.log2_chroma_w <= 1, d.log2_chroma_h <= 1 else { throw refuse("its chroma is subsampled more than 2:1") }
-        (self.depth, sampleBytes, shiftX, shiftY) = (depth, bytes, Int(d.log2_chroma_w), Int(d.log2_chroma_h))
-    }
-
-    /// Whether a layer at `rect` has an edge inside a chroma sample (an odd column or row where
-    /// chroma is shared by two), so that it must be drawn from full-resolution chroma.
-    func splitsChroma(_ rect: PixelRect) -> Bool {
-        let oddX = shiftX > 0 && (rect.x & 1 != 0 || rect.width & 1 != 0)
-        let oddY = shiftY > 0 && (rect.y & 1 != 0 || rect.height & 1 != 0)
-        return oddX || oddY
+        self.init(depth: depth, sampleBytes: bytes, shiftX: Int(d.log2_chroma_w), shiftY: Int(d.log2_chroma_h))
     }
 }
