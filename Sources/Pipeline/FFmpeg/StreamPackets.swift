@@ -36,7 +36,8 @@ final class StreamPackets {
     /// (a seek is a guess where it has none: the caller checks what it reads). `rounding`: how
     /// `time` becomes FFmpeg's microseconds — up, to land on a sync sample at exactly `time`.
     func seek(to time: MediaTime, rounding: MediaTime.Rounding = .down) throws(MediaError) {
-        let ts = (try? time.ts(in: .microseconds, rounding: rounding)) ?? 0
+        // The planner keeps every instant within the file, so this fits; an overflow is said, not hidden.
+        let ts = try time.ts(in: .microseconds, rounding: rounding)
         try input.seek(to: ts, stream: -1)
     }
 

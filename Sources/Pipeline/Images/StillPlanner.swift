@@ -11,7 +11,8 @@ public enum StillPlanner {
         }
         var duration = asset.duration
         // A file that states no length (or 0) is measured by its packets.
-        if !(duration.isNumeric && duration > .zero), let extent = try? PacketScan.extents(asset.path)[track.index] {
+        // A file that cannot be read to its end says why, rather than "states no length".
+        if !(duration.isNumeric && duration > .zero), let extent = try PacketScan.extents(asset.path)[track.index] {
             duration = extent.end - asset.startTime
         }
         guard duration.isNumeric, duration > .zero else {
