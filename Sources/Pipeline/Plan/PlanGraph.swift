@@ -7,7 +7,7 @@ import Recipe
 /// into one sink per track. (A tee appears where one source feeds several sinks: several
 /// outputs from one read.)
 public struct PlanGraph: Sendable {
-    public enum Node: Sendable, Hashable, CustomStringConvertible {
+    public enum Node: Sendable, Hashable {
         /// A track of one of the plan's files (`ConversionPlan.sources`), read once.
         case source(file: Int, track: Int)
         /// Several inputs made into output track `output`'s one stream of pictures or sound.
@@ -16,15 +16,6 @@ public struct PlanGraph: Sendable {
         case sink(output: Int)
         /// The output file: its writer, with one input per sink.
         case file(String)
-
-        public var description: String {
-            switch self {
-            case .source(let file, let track): return "source \(file) #\(track)"
-            case .combiner(let c, let output): return "\(c.rawValue) → output track \(output + 1)"
-            case .sink(let output): return "sink output track \(output + 1)"
-            case .file(let path): return "file \(path)"
-            }
-        }
     }
 
     public enum Combiner: String, Sendable, Hashable {
