@@ -27,17 +27,14 @@ final class SignalEndsAtOnce {
         let pipeEnd = OutsideSIGPIPE.readEnd
         pipeSource = pipeEnd >= 0 ? DispatchSource.makeReadSource(fileDescriptor: pipeEnd, queue: .global()) : nil
         pipeSource?.setEventHandler {
-            if Self.drained(pipeEnd) { ending.lock.withLock { _ in Self.end(SIGPIPE) } }
+            if OutsideSIGPIPE.takeRequest() { ending.lock.withLock { _ in Self.end(SIGPIPE) } }
         }
         pipeSource?.resume()
         // One sent to this (the main) thread itself since `hold` (a tracer's, a tgkill) waits
         // here, where the waiting thread cannot take it, and a PIPE from outside may be in the
         // pipe already: answered now.
-        var set = TerminationSignals.set()
-        var now = timespec(tv_sec: 0, tv_nsec: 0)
-        let early = sigtimedwait(&set, nil, &now)
-        if early > 0 { Self.end(early) }
-        if Self.drained(pipeEnd) { Self.end(SIGPIPE) }
+        if let early = TerminationSignals.takePending().first { Self.end(early) }
+        if OutsideSIGPIPE.takeRequest() { Self.end(SIGPIPE) }
         Thread.detachNewThread {
             var set = TerminationSignals.set()
             var sig: Int32 = 0
@@ -51,21 +48,11 @@ final class SignalEndsAtOnce {
     /// The command's status, unless a termination signal came before it ended.
     func finish(_ status: Int32) -> Int32 {
         ending.lock.withLock { _ in
-            var set = TerminationSignals.set()
-            var now = timespec(tv_sec: 0, tv_nsec: 0)
-            let pending = sigtimedwait(&set, nil, &now)
-            let sig = pending > 0 ? pending : ending.taken.load(ordering: .sequentiallyConsistent)
+            let sig = TerminationSignals.takePending().first ?? ending.taken.load(ordering: .sequentiallyConsistent)
             if sig > 0 { Self.end(sig) }
-            if Self.drained(OutsideSIGPIPE.readEnd) { Self.end(SIGPIPE) }
+            if OutsideSIGPIPE.takeRequest() { Self.end(SIGPIPE) }
         }
         return status
-    }
-
-    /// Whether a byte was waiting on the (non-blocking) pipe: a PIPE from another process.
-    private static func drained(_ fd: Int32) -> Bool {
-        guard fd >= 0 else { return false }
-        var bytes = [UInt8](repeating: 0, count: 64)
-        return Glibc.read(fd, &bytes, bytes.count) > 0
     }
 
     private static func end(_ sig: Int32) -> Never {

@@ -40,6 +40,16 @@ enum TerminationSignals {
         }
     }
 
+    /// Those pending now, taken: those sent to the process, and those sent to this (the main)
+    /// thread itself since `hold` (a tracer's, a tgkill), which no dispatch source sees.
+    static func takePending() -> [Int32] {
+        var set = Self.set()
+        var now = timespec(tv_sec: 0, tv_nsec: 0)
+        var taken: [Int32] = []
+        while case let sig = sigtimedwait(&set, nil, &now), sig > 0 { taken.append(sig) }
+        return taken
+    }
+
     /// `all` as a signal set.
     static func set() -> sigset_t {
         var set = sigset_t()
@@ -101,6 +111,15 @@ enum OutsideSIGPIPE {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
+    /// Whether a PIPE from another process came since the last look: a byte waiting on the
+    /// (non-blocking) pipe, taken.
+    static func takeRequest() -> Bool {
+        let fd = readEnd
+        guard fd >= 0 else { return false }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        return Glibc.read(fd, &bytes, bytes.count) > 0
+    }
+
     /// The end a listener reads (-1 when there is none).
     static var readEnd: Int32 { readFD.load(ordering: .acquiring) }
 }
@@ -120,13 +139,22 @@ enum StopReason: Sendable, Equatable {
 
 /// Hears every request to stop — each termination signal (held since main began:
 /// `TerminationSignals.hold`; through dispatch signal sources, and `OutsideSIGPIPE`'s pipe) and
-/// each console stream found lost — and passes it to `handler` on another thread, which decides
-/// what it means at that moment. A signal that came before it was made is heard at once.
+/// each console stream found lost — and passes it to `handler`, which decides what it means at
+/// that moment. One that came before it was made is passed on before `init` returns, on the
+/// caller's thread, so the command knows of it before its work begins; later ones on another
+/// thread.
 // Not Sendable: made, and closed, on the main thread; only `handler` runs elsewhere.
 final class StopRequests {
     private let sources: [any DispatchSourceProtocol]
 
     init(handler: @escaping @Sendable (StopReason) -> Void) {
+        // Those already waiting first, here and now: handed to another thread, one could reach
+        // the command after a quick command's work had begun, or even ended (it exited 0).
+        // Taken before the sources exist, so none of them takes one first; one that comes after
+        // this reaches a source (a signal sent to the process, and PIPE's byte, wait for it).
+        for sig in TerminationSignals.takePending() { handler(.signal(sig)) }
+        let pipeEnd = OutsideSIGPIPE.readEnd
+        if OutsideSIGPIPE.takeRequest() { handler(.signal(SIGPIPE)) }
         var made: [any DispatchSourceProtocol] = []
         for sig in TerminationSignals.all {
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
@@ -134,25 +162,14 @@ final class StopRequests {
             s.resume()
             made.append(s)
         }
-        let pipeEnd = OutsideSIGPIPE.readEnd
         if pipeEnd >= 0 {
             let s = DispatchSource.makeReadSource(fileDescriptor: pipeEnd, queue: .global())
-            s.setEventHandler {
-                var bytes = [UInt8](repeating: 0, count: 64)
-                if Glibc.read(pipeEnd, &bytes, bytes.count) > 0 { handler(.signal(SIGPIPE)) }
-            }
+            s.setEventHandler { if OutsideSIGPIPE.takeRequest() { handler(.signal(SIGPIPE)) } }
             s.resume()
             made.append(s)
         }
         sources = made
         Console.shared.setLossHandler { loss in handler(.lost(loss)) }
-        // A signal sent to this (the main) thread itself since `hold` (a tracer's, a tgkill)
-        // waits here, where no source looks: taken now. One sent to the process reaches a source.
-        var set = TerminationSignals.set()
-        var now = timespec(tv_sec: 0, tv_nsec: 0)
-        while case let sig = sigtimedwait(&set, nil, &now), sig > 0 {
-            DispatchQueue.global().async { handler(.signal(sig)) }
-        }
     }
 
     /// Stops listening. The signals stay held: the process is about to exit.
