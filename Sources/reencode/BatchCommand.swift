@@ -205,6 +205,10 @@ struct BatchCommand: Command {
         do throws(RecipeErrors) { try RecipeCompiler.refuseUnsupportedComposition(recipe) } catch {
             return fail(ExitCode.invalidRecipe, error.diagnostics.map(\.description))
         }
+        // Its ledger knows one output per source; several from one read are `run`'s for now.
+        if let mark = recipe.outputsMark {
+            return fail(ExitCode.invalidRecipe, [recipe.diagnostic(mark, "batch writes one output per source, and this recipe writes \(recipe.outputs.count) ('outputs'): use 'run' for each file, or one recipe per output").description])
+        }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: inputDir, isDirectory: &isDir), isDir.boolValue else {
             return fail(ExitCode.noInput, ["error: \(inputDir): no such folder"])

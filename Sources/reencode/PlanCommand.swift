@@ -21,7 +21,8 @@ struct PlanCommand: Command {
 
         OPTIONS:
           -i, --input INPUT    The source file (default: the recipe's 'source').
-          -o, --output OUTPUT  The output file (default: the recipe's 'output: path').
+          -o, --output OUTPUT  The output file (default: the recipe's 'output: path'); refused
+                               for a recipe with 'outputs:', which names each file.
           --json               Print the plan as JSON (docs/recipes.md, "Plan JSON").
           -h, --help           Show help information.
 
@@ -51,10 +52,44 @@ struct PlanCommand: Command {
         let r: Recipe
         switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return f.code }
         // A plan is only looked at: an existing output is not an error here.
-        let compiled: CompiledRecipe
-        switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): compiled = c; case .failure(let f): return f.code }
-        if json { writeOut(jsonString(Self.object(r, compiled))) } else { writeOut(Self.text(r, compiled)) }
+        let outputs: [CompiledRecipe]
+        switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): outputs = c; case .failure(let f): return f.code }
+        guard outputs.count > 1 else {
+            if json { writeOut(jsonString(Self.object(r, outputs[0]))) } else { writeOut(Self.text(r, outputs[0])) }
+            return ExitCode.ok
+        }
+        let reads = OutputSet.lanes(outputs.map(\.plan))
+        if json {
+            writeOut(jsonString(["outputs": outputs.map { Self.object(r, $0) }, "reads": Self.readsObject(reads, outputs)] as [String: Any]))
+        } else {
+            let each = outputs.enumerated().map { k, c in "output \(k + 1) of \(outputs.count)\n" + Self.text(r, c) }
+            writeOut((each + [Self.readsText(reads, outputs)]).joined(separator: "\n"))
+        }
         return ExitCode.ok
+    }
+
+    /// How several outputs share one read: per lane of the run, the source track it reads and the
+    /// output tracks it feeds (1-based, as the plan numbers them).
+    static func readsObject(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe]) -> [[String: Any]] {
+        lanes.map { members in
+            let lane = outputs[members[0].output].plan.lanes[members[0].track]
+            return ["sourceTrack": lane.track.index, "type": lane.track.mediaType.rawValue, "decoded": Self.decodes(lane),
+                    "feeds": members.map { ["output": $0.output + 1, "track": $0.track + 1] }]
+        }
+    }
+
+    static func readsText(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe]) -> String {
+        var lines = ["one read of \(outputs[0].plan.source.path) for \(outputs.count) outputs"]
+        for members in lanes {
+            let lane = outputs[members[0].output].plan.lanes[members[0].track]
+            let how = Self.decodes(lane) ? (members.count > 1 ? "decoded once" : "decoded") : "copied"
+            lines.append("  #\(lane.track.index) \(lane.track.mediaType.rawValue) \(how) → " + members.map { "output \($0.output + 1) track \($0.track + 1)" }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func decodes(_ lane: LanePlan) -> Bool {
+        switch lane.kind { case .video, .audio, .subtitle: return true; case .passthrough: return false }
     }
 
     /// `recipe` or `preset NAME` for a value the recipe gave, `assistant` for a derived one.

@@ -20,7 +20,8 @@ struct RunCommand: Command {
 
         OPTIONS:
           -i, --input INPUT    The source file (default: the recipe's 'source').
-          -o, --output OUTPUT  The output file (default: the recipe's 'output: path').
+          -o, --output OUTPUT  The output file (default: the recipe's 'output: path'). A recipe
+                               with 'outputs:' names each file itself: -o is refused.
           --overwrite          Replace an existing output.
           --progress MODE      auto (a bar on a terminal, else nothing), bar, json (JSON lines
                                on stdout, docs/recipes.md), or none.
@@ -65,7 +66,8 @@ struct RunCommand: Command {
 
     /// How a run ended.
     enum Outcome {
-        case done(ConversionResult)
+        /// One result per output, in the recipe's order.
+        case done([ConversionResult])
         /// Already printed on stderr; `message` is what was printed, `number` the failed call's
         /// own (FFmpeg's or errno) where there is one.
         case failed(code: Int32, message: String, number: MediaError.Code? = nil)
@@ -135,28 +137,31 @@ struct RunCommand: Command {
     private func convert(stage: StageBox, reporter: ProgressPrinter) -> Outcome {
         let r: Recipe
         switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return .failed(code: f.code, message: f.message) }
-        let compiled: CompiledRecipe
+        let outputs: [CompiledRecipe]
         switch compileRecipe(r, input: input, output: output, overwrite: overwrite) {
-        case .success(let c): compiled = c
+        case .success(let c): outputs = c
         case .failure(let f): return .failed(code: f.code, message: f.message, number: f.number)
         }
-        // Said before the work starts, so a user can stop a run that would lose what they want.
-        for n in compiled.plan.notices {
-            if progress == .json {
-                var o = noticeObject(n, source: compiled.plan.source.path)
-                o["type"] = "warning"
-                writeOut(jsonLine(o))
-            } else {
-                printError("warning: \(n.file ?? compiled.plan.source.path): \(n)")
+        // Said before the work starts, so a user can stop a run that would lose what they want;
+        // what several outputs all lose, once.
+        var said: Set<String> = []
+        for plan in outputs.map(\.plan) {
+            for n in plan.notices where said.insert("\(n.file ?? plan.source.path): \(n)").inserted {
+                if progress == .json {
+                    var o = noticeObject(n, source: plan.source.path)
+                    o["type"] = "warning"
+                    writeOut(jsonLine(o))
+                } else {
+                    printError("warning: \(n.file ?? plan.source.path): \(n)")
+                }
             }
         }
-        let session = ExportSession(plan: compiled.plan)
+        let session = ExportSession(plans: outputs.map(\.plan))
         stage.state.withLock { $0.step = .converting(session) }
         do throws(MediaError) {
             var handler: (@Sendable (ConversionProgress) -> Void)? = nil
             if reporter.mode != .none { handler = { @Sendable p in reporter.show(p) } }
-            let result = try session.run(progress: handler)
-            return .done(result)
+            return .done(try session.runAll(progress: handler))
         } catch let e {
             reporter.close()
             if e.kind == .cancelled, let reason = stage.state.withLock({ $0.reason }) { return .stopped(reason) }
@@ -170,12 +175,18 @@ struct RunCommand: Command {
     private func announce(_ outcome: Outcome) -> Int32 {
         let json = progress == .json
         switch outcome {
-        case .done(let result):
-            if json {
+        case .done(let results):
+            if json, results.count == 1, let result = results.first {
                 writeOut(jsonLine(["type": "done", "output": result.outputPath, "duration": result.duration.seconds,
                                    "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]))
+            } else if json, let first = results.first {
+                // Several outputs from one read: one elapsed time and speed for all.
+                let each = results.map { ["output": $0.outputPath, "duration": $0.duration.seconds, "bytes": $0.bytes] as [String: Any] }
+                writeOut(jsonLine(["type": "done", "outputs": each, "elapsed": first.elapsed, "speed": first.speed]))
             } else if !quiet {
-                writeOut("wrote \(result.outputPath): \(result.duration.secondsDescription), \(byteText(result.bytes)), \(String(format: "%.1f", result.speed))x real time (\(String(format: "%.1f", result.elapsed)) s)")
+                for result in results {
+                    writeOut("wrote \(result.outputPath): \(result.duration.secondsDescription), \(byteText(result.bytes)), \(String(format: "%.1f", result.speed))x real time (\(String(format: "%.1f", result.elapsed)) s)")
+                }
             }
             return ExitCode.ok
         case .failed(let code, let message, let number):

@@ -12,7 +12,17 @@ extension RecipeCompiler {
     /// depends on the source (its tracks, a copy the container cannot hold) is for `plan`.
     /// Throws `RecipeErrors`, or the `MediaError` of a shortage of the system's (`.resources`,
     /// 75): an encoder that could not open for want of threads or memory says nothing of the recipe.
+    /// With `outputs:`, each output is checked so, and every error of every output is said.
     public static func validate(_ recipe: Recipe, assistant: SettingsAssistant = .system) throws {
+        var errors: [Diagnostic] = []
+        for r in recipe.eachOutput {
+            do { try validateOutput(r, assistant: assistant) } catch let e as RecipeErrors { errors += e.diagnostics }
+        }
+        if !errors.isEmpty { throw RecipeErrors(errors) }
+    }
+
+    /// One output (`recipe`'s `output` and writer inputs).
+    private static func validateOutput(_ recipe: Recipe, assistant: SettingsAssistant) throws {
         let (format, refused, sourceFree) = sourceFreeRefusals(recipe)
         var errors = sourceFree
         var encoders: [(Encoder, WriterInput, [(String, Mark)])] = []

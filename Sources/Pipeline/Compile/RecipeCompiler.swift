@@ -33,16 +33,68 @@ public struct CompiledRecipe: Sendable {
 /// merged, the settings assistant run. Mismatches between recipe and source are reported at the
 /// recipe line that causes them (exit 65).
 public enum RecipeCompiler {
+    /// A recipe's one output (with `outputs:`, its first: `compileAll` plans every one).
     public static func compile(_ recipe: Recipe, input: String? = nil, output: String? = nil,
                                overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> CompiledRecipe {
         try refuseUnsupportedComposition(recipe)
-        let source = try inputPath(of: recipe, given: input)
-        // A composition reads its files in the order they are shown; the first is the plan's source.
-        let files = compositionFiles(recipe, input: source)
-        let primary = files.first ?? source
-        let asset = try Asset.load(primary)
-        var others: [Asset] = []
-        for path in files.dropFirst() { others.append(try Asset.load(path)) }
+        let read = try ReadSources.load(recipe, input: input)
+        return try compile(recipe.eachOutput[0], reading: read, output: output, overwrite: overwrite, assistant: assistant)
+    }
+
+    /// Every output of the recipe, planned against one loading of its source: one per entry of
+    /// `outputs:` (run together from one read: `ExportSession(plans:)`), else the one. `-o`
+    /// names a single output, so it is refused for several; so are two that make one path.
+    public static func compileAll(_ recipe: Recipe, input: String? = nil, output: String? = nil,
+                                  overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> [CompiledRecipe] {
+        guard !recipe.outputs.isEmpty else { return [try compile(recipe, input: input, output: output, overwrite: overwrite, assistant: assistant)] }
+        if output != nil {
+            let at = recipe.outputsMark.map { " (\($0.line):\($0.column))" } ?? ""
+            throw MediaError(.usage, "-o names one output, but the recipe writes \(recipe.outputs.count) ('outputs'\(at)): each one's path is in the recipe", file: recipe.file)
+        }
+        try refuseUnsupportedComposition(recipe)
+        let read = try ReadSources.load(recipe, input: input)
+        var compiled: [CompiledRecipe] = [], errors: [Diagnostic] = []
+        var made: [String: Int] = [:]
+        for (k, r) in recipe.eachOutput.enumerated() {
+            do {
+                let c = try compile(r, reading: read, output: nil, overwrite: overwrite, assistant: assistant)
+                if let first = made[c.plan.outputPath] {
+                    errors.append(recipe.diagnostic(r.output.path?.mark, "output \(k + 1) makes the same file as output \(first) (\(c.plan.outputPath)): each output is a file of its own"))
+                }
+                made[c.plan.outputPath] = k + 1
+                compiled.append(c)
+            } catch let e as RecipeErrors {
+                errors += e.diagnostics
+            }
+        }
+        if !errors.isEmpty { throw RecipeErrors(errors) }
+        return compiled
+    }
+
+    /// The files a recipe reads, each loaded once for all its outputs.
+    struct ReadSources {
+        /// The input as named (`-i`, else the recipe's `source:`).
+        let source: String
+        /// A composition's files in the order they are shown (the first is the plan's source); empty without one.
+        let files: [String]
+        let asset: Asset
+        let others: [Asset]
+        var primary: String { files.first ?? source }
+
+        static func load(_ recipe: Recipe, input: String?) throws -> ReadSources {
+            let source = try inputPath(of: recipe, given: input)
+            let files = compositionFiles(recipe, input: source)
+            let asset = try Asset.load(files.first ?? source)
+            var others: [Asset] = []
+            for path in files.dropFirst() { others.append(try Asset.load(path)) }
+            return ReadSources(source: source, files: files, asset: asset, others: others)
+        }
+    }
+
+    /// One output of the recipe (`recipe` has it as its `output` and writer inputs), against sources loaded already.
+    private static func compile(_ recipe: Recipe, reading read: ReadSources, output: String?, overwrite: Bool,
+                                assistant: SettingsAssistant) throws -> CompiledRecipe {
+        let (source, files, primary, asset, others) = (read.source, read.files, read.primary, read.asset, read.others)
         guard let template = output ?? recipe.output.path?.value else {
             throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
         }

@@ -17,13 +17,22 @@ final class LaneEnvironment: Sendable {
     let cancellation: Cancellation
     let selectiveDecode: Bool
     /// The threads the video decoders open at once share.
-    let decoderThreads = DecoderThreads()
+    let decoderThreads: DecoderThreads
 
     init(readers: ReaderPool, file: String, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
-         progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool) {
+         progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool,
+         decoderThreads: DecoderThreads = DecoderThreads()) {
         self.readers = readers; self.file = file; self.writer = writer
         self.cutsStart = cutsStart; self.cutsEnd = cutsEnd
         self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
+        self.decoderThreads = decoderThreads
+    }
+
+    /// The same reading, decoders and cancellation, writing another output file: the sinks of
+    /// one read's other outputs.
+    func writing(to writer: AssetWriter, progress: ProgressTracker) -> LaneEnvironment {
+        LaneEnvironment(readers: readers, file: file, writer: writer, cutsStart: cutsStart, cutsEnd: cutsEnd,
+                        progress: progress, cancellation: cancellation, selectiveDecode: selectiveDecode, decoderThreads: decoderThreads)
     }
 
     /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane
@@ -74,7 +83,13 @@ public struct LaneStatistics: Sendable, Hashable {
 /// The work of one output track: pull source packets, turn them into output packets, drain.
 protocol LaneWork: AnyObject {
     var statistics: LaneStatistics { get }
+    /// Per output track it feeds (several: a tee into several outputs), its counters.
+    var outputStatistics: [LaneStatistics] { get }
     func run() throws(MediaError)
+}
+
+extension LaneWork {
+    var outputStatistics: [LaneStatistics] { [statistics] }
 }
 
 /// One output track's serial queue and its work.
@@ -82,12 +97,12 @@ final class Lane: Sendable {
     let queue: DispatchQueue
     /// nil once the lane has drained or failed: what it held goes then, before the trailer.
     private let work: QueueBound<(any LaneWork)?>
-    private let statisticsBox: QueueBound<LaneStatistics>
+    private let statisticsBox: QueueBound<[LaneStatistics]>
 
     init(name: String, work: any LaneWork) {
         queue = DispatchQueue(label: "reencode.lane.\(name)")
         self.work = QueueBound(work, queue: queue)
-        self.statisticsBox = QueueBound(work.statistics, queue: queue)
+        self.statisticsBox = QueueBound(work.outputStatistics, queue: queue)
     }
 
     /// Enters `group` now and leaves it when the lane has drained or failed.
@@ -101,7 +116,7 @@ final class Lane: Sendable {
             } catch {
                 onError(error)
             }
-            if let work = self.work.value { self.statisticsBox.value = work.statistics }
+            if let work = self.work.value { self.statisticsBox.value = work.outputStatistics }
             // Its codecs, pictures and the source's demuxer with its index (tens of bytes a
             // sample) go now, not after the trailer, whose index of the output reuses that memory.
             self.work.value = nil
@@ -109,5 +124,7 @@ final class Lane: Sendable {
     }
 
     /// After the group completed.
-    var statistics: LaneStatistics { queue.sync { statisticsBox.value } }
+    var statistics: LaneStatistics { outputStatistics[0] }
+    /// After the group completed: per output track it fed.
+    var outputStatistics: [LaneStatistics] { queue.sync { statisticsBox.value } }
 }

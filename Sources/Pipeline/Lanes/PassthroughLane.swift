@@ -30,10 +30,11 @@ final class PassthroughLane: LaneWork {
     private var lastTime: MediaTime = .invalid
     private(set) var statistics: LaneStatistics
 
-    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment) throws(MediaError) {
+    /// `readerOutput`: the reader output it reads, where a run of several outputs numbers them (nil: `output`).
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, readerOutput: Int? = nil) throws(MediaError) {
         self.env = env
         self.output = output
-        tap = try env.readers.tap(group: 0, output: output)
+        tap = try env.readers.tap(group: 0, output: readerOutput ?? output)
         self.track = track
         statistics = LaneStatistics(track: track.index)
         self.segment = segment

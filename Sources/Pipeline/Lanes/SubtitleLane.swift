@@ -30,11 +30,13 @@ final class SubtitleLane: LaneWork {
     private let fromStart: Bool
 
     /// `conversion` nil: the samples are copied as they are.
-    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, conversion: SubtitleConversion?, fromStart: Bool) throws(MediaError) {
+    /// `readerOutput`: the reader output it reads, where a run of several outputs numbers them (nil: `output`).
+    init(env: LaneEnvironment, output: Int, track: Track, segment: TimeSegment, conversion: SubtitleConversion?, fromStart: Bool,
+         readerOutput: Int? = nil) throws(MediaError) {
         self.env = env
         self.fromStart = fromStart
         self.output = output
-        tap = try env.readers.tap(group: 0, output: output)
+        tap = try env.readers.tap(group: 0, output: readerOutput ?? output)
         self.track = track
         statistics = LaneStatistics(track: track.index)
         self.segment = segment

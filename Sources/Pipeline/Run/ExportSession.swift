@@ -16,11 +16,16 @@ public struct ConversionResult: Sendable {
     public var speed: Double { elapsed > 0 ? duration.seconds / elapsed : 0 }
 }
 
-/// Runs one plan: one lane per output track on its own serial queue, joined by a dispatch group;
-/// the output is written to a temp file beside the target and renamed into place only when every
-/// lane drained and the trailer is written. A failed or cancelled run leaves no file behind.
+/// Runs one plan, or several outputs' plans from one read: one lane per output track on its own
+/// serial queue, joined by a dispatch group; a track that several outputs take alike is read
+/// and decoded once and fed to each output's sink (`TeeSink`). Each output is written to a temp
+/// file beside its target, and all are moved into place only when every lane drained and every
+/// trailer is written. A failed or cancelled run leaves no output file behind, none of them.
 public final class ExportSession: Sendable {
-    public let plan: ConversionPlan
+    /// The outputs it writes, in order; all read the first one's source (`OutputSet`).
+    public let plans: [ConversionPlan]
+    /// The first output's plan: the reading every output shares.
+    public var plan: ConversionPlan { plans[0] }
     private let cancellation = Cancellation()
     private let activeReader = Locked<ReaderPool?>(nil)
     /// The most readers the last run had open at once (tests: flat in the number of segments).
@@ -29,16 +34,26 @@ public final class ExportSession: Sendable {
     /// The most video decoder threads the last run held at once (tests: bounded per layer).
     private let threadsHighWater = Locked(0)
     var mostDecoderThreads: Int { threadsHighWater.withLock { $0 } }
+    /// The lanes the last run ran: with several outputs, one per track read (tests: a track that
+    /// several outputs take alike is decoded once).
+    private let lanesRun = Locked(0)
+    var lanesInLastRun: Int { lanesRun.withLock { $0 } }
     /// Video decoders still open when the last run wrote its trailer (tests: none, the lanes let go first).
     private let decodersAtTrailer = Locked(0)
     var openDecodersAtTrailer: Int { decodersAtTrailer.withLock { $0 } }
 
     public init(plan: ConversionPlan) {
-        self.plan = plan
+        plans = [plan]
+    }
+
+    /// Several outputs of one read (`OutputSet.check` says whether they can share it).
+    public init(plans: [ConversionPlan]) {
+        precondition(!plans.isEmpty, "an export session writes at least one output")
+        self.plans = plans
     }
 
     /// Stops a running conversion from any thread: every lane stops within a sample or two,
-    /// `run` throws `.cancelled` and removes the temp file.
+    /// `run` throws `.cancelled` and removes the temp files.
     public func cancel() {
         cancellation.cancel()
         activeReader.withLock { $0?.stop(.cancelled(file: plan.source.path)) }
@@ -47,23 +62,39 @@ public final class ExportSession: Sendable {
     public var isCancelled: Bool { cancellation.isCancelled }
 
     /// Converts, blocking the calling thread. Progress arrives on a serial reporting queue.
+    /// With several outputs, the first one's result (`runAll` has each one's).
     @discardableResult
     public func run(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> ConversionResult {
+        try runAll(progress: progress)[0]
+    }
+
+    /// Converts every output, blocking the calling thread: one result per output, in order.
+    @discardableResult
+    public func runAll(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> [ConversionResult] {
         let started = DispatchTime.now().uptimeNanoseconds
-        try OutputLocation.check(plan.outputPath, protecting: plan.protectedFiles, overwrite: plan.overwrite, format: plan.format)
-        TempFile.removeStale(for: plan.outputPath)
+        try OutputSet.check(plans)
+        for p in plans {
+            try OutputLocation.check(p.outputPath, protecting: p.protectedFiles, overwrite: p.overwrite, format: p.format)
+            TempFile.removeStale(for: p.outputPath)
+        }
         var folders = OutputFolders()
-        do throws(MediaError) { try folders.make(for: plan.outputPath) } catch { folders.removeMade(); throw error }
-        let temp = TempFile.path(for: plan.outputPath)
+        do throws(MediaError) { for p in plans { try folders.make(for: p.outputPath) } } catch { folders.removeMade(); throw error }
+        let temps = plans.map { TempFile.path(for: $0.outputPath) }
         do throws(MediaError) {
-            let lanes = try runLanes(temp: temp, progress: progress)
-            try TempFile.commit(temp, to: plan.outputPath, overwrite: plan.overwrite)
-            var info = stat()
-            let bytes = stat(plan.outputPath, &info) == 0 ? Int(info.st_size) : 0
-            return ConversionResult(outputPath: plan.outputPath, duration: plan.duration, bytes: bytes,
-                                    elapsed: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, lanes: lanes)
+            let lanes = try runLanes(temps: temps, progress: progress)
+            if plans.count == 1 {
+                try TempFile.commit(temps[0], to: plan.outputPath, overwrite: plan.overwrite)
+            } else {
+                try TempFile.commit(zip(temps, plans).map { ($0, $1.outputPath, $1.overwrite) })
+            }
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            return zip(plans, lanes).map { p, lanes in
+                var info = stat()
+                let bytes = stat(p.outputPath, &info) == 0 ? Int(info.st_size) : 0
+                return ConversionResult(outputPath: p.outputPath, duration: p.duration, bytes: bytes, elapsed: elapsed, lanes: lanes)
+            }
         } catch {
-            TempFile.remove(temp)
+            temps.forEach(TempFile.remove)
             // Folders this run made go too; one something else was put in stays.
             folders.removeMade()
             throw error
@@ -84,7 +115,8 @@ public final class ExportSession: Sendable {
     /// rehearsal (no graph yet) the sink is opened for what the first source offers, and that is
     /// what the plan's graph then holds; a run opens it for the graph's edge, and fails if the
     /// source offers anything else. A composition's later segments are made when the lane reaches them.
-    static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment) throws(MediaError) -> MadeLane {
+    /// With `tee`, the track is also made for other outputs: their sinks take the same frames.
+    static func laneWork(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment, tee: Tee? = nil) throws(MediaError) -> MadeLane {
         let lp = plan.lanes[i]
         do throws(MediaError) {
             guard plan.chains.indices.contains(i) else {
@@ -93,7 +125,7 @@ public final class ExportSession: Sendable {
             let chain = plan.chains[i]
             switch lp.kind {
             case .video(let s):
-                let inputs = try sourceInputs(plan, lane: i)
+                let inputs = try sourceInputs(plan, lane: i).map { $0.reading(tee?.readerOutput) }
                 let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
                     do throws(MediaError) {
                         return try VideoSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
@@ -111,8 +143,13 @@ public final class ExportSession: Sendable {
                     return MadeLane(work: work, offered: .pictures(offered), sinkInput: .pictures(canvas))
                 }
                 let input = try agreed(plan, output: i, offered: offered, input: offered)
-                let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: input,
-                                         pictures: plan.extraSources.isEmpty ? .asDecoded : .fitted, fades: plan.pictureFades)
+                let own = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: input,
+                                        pictures: plan.extraSources.isEmpty ? .asDecoded : .fitted, fades: plan.pictureFades)
+                let sink = try teed(own, plan, tee) { (other, j, env) throws(MediaError) -> any SinkStage in
+                    guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
+                    let edge = try agreed(other, output: j, offered: offered, input: offered)
+                    return try VideoSink(env: env, output: j, track: other.lanes[j].track, settings: os, input: edge, fades: other.pictureFades)
+                }
                 var stage: any SourceStage = first
                 if plan.isComposed {
                     let end = s.frameRate.flatMap { rate in TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) }
@@ -124,7 +161,7 @@ public final class ExportSession: Sendable {
             case .audio(let s):
                 let rate = Int32(s.sampleRate)
                 let stretches = plan.audioStretches
-                let inputs = try sourceInputs(plan, lane: i)
+                let inputs = try sourceInputs(plan, lane: i).map { $0.reading(tee?.readerOutput) }
                 let make: SequenceCombiner.Maker = { (k: SourceInput) throws(MediaError) -> any SourceStage in
                     do throws(MediaError) {
                         return try AudioSource(env: env, tap: try env.readers.tap(group: k.group, output: k.output), track: k.track,
@@ -132,7 +169,10 @@ public final class ExportSession: Sendable {
                     } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
                 guard let firstInput = inputs.first else { throw MediaError(.processing, "the plan reads no source for this track") }
-                let sink = try AudioSink(env: env, output: i, track: lp.track, settings: s)
+                let sink = try teed(try AudioSink(env: env, output: i, track: lp.track, settings: s), plan, tee) { (other, j, env) throws(MediaError) -> any SinkStage in
+                    guard case .audio(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds sound to a track that is not audio") }
+                    return try AudioSink(env: env, output: j, track: other.lanes[j].track, settings: os)
+                }
                 // The sink converts each block to the encoder's format as it comes (a composition's
                 // files differ): it takes sound as its source or mixer gives it.
                 let offered = EdgeFormat.sound(Self.sound(of: firstInput.track, rate: s.sampleRate))
@@ -160,20 +200,45 @@ public final class ExportSession: Sendable {
             case .passthrough where lp.track.mediaType == .subtitle:
                 let segment = try chain.onlySegment()
                 // Copied subtitles are cut to the range too (and read from the file's start).
-                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: nil, fromStart: plan.cutsStart))
-            case .passthrough: return MadeLane(work: try PassthroughLane(env: env, output: i, track: lp.track, segment: try chain.onlySegment()))
+                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: nil,
+                                                       fromStart: plan.cutsStart, readerOutput: tee?.readerOutput))
+            case .passthrough:
+                return MadeLane(work: try PassthroughLane(env: env, output: i, track: lp.track, segment: try chain.onlySegment(), readerOutput: tee?.readerOutput))
             case .subtitle(let s):
                 let segment = try chain.onlySegment()
-                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: s, fromStart: plan.cutsStart))
+                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: s,
+                                                       fromStart: plan.cutsStart, readerOutput: tee?.readerOutput))
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
+    }
+
+    /// The other outputs a lane's track also goes to, and what it reads.
+    struct Tee {
+        /// The reader output the lane reads: in a run of several outputs, the run's own
+        /// numbering (`OutputSet.readers`), not the plan's.
+        let readerOutput: Int
+        /// Each other output's plan, its output track fed alike, and its environment (its writer).
+        var others: [(plan: ConversionPlan, lane: Int, env: LaneEnvironment)] = []
+    }
+
+    /// `sink` alone, or with the sinks `make` opens for the other outputs `tee` feeds.
+    private static func teed(_ sink: any SinkStage, _ plan: ConversionPlan, _ tee: Tee?,
+                             make: (ConversionPlan, Int, LaneEnvironment) throws(MediaError) -> any SinkStage) throws(MediaError) -> any SinkStage {
+        guard let tee, !tee.others.isEmpty else { return sink }
+        var outputs: [(sink: any SinkStage, file: String)] = [(sink, plan.outputPath)]
+        for o in tee.others {
+            do throws(MediaError) { outputs.append((try make(o.plan, o.lane, o.env), o.plan.outputPath)) } catch {
+                throw error.at(file: o.plan.outputPath, track: o.plan.lanes[o.lane].track.index)
+            }
+        }
+        return TeeSink(outputs)
     }
 
     /// One chain input of a lane, ready to be made into its source stage.
     struct SourceInput {
         /// Its reader group and output (`ConversionPlan.readerTap`).
         let group: Int
-        let output: Int
+        var output: Int
         let track: Track
         let segment: TimeSegment
         /// Which segment of the plan's timeline.
@@ -185,6 +250,13 @@ public final class ExportSession: Sendable {
         var videoLayer = 0
         /// It shows its edge pictures where its file has none (`StageChain.Input.holdsEdges`).
         var holdsEdges = false
+
+        /// Reading reader output `output` instead (nil: as planned).
+        func reading(_ output: Int?) -> SourceInput {
+            var input = self
+            if let output { input.output = output }
+            return input
+        }
     }
 
     /// The edge into output `i`'s sink: in a run, the plan's (and the source must offer the
@@ -267,30 +339,42 @@ public final class ExportSession: Sendable {
         return inputs
     }
 
-    private func runLanes(temp: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [LaneStatistics] {
-        // The run executes the graph its plan agreed on; a plan made without the planner (tests)
+    /// Runs every lane; each output's lane statistics, in output order.
+    private func runLanes(temps: [String], progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [[LaneStatistics]] {
+        // The run executes the graph each plan agreed on; a plan made without the planner (tests)
         // is negotiated first.
-        var plan = self.plan
-        if plan.graph == nil { try Negotiation.negotiate(&plan) }
-        let reader = plan.makeReaders()
-        let writer = try AssetWriter(path: temp, format: plan.format)
-        let tracker = ProgressTracker(
-            lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
-            duration: plan.duration, handler: progress)
-        let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writer,
-                                  cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
-                                  progress: tracker, cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
-
-        // Negotiate: every decoder and encoder opens, and the header is written, before data flows.
-        var lanes: [Lane] = []
-        for (i, lp) in plan.lanes.enumerated() {
-            lanes.append(Lane(name: "\(i)-track\(lp.track.index)", work: try Self.laneWork(plan, output: i, env: env).work))
+        var plans = self.plans
+        for k in plans.indices where plans[k].graph == nil { try Negotiation.negotiate(&plans[k]) }
+        let feeds = OutputSet.feeds(plans)
+        let reader = OutputSet.readers(plans, feeds: feeds)
+        var writers: [AssetWriter] = []
+        for (k, p) in plans.enumerated() { writers.append(try AssetWriter(path: temps[k], format: p.format, names: p.outputPath)) }
+        // Every output moves at the pace of the first (they are pulled together): its progress is the run's.
+        let trackers = plans.enumerated().map { k, p in
+            ProgressTracker(lanes: p.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
+                            duration: p.duration, handler: k == 0 ? progress : nil)
         }
-        do throws(MediaError) {
-            try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork)
-        } catch { throw error.at(file: plan.outputPath) }
+        let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writers[0],
+                                  cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
+                                  progress: trackers[0], cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
+        let envs = [env] + zip(writers, trackers).dropFirst().map { env.writing(to: $0, progress: $1) }
+
+        // Negotiate: every decoder and encoder opens, and every header is written, before data flows.
+        var lanes: [Lane] = []
+        for (f, feed) in feeds.enumerated() {
+            let (k, i) = feed.members[0]
+            let tee = plans.count == 1 ? nil
+                : Tee(readerOutput: f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) })
+            lanes.append(Lane(name: "\(f)-track\(plans[k].lanes[i].track.index)", work: try Self.laneWork(plans[k], output: i, env: envs[k], tee: tee).work))
+        }
+        for (k, writer) in writers.enumerated() {
+            do throws(MediaError) {
+                try writer.start(kept: plans[k].kept, optimizeForNetwork: plans[k].optimizeForNetwork)
+            } catch { throw error.at(file: plans[k].outputPath) }
+        }
 
         activeReader.withLock { $0 = reader }
+        lanesRun.withLock { $0 = lanes.count }
         defer {
             activeReader.withLock { $0 = nil }
             readersHighWater.withLock { $0 = reader.mostOpenReaders }
@@ -316,11 +400,15 @@ public final class ExportSession: Sendable {
             // A track that produced nothing would make a file that plays as empty: that is a
             // failure, never a result.
             if failure.withLock({ $0 }) == nil && !self.cancellation.isCancelled {
-                // A subtitle track may rightly have nothing to show in the time range.
-                for (lane, plan) in zip(lanes, self.plan.lanes) where lane.statistics.packetsWritten == 0 && plan.track.mediaType != .subtitle {
-                    let read = lane.statistics.packetsRead
-                    let why = read == 0 ? "the file holds no samples for it" : "none of its \(read) samples decoded to anything in the time range"
-                    failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert: \(why)", file: self.plan.source.path, track: plan.track.index) }
+                for (lane, feed) in zip(lanes, feeds) {
+                    for (member, statistics) in zip(feed.members, lane.outputStatistics) where statistics.packetsWritten == 0 {
+                        let p = plans[member.plan], track = p.lanes[member.lane].track
+                        // A subtitle track may rightly have nothing to show in the time range.
+                        guard track.mediaType != .subtitle else { continue }
+                        let read = statistics.packetsRead
+                        let why = read == 0 ? "the file holds no samples for it" : "none of its \(read) samples decoded to anything in the time range"
+                        failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert: \(why)", file: p.source.path, track: track.index) }
+                    }
                 }
             }
             finished.signal()
@@ -330,11 +418,17 @@ public final class ExportSession: Sendable {
         // it writes first here, on the thread that probed the source, reusing that memory.
         decodersAtTrailer.withLock { $0 = env.decoderThreads.openDecoders }
         if failure.withLock({ $0 }) == nil && !cancellation.isCancelled {
-            do throws(MediaError) { try writer.finish() } catch { throw error.at(file: plan.outputPath) }
+            for (k, writer) in writers.enumerated() {
+                do throws(MediaError) { try writer.finish() } catch { throw error.at(file: plans[k].outputPath) }
+            }
         }
         if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
         if let error = failure.withLock({ $0 }) { throw error }
-        tracker.finish()
-        return lanes.map(\.statistics)
+        trackers.forEach { $0.finish() }
+        var statistics: [[LaneStatistics?]] = plans.map { Array(repeating: nil, count: $0.lanes.count) }
+        for (lane, feed) in zip(lanes, feeds) {
+            for (member, s) in zip(feed.members, lane.outputStatistics) { statistics[member.plan][member.lane] = s }
+        }
+        return statistics.map { $0.compactMap { $0 } }
     }
 }

@@ -51,12 +51,18 @@ final class StagedLane: LaneWork {
         self.sink = sink
     }
 
-    var statistics: LaneStatistics {
-        var s = stage.statistics
-        s.track = track
-        s.unitsOut = sink.unitsOut
-        s.packetsWritten = sink.packetsWritten
-        return s
+    var statistics: LaneStatistics { outputStatistics[0] }
+
+    /// The reading counters with each output's own (a tee feeds several).
+    var outputStatistics: [LaneStatistics] {
+        let counts = (sink as? TeeSink)?.perOutput ?? [(sink.unitsOut, sink.packetsWritten)]
+        return counts.map { c in
+            var s = stage.statistics
+            s.track = track
+            s.unitsOut = c.unitsOut
+            s.packetsWritten = c.packetsWritten
+            return s
+        }
     }
 
     func run() throws(MediaError) {

@@ -27,9 +27,13 @@ final class AssetWriter: @unchecked Sendable {
 
     /// `rehearsal`: `start` writes the header into memory, not to `path` (what `plan` and
     /// `validate` do to find every refusal before a run).
-    init(path: String, format: ContainerFormat, rehearsal: Bool = false) throws(MediaError) {
+    /// The file its write errors name: the output it becomes (it is written under a temp name).
+    private let names: String?
+
+    init(path: String, format: ContainerFormat, rehearsal: Bool = false, names: String? = nil) throws(MediaError) {
         self.path = path
         self.format = format
+        self.names = names
         container = try OutputContainer(path: path, formatName: format.muxerName, rehearsal: rehearsal)
     }
 
@@ -133,7 +137,7 @@ final class AssetWriter: @unchecked Sendable {
         let st = inputs[input].stream
         packet.streamIndex = st.index
         packet.rescale(from: inputs[input].sourceTimeBase, to: st.timeBase)
-        try container.write(packet)
+        do throws(MediaError) { try container.write(packet) } catch { throw error.at(file: names) }
     }
 
     /// Writes the trailer (and with faststart, moves the index to the front) and closes the file.

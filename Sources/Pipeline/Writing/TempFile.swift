@@ -58,6 +58,50 @@ enum TempFile {
     /// Makes the temp file durable, then moves it to `output`. Without `overwrite` an output that
     /// appeared meanwhile is not replaced (link fails with EEXIST instead of renaming over it).
     static func commit(_ temp: String, to output: String, overwrite: Bool) throws(MediaError) {
+        try flush(temp, output: output)
+        try place(temp, at: output, overwrite: overwrite)
+        syncDirectory(of: output)
+    }
+
+    /// Several outputs of one run moved into place together: every one, or none. All are made
+    /// durable first; an output each one replaces is kept under a temp name until the last is in
+    /// place, so that a failure part way puts back what was there and removes what was new.
+    /// The temp files are gone either way.
+    static func commit(_ outputs: [(temp: String, output: String, overwrite: Bool)]) throws(MediaError) {
+        var placed: [(output: String, replaced: String?)] = []
+        do throws(MediaError) {
+            for o in outputs { try flush(o.temp, output: o.output) }
+            for o in outputs {
+                var kept: String?
+                if o.overwrite && access(o.output, F_OK) == 0 {
+                    let old = path(for: o.output)
+                    guard link(o.output, old) == 0 else {
+                        let err = errno
+                        throw MediaError(.cannotCreateOutput, "cannot keep the output it replaces until every output is in place: \(String(cString: strerror(err)))", file: o.output, code: .errno(err))
+                    }
+                    kept = old
+                }
+                do throws(MediaError) { try place(o.temp, at: o.output, overwrite: o.overwrite) } catch {
+                    if let kept { unlink(kept) }
+                    throw error
+                }
+                placed.append((o.output, kept))
+            }
+        } catch {
+            for p in placed.reversed() {
+                if let old = p.replaced { rename(old, p.output) } else { unlink(p.output) }
+            }
+            for o in outputs { remove(o.temp) }
+            throw error
+        }
+        for p in placed {
+            if let old = p.replaced { unlink(old) }
+            syncDirectory(of: p.output)
+        }
+    }
+
+    /// `temp`'s data on the disk.
+    private static func flush(_ temp: String, output: String) throws(MediaError) {
         let fd = open(temp, O_RDONLY)
         if fd < 0, ResourceShortage.cause(ofErrno: errno) != nil {
             throw ResourceShortage.error(errno, "cannot flush the output to disk", otherwise: .io, file: output)
@@ -68,6 +112,11 @@ enum TempFile {
             close(fd)
             if rc != 0 { throw MediaError(.io, "cannot flush the output to disk: \(String(cString: strerror(err)))", file: output, code: .errno(err)) }
         }
+    }
+
+    /// `temp` renamed to `output`; without `overwrite`, linked there (an output that appeared
+    /// meanwhile stays: EEXIST) and then unlinked.
+    private static func place(_ temp: String, at output: String, overwrite: Bool) throws(MediaError) {
         if overwrite {
             if rename(temp, output) != 0 {
                 let err = errno
@@ -81,7 +130,6 @@ enum TempFile {
             }
             unlink(temp)
         }
-        syncDirectory(of: output)
     }
 
     static func remove(_ temp: String) {

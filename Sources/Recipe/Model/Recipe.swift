@@ -53,6 +53,16 @@ public struct OutputSpec: Sendable {
     public var overwrite = false
 }
 
+/// One of a recipe's `outputs:`: a file of its own with its own tracks and settings, written
+/// from the same read as the others.
+public struct RecipeOutput: Sendable {
+    /// 1-based, as messages count them.
+    public let number: Int
+    public var spec: OutputSpec
+    public var writerInputs: [WriterInput]
+    public let mark: Mark
+}
+
 public struct TimeRangeSpec: Sendable {
     public let start: MediaTime
     /// Exactly one of duration and end, or neither (to the end of the source).
@@ -87,6 +97,10 @@ public struct Recipe: Sendable {
     /// linear in a recipe with thousands of them.
     private var readerOutputIndex: [String: Int] = [:]
     public var writerInputs: [WriterInput] = []
+    /// `outputs:` — several files from one read; empty: the one `output` with `writerInputs`.
+    public var outputs: [RecipeOutput] = []
+    /// Where `outputs:` is written.
+    public var outputsMark: Mark?
     /// The named sources of a composition, in file order (a recipe without `sources:` but with a
     /// composition has one, the input, named `input`).
     public var sources: [SourceSpec] = [] {
@@ -106,6 +120,22 @@ public struct Recipe: Sendable {
     public init(file: String, lines: [String]) {
         self.file = file
         self.lines = lines
+    }
+
+    /// Every output's writer inputs.
+    public var allWriterInputs: [WriterInput] { outputs.isEmpty ? writerInputs : outputs.flatMap(\.writerInputs) }
+
+    /// The recipe as each of its outputs sees it: itself when it has one output; per entry of
+    /// `outputs:`, the recipe with that entry as its `output` and writer inputs.
+    public var eachOutput: [Recipe] {
+        guard !outputs.isEmpty else { return [self] }
+        return outputs.map { o in
+            var r = self
+            r.output = o.spec
+            r.writerInputs = o.writerInputs
+            r.outputs = []
+            return r
+        }
     }
 
     public func readerOutput(_ name: String) -> ReaderOutput? { readerOutputIndex[name].map { readerOutputs[$0] } }

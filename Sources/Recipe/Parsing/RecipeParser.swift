@@ -22,7 +22,7 @@ public enum RecipeParser {
         return .success(recipe)
     }
 
-    static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "presets", "reader", "writer", "session", "composition"]
+    static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "outputs", "presets", "reader", "writer", "session", "composition"]
     static let outputKeys = ["path", "format", "optimize-for-network", "overwrite"]
     static let readerOutputKeys = ["track", "optional", "decode"]
     static let writerInputKeys = ["source", "settings"]
@@ -147,7 +147,7 @@ struct Parser {
         if !present.contains("recipe") {
             error(root.mark, "missing 'recipe: 1' (the recipe format version) at the top")
         }
-        if !present.contains("writer") {
+        if !present.contains("writer") && !present.contains("outputs") {
             error(root.mark, "missing 'writer:' (the output tracks)")
         }
         // Presets first: writer inputs may refer to them.
@@ -164,6 +164,7 @@ struct Parser {
             case "summary": recipe.summary = string(value, key)
             case "source": if let s = string(value, key) { recipe.source = Located(s, value.mark) }
             case "output": parseOutput(value)
+            case "outputs": parseOutputs(value, keyMark, others: pairs.filter { ["output", "writer"].contains($0.0) })
             case "reader": parseReader(value)
             case "writer": parseWriter(value)
             case "session": parseSession(value)
@@ -181,19 +182,58 @@ struct Parser {
             return
         }
         guard let pairs = mapping(node, "output", keys: RecipeParser.outputKeys) else { return }
+        recipe.output = parseOutputSpec(pairs)
+    }
+
+    /// An output's keys (`output:`, or an entry of `outputs:` but its `inputs`).
+    mutating func parseOutputSpec(_ pairs: [(String, Node, Mark)]) -> OutputSpec {
+        var spec = OutputSpec()
         for (key, value, _) in pairs {
             switch key {
             case "path":
-                if let s = string(value, key) { recipe.output.path = Located(s, value.mark); checkTokens(s, value.mark) }
+                if let s = string(value, key) { spec.path = Located(s, value.mark); checkTokens(s, value.mark) }
             case "format":
                 if let s = string(value, key) {
-                    if let f = ContainerFormat(rawValue: s.lowercased()) { recipe.output.format = Located(f, value.mark) }
+                    if let f = ContainerFormat(rawValue: s.lowercased()) { spec.format = Located(f, value.mark) }
                     else { error(value.mark, "output format '\(s)' is not one of mp4, mov, m4a, mkv") }
                 }
-            case "optimize-for-network": if let b = bool(value, key) { recipe.output.optimizeForNetwork = b }
-            case "overwrite": if let b = bool(value, key) { recipe.output.overwrite = b }
+            case "optimize-for-network": if let b = bool(value, key) { spec.optimizeForNetwork = b }
+            case "overwrite": if let b = bool(value, key) { spec.overwrite = b }
             default: break
             }
+        }
+        return spec
+    }
+
+    /// `outputs:` — a list of files written from one read, each with its own `path` and
+    /// `inputs` (its writer inputs); instead of `output:` and `writer:`, which `others` holds.
+    mutating func parseOutputs(_ node: Node, _ keyMark: Mark, others: [(String, Node, Mark)]) {
+        for (key, _, mark) in others {
+            error(mark, key == "writer" ? "with 'outputs', each output lists its own 'inputs': 'writer' has no place"
+                                        : "'output' and 'outputs' cannot both be given: name each file's 'path' in 'outputs'")
+        }
+        guard case .sequence(let items, _) = node else {
+            error(node.mark, "'outputs' must be a list of outputs (- { path: …, inputs: [ … ] }), not \(node.kindDescription)")
+            return
+        }
+        guard !items.isEmpty else { error(node.mark, "'outputs' lists no output: add at least one (- { path: …, inputs: [ … ] })"); return }
+        recipe.outputsMark = keyMark
+        var paths: [String: Int] = [:]
+        for (k, item) in items.enumerated() {
+            let what = "output \(k + 1)"
+            guard let pairs = mapping(item, what, keys: RecipeParser.outputKeys + ["inputs"]) else { continue }
+            let spec = parseOutputSpec(pairs.filter { $0.0 != "inputs" })
+            guard let path = spec.path else { error(item.mark, "\(what) needs a 'path' (each output of 'outputs' is a file of its own)"); continue }
+            if let first = paths[path.value] {
+                error(path.mark, "\(what) has the same path as output \(first) ('\(path.value)'): each output is a file of its own")
+            } else {
+                paths[path.value] = k + 1
+            }
+            guard let inputs = pairs.first(where: { $0.0 == "inputs" })?.1 else {
+                error(item.mark, "\(what) needs 'inputs' (its tracks: - { source: …, settings: … })")
+                continue
+            }
+            recipe.outputs.append(RecipeOutput(number: k + 1, spec: spec, writerInputs: parseWriterInputs(inputs), mark: item.mark))
         }
     }
 
@@ -265,17 +305,20 @@ struct Parser {
 
     mutating func parseWriter(_ node: Node) {
         guard let pairs = mapping(node, "writer", keys: ["inputs"]) else { return }
-        for (_, value, _) in pairs {
-            guard case .sequence(let items, _) = value else {
-                error(value.mark, "'inputs' must be a list of writer inputs (- { source: …, settings: … }), not \(value.kindDescription)")
-                continue
-            }
-            for (i, item) in items.enumerated() { parseWriterInput(i + 1, item) }
-        }
+        for (_, value, _) in pairs { recipe.writerInputs += parseWriterInputs(value) }
     }
 
-    mutating func parseWriterInput(_ number: Int, _ node: Node) {
-        guard let pairs = mapping(node, "writer input \(number)", keys: RecipeParser.writerInputKeys) else { return }
+    /// A list of writer inputs (`writer: inputs:`, or an output's `inputs:`).
+    mutating func parseWriterInputs(_ node: Node) -> [WriterInput] {
+        guard case .sequence(let items, _) = node else {
+            error(node.mark, "'inputs' must be a list of writer inputs (- { source: …, settings: … }), not \(node.kindDescription)")
+            return []
+        }
+        return items.enumerated().compactMap { i, item in parseWriterInput(i + 1, item) }
+    }
+
+    mutating func parseWriterInput(_ number: Int, _ node: Node) -> WriterInput? {
+        guard let pairs = mapping(node, "writer input \(number)", keys: RecipeParser.writerInputKeys) else { return nil }
         var source: Located<String>?
         var settings = SettingsReference.none
         for (key, value, _) in pairs {
@@ -289,9 +332,9 @@ struct Parser {
         }
         guard let source else {
             error(node.mark, "writer input \(number) needs a 'source' (the name of a reader output)")
-            return
+            return nil
         }
-        recipe.writerInputs.append(WriterInput(number: number, source: source, settings: settings, mark: node.mark))
+        return WriterInput(number: number, source: source, settings: settings, mark: node.mark)
     }
 
     // MARK: Presets
@@ -501,32 +544,44 @@ struct Parser {
     // MARK: Cross-references
 
     mutating func checkReferences() {
-        if recipe.writerInputs.isEmpty {
+        if recipe.outputs.isEmpty && recipe.writerInputs.isEmpty && recipe.outputsMark == nil {
             error(Mark(line: 1, column: 1), "the writer has no inputs: add at least one under writer: inputs:")
         }
-        var seenNames: [String: Int] = [:]
+        for o in recipe.outputs where o.writerInputs.isEmpty {
+            error(o.mark, "output \(o.number) has no inputs: add at least one under its inputs:")
+        }
+        if recipe.composition != nil, let mark = recipe.outputsMark {
+            error(mark, "a composition writes one output: use 'output' and 'writer' (several outputs read one file)")
+        }
         // Each diagnostic once, found in constant time (a generated recipe can have thousands).
         var reported = Set(errors)
         func report(_ d: Diagnostic) { if reported.insert(d).inserted { add(d) } }
-        for input in recipe.writerInputs {
-            if full { truncated = true; return }
-            let name = input.source.value
-            guard recipe.readerOutput(name) != nil else {
-                let hint = recipe.readerOutputs.count <= maxSuggestionCandidates ? suggestion(name, among: recipe.readerOutputs.map(\.name)) : ""
-                report(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads '\(name)', which is not a reader output" + hint))
-                continue
-            }
-            if let other = seenNames[name] {
-                report(recipe.diagnostic(input.source.mark, "reader output '\(name)' feeds writer inputs \(other) and \(input.number); each reader output feeds one input"))
-            }
-            seenNames[name] = input.number
-            switch input.settings {
-            case .preset(let p):
-                do throws(Diagnostic) { _ = try recipe.presetChain(p) } catch { report(error) }
-            case .inline(let def):
-                if let base = def.base { do throws(Diagnostic) { _ = try recipe.presetChain(base) } catch { report(error) } }
-            case .none:
-                break
+        // Each output's inputs apart: a reader output feeds one input of each output.
+        let lists = recipe.outputs.isEmpty ? [recipe.writerInputs] : recipe.outputs.map(\.writerInputs)
+        var used: Set<String> = []
+        for inputs in lists {
+            var seenNames: [String: Int] = [:]
+            for input in inputs {
+                if full { truncated = true; return }
+                let name = input.source.value
+                guard recipe.readerOutput(name) != nil else {
+                    let hint = recipe.readerOutputs.count <= maxSuggestionCandidates ? suggestion(name, among: recipe.readerOutputs.map(\.name)) : ""
+                    report(recipe.diagnostic(input.source.mark, "writer input \(input.number) reads '\(name)', which is not a reader output" + hint))
+                    continue
+                }
+                if let other = seenNames[name] {
+                    report(recipe.diagnostic(input.source.mark, "reader output '\(name)' feeds writer inputs \(other) and \(input.number); each reader output feeds one input"))
+                }
+                seenNames[name] = input.number
+                used.insert(name)
+                switch input.settings {
+                case .preset(let p):
+                    do throws(Diagnostic) { _ = try recipe.presetChain(p) } catch { report(error) }
+                case .inline(let def):
+                    if let base = def.base { do throws(Diagnostic) { _ = try recipe.presetChain(base) } catch { report(error) } }
+                case .none:
+                    break
+                }
             }
         }
         // In file order, so that which errors are kept past the limit does not vary between runs.
@@ -558,7 +613,7 @@ struct Parser {
             }
             do throws(Diagnostic) { _ = try recipe.presetChain(Located(p.name, p.mark ?? base.mark)) } catch { report(error) }
         }
-        for out in recipe.readerOutputs where seenNames[out.name] == nil {
+        for out in recipe.readerOutputs where !used.contains(out.name) {
             report(recipe.diagnostic(out.mark, "reader output '\(out.name)' is not used by any writer input"))
         }
         for d in hdrKeepErrors() { if full { truncated = true; return }; report(d) }
@@ -568,10 +623,10 @@ struct Parser {
     /// `hdr: keep` in settings that give an 8-bit output asks for the impossible whatever the
     /// source: an error at the `hdr:` line (the settings assistant refuses it the same way).
     func hdrKeepErrors() -> [Diagnostic] {
-        let inlineKeep = recipe.writerInputs.contains { if case .inline(let d) = $0.settings { return d.video.hdr == .keep } else { return false } }
+        let inlineKeep = recipe.allWriterInputs.contains { if case .inline(let d) = $0.settings { return d.video.hdr == .keep } else { return false } }
         guard inlineKeep || recipe.presets.values.contains(where: { $0.video.hdr == .keep }) else { return [] }
         var out: [Diagnostic] = []
-        for input in recipe.writerInputs {
+        for input in recipe.allWriterInputs {
             let resolved: ResolvedPreset?
             do throws(Diagnostic) { resolved = try recipe.resolvedSettings(of: input) } catch { continue }  // reported above
             guard let p = resolved else { continue }

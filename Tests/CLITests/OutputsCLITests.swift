@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+private let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let renditions = repo.appendingPathComponent("recipes/renditions.yaml").path
+
+/// recipes/renditions.yaml through the command line: three files from one read.
+@Suite("reencode run, plan, batch with a recipe of several outputs", .serialized)
+struct OutputsCLITests {
+    @Test("run: every output written, said in order; --progress json ends with one done line listing them")
+    func run() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
+        let r = try Binary.run(["run", renditions, "-i", dir.file("s.mp4"), "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let wrote = r.stdout.split(separator: "\n").map { String($0.split(separator: ":")[0]) }
+        #expect(wrote == ["1080p", "720p", "480p"].map { "wrote " + dir.file("s-\($0).mp4") })
+        #expect(dir.contents.sorted() == ["s-1080p.mp4", "s-480p.mp4", "s-720p.mp4", "s.mp4"])
+
+        let again = try Binary.run(["run", renditions, "-i", dir.file("s.mp4"), "--progress", "json", "--overwrite"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let last = try #require(again.stdout.split(separator: "\n").last)
+        let done = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        #expect(done["type"] as? String == "done")
+        let outputs = try #require(done["outputs"] as? [[String: Any]])
+        #expect(outputs.map { $0["output"] as? String } == ["1080p", "720p", "480p"].map { dir.file("s-\($0).mp4") })
+        #expect(outputs.allSatisfy { ($0["bytes"] as? Int ?? 0) > 0 && ($0["duration"] as? Double) == 1.0 })
+    }
+
+    @Test("plan --json: each output's plan, and which source track feeds which outputs' tracks")
+    func plan() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
+        let r = try Binary.run(["plan", "--json", renditions, "-i", dir.file("s.mp4")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let outputs = try #require(o["outputs"] as? [[String: Any]])
+        #expect(outputs.compactMap { $0["output"] as? String } == ["1080p", "720p", "480p"].map { dir.file("s-\($0).mp4") })
+        let reads = try #require(o["reads"] as? [[String: Any]])
+        #expect(reads.map { $0["sourceTrack"] as? Int } == [0, 1])
+        #expect(reads.map { ($0["feeds"] as? [[String: Int]])?.map { [$0["output"] ?? 0, $0["track"] ?? 0] } ?? [] }
+                == [[[1, 1], [2, 1], [3, 1]], [[1, 2], [2, 2], [3, 2]]])
+        let text = try Binary.run(["plan", renditions, "-i", dir.file("s.mp4")])
+        #expect(text.stdout.contains("one read of \(dir.file("s.mp4")) for 3 outputs\n  #0 video decoded once → output 1 track 1, output 2 track 1, output 3 track 1\n"))
+    }
+
+    @Test("-o with several outputs is a usage error (64); batch refuses them at the recipe's line (65); nothing written")
+    func refusals() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
+        let r = try Binary.run(["run", renditions, "-i", dir.file("s.mp4"), "-o", dir.file("x.mp4")])
+        #expect(r.status == 64)
+        #expect(r.stderr == "error: \(renditions): -o names one output, but the recipe writes 3 ('outputs' (12:1)): each one's path is in the recipe\n")
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: false)
+        let b = try Binary.run(["batch", renditions, "--input-dir", dir.file("in"), "--output-dir", dir.file("out")])
+        #expect(b.status == 65)
+        #expect(b.stderr.hasPrefix("\(renditions):12:1: error: batch writes one output per source, and this recipe writes 3 ('outputs')"), "\(b.stderr)")
+        #expect(dir.contents.sorted() == ["in", "s.mp4"])
+    }
+}
