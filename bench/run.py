@@ -5,13 +5,13 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,o] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,n,o] [--quick]
 
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
 Scenarios a–i write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*;
-the still-image scenario o writes results/stills.*
+the still-image scenario o writes results/stills.*, the renditions scenario n results/renditions.*
 (so running one group leaves the other's reference numbers alone; within each, a scenario not run
 keeps its last numbers, with that run's date).
 """
@@ -57,6 +57,12 @@ COMPOSITION_KEYS = ("j", "k", "l", "m")
 # `ffmpeg -ss T -i IN -frames:v 1` (frame-accurate seeking); and reencode's `--tolerance keyframe`
 # against its exact stills: at least STILLS_KEYFRAME_TARGET times faster.
 STILLS_COUNT, STILLS_FPS, STILLS_GOP, STILLS_KEYFRAME_TARGET = 20, 30, 60, 5.0
+# (n): a 1080p60 clip (20 s; `--quick`: 5 s) → three H.264 renditions (1080p, 720p, 480p) from one read
+# (bench/recipes/ladder.yaml) against ffmpeg's one-command ladder (split=3, scale) and against three
+# separate ffmpeg commands. Targets: wall and CPU ≤ the ladder's; CPU ≤ 0.8 × the three commands';
+# peak RSS ≤ 1.25 × the ladder's.
+LADDER = ((1920, 1080), (1280, 720), (854, 480))
+LADDER_CPU_OF_SEPARATE, LADDER_RSS_TARGET = 0.8, 1.25
 
 TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65}  # wall ratios (e: loop time / batch time ≥ 1.25)
 # High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
@@ -143,6 +149,10 @@ def inputs(quick, wanted):
         # HEVC with temporal sub-layers, as phones write: x265 bframes=7:b-adapt=0:b-pyramid=0:temporal-layers=1.
         i["h"] = i["i"] = make(WORK / f"h-1080p240-layers-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 240,
                                "--structure", "layers", "--texture")
+    if "n" in wanted:
+        ns = 5 if quick else 20
+        i["n"] = make(WORK / f"n-1080p60-{ns}s.mp4", "--seconds", ns, "--width", 1920, "--height", 1080, "--fps", 60, "--texture",
+                      "--audio-rate", 48000)
     if "o" in wanted:
         minutes = 1 if quick else 10
         i["o"] = stills_source(WORK / f"o-1080p30-gop2s-{minutes}min.mp4", minutes * 60)
@@ -213,6 +223,52 @@ def stills_run(src, runs):
     same = sum((out / f"exact-{n + 1:02d}.jpg").read_bytes() == (out / f"ffmpeg-{n + 1}.jpg").read_bytes() for n in range(len(ks)))
     r["stills"] = {"count": STILLS_COUNT, "frames": ks, "files": len(made), "identicalToFFmpeg": same}
     return r
+
+
+def ladder_run(src, runs):
+    """(n): the recipe's three renditions from one read; ffmpeg's one-command ladder; three ffmpeg
+    commands, one per rendition. Alternating, as run_pair does; every output's frame count checked."""
+    out = src.parent / "n-out"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    reencode = [str(REENCODE), "run", str(RECIPES / "ladder.yaml"), "-i", str(src), "--overwrite", "--progress", "none", "--quiet"]
+    enc = x264("veryfast", 23, 120) + AAC
+    ff = ["ffmpeg", "-v", "error", "-y", "-nostdin", "-i", str(src)]
+    scales = "".join(f"[v{k}]scale={w}:{h}[s{k}];" for k, (w, h) in enumerate(LADDER) if k)
+    graph = f"[0:v]split={len(LADDER)}" + "".join(f"[v{k}]" for k in range(len(LADDER))) + ";" + scales.rstrip(";")
+    ladder = ff + ["-filter_complex", graph]
+    for k, (w, h) in enumerate(LADDER):
+        ladder += ["-map", f"[s{k}]" if k else "[v0]", "-map", "0:a"] + enc + [str(out / f"ff-{h}p.mp4")]
+    separate = "; ".join(" ".join(map(shlex.quote, ff + (["-vf", f"scale={w}:{h}"] if k else []) + enc + [str(out / f"sep-{h}p.mp4")]))
+                         for k, (w, h) in enumerate(LADDER))
+    tools = [("reencode", lambda: timed(reencode)), ("ffmpeg", lambda: timed(ladder)), ("separate", lambda: timed_shell("set -e; " + separate))]
+    samples = {name: [] for name, _ in tools}
+    for r in range(runs):
+        order = tools[r % len(tools):] + tools[:r % len(tools)] if r % 2 == 0 else list(reversed(tools))
+        for name, run in order:
+            samples[name].append(run())
+    r = summarize(samples)
+    r["separateRatio"] = {k: r["reencode"][k] / r["separate"][k] for k in ("wall", "cpu", "rss")}
+    r["targets"] = {"wall": 1.0, "cpu": 1.0, "cpuOfSeparate": LADDER_CPU_OF_SEPARATE, "rss": LADDER_RSS_TARGET}
+    r["outputs"] = {f"{h}p": {"reencode": probe(out / f"re-{h}p.mp4"), "ffmpeg": probe(out / f"ff-{h}p.mp4")} for _, h in LADDER}
+    return r
+
+
+def ladder_report(r, meta, runs, quick):
+    t = r["targets"]
+    same = all(o["reencode"]["frames"] == o["ffmpeg"]["frames"] for o in r["outputs"].values())
+    counts = ", ".join(f"{k} {o['reencode']['frames']}/{o['ffmpeg']['frames']}" for k, o in r["outputs"].items())
+    return [f"# Renditions from one read — {meta['date']}", "",
+            f"{meta['cores']} cores, {meta['cpu']}; {meta['versions']['ffmpeg']}; median of {runs} alternating runs"
+            f"{' (quick: a 5 s source)' if quick else ''}.", "",
+            "| scenario | reencode wall / CPU / RSS | ffmpeg ladder | ratio wall / CPU / RSS | targets | 3 ffmpeg commands | CPU ratio | target |",
+            "|---|---|---|---|---|---|---|---|",
+            f"| (n) {r['title']} | {r['reencode']['wall']:.2f} s / {r['reencode']['cpu']:.2f} s / {r['reencode']['rss'] / 1024:.0f} MB "
+            f"| {r['ffmpeg']['wall']:.2f} s / {r['ffmpeg']['cpu']:.2f} s / {r['ffmpeg']['rss'] / 1024:.0f} MB "
+            f"| {r['ratio']['wall']:.2f} / {r['ratio']['cpu']:.2f} / {r['ratio']['rss']:.2f} | ≤ {t['wall']} / ≤ {t['cpu']} / ≤ {t['rss']} "
+            f"| {r['separate']['wall']:.2f} s / {r['separate']['cpu']:.2f} s | {r['separateRatio']['cpu']:.2f} | ≤ {t['cpuOfSeparate']} |", "",
+            f"Frame counts of every rendition the same as ffmpeg's: {'yes' if same else 'no'} "
+            f"({counts}).", ""]
 
 
 def stills_report(results, meta, runs, quick):
@@ -1055,6 +1111,7 @@ def main():
               "k": "music bed: 720p30 + 44.1 kHz music, -6 → -18 dB, fades",
               "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)",
               "m": "concat: three 720p30 clips, trimmed, joined end to end (concat filter)",
+              "n": "1080p60 → 1080p, 720p, 480p H.264 from one read: vs ffmpeg's split=3 ladder",
               "o": f"{STILLS_COUNT} exact stills of 1080p30 H.264, 2 s GOPs: images vs an ffmpeg -ss loop"}
     results = {}
     for key in wanted:
@@ -1142,6 +1199,8 @@ def main():
             results[key] = memory_over_length(src, a.runs) | {"title": titles[key]}
         elif key == "o":
             results[key] = stills_run(src[key], a.runs) | {"title": titles[key]}
+        elif key == "n":
+            results[key] = ladder_run(src[key], a.runs) | {"title": titles[key]}
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     versions = {
@@ -1154,6 +1213,12 @@ def main():
             "runs": a.runs, "quick": a.quick, "versions": versions}
     RESULTS.mkdir(parents=True, exist_ok=True)
     # Each group has its own files: running one leaves the other's reference numbers as they are.
+    if "n" in results:
+        ladder = results.pop("n")
+        (RESULTS / "renditions.json").write_text(json.dumps({"machine": meta, "scenarios": {"n": ladder}}, indent=2) + "\n")
+        lines = ladder_report(ladder, meta, a.runs, a.quick)
+        (RESULTS / "renditions.md").write_text("\n".join(lines))
+        print("\n".join(lines))
     if "o" in results:
         stills = {"o": results.pop("o")}
         (RESULTS / "stills.json").write_text(json.dumps({"machine": meta, "scenarios": stills}, indent=2) + "\n")

@@ -183,23 +183,26 @@ struct RunCommandTests {
             #expect(r.status == 0, "\(name): \(r.stderr)")
             let made = dir.contents.filter { $0 != "clip.mp4" }
             let produced = made.first == "out" ? try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).map { "out/" + $0 } : made
-            try #require(produced.count == 1, "\(name) made \(produced)")
-            let out = dir.file(produced[0])
-            let expected = recipe.timeRange.map { MediaTime.min($0.range.end, MediaTime(seconds: 3)) - $0.start } ?? MediaTime(seconds: 3)
-            let asset = try Asset.load(out)
-            #expect(abs(asset.duration.seconds - expected.seconds) < 0.05, "\(name): duration \(asset.duration.secondsDescription)")
-            if let video = asset.videoTracks.first {
-                let stamps = try SampleReaderStamps.read(out)
-                #expect(!stamps.isEmpty)
-                #expect(stamps.allSatisfy { $0 != nil }, "\(name): unreadable frames")
-                let s = stamps.compactMap { $0 }
-                #expect(s == s.sorted(), "\(name): frames out of order")
-                // The first frame is the one at the session start.
-                let startFrame = Int(WideArithmetic.mulDiv(recipe.timeRange?.start.value ?? 0, 120, Int64(recipe.timeRange?.start.timescale ?? 1)))
-                #expect(s.first == startFrame, "\(name): starts at frame \(String(describing: s.first))")
-                _ = video
-            } else {
-                #expect(asset.audioTracks.count == 1)
+            // One file per output of the recipe (`outputs:` lists several), each checked alike.
+            try #require(produced.count == max(1, recipe.outputs.count), "\(name) made \(produced)")
+            for file in produced.sorted() {
+                let out = dir.file(file)
+                let expected = recipe.timeRange.map { MediaTime.min($0.range.end, MediaTime(seconds: 3)) - $0.start } ?? MediaTime(seconds: 3)
+                let asset = try Asset.load(out)
+                #expect(abs(asset.duration.seconds - expected.seconds) < 0.05, "\(name): duration \(asset.duration.secondsDescription)")
+                if let video = asset.videoTracks.first {
+                    let stamps = try SampleReaderStamps.read(out)
+                    #expect(!stamps.isEmpty)
+                    #expect(stamps.allSatisfy { $0 != nil }, "\(name): unreadable frames")
+                    let s = stamps.compactMap { $0 }
+                    #expect(s == s.sorted(), "\(name): frames out of order")
+                    // The first frame is the one at the session start.
+                    let startFrame = Int(WideArithmetic.mulDiv(recipe.timeRange?.start.value ?? 0, 120, Int64(recipe.timeRange?.start.timescale ?? 1)))
+                    #expect(s.first == startFrame, "\(name): starts at frame \(String(describing: s.first))")
+                    _ = video
+                } else {
+                    #expect(asset.audioTracks.count == 1)
+                }
             }
         }
     }
