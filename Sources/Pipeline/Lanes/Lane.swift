@@ -17,13 +17,15 @@ final class LaneEnvironment: Sendable {
     let cancellation: Cancellation
     let selectiveDecode: Bool
     /// The threads the video decoders open at once share.
-    let decoderThreads = DecoderThreads()
+    let decoderThreads: DecoderThreads
 
+    /// `decoderCores`: the cores the video decoders divide; nil, the machine's.
     init(readers: ReaderPool, file: String, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
-         progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool) {
+         progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool, decoderCores: Int? = nil) {
         self.readers = readers; self.file = file; self.writer = writer
         self.cutsStart = cutsStart; self.cutsEnd = cutsEnd
         self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
+        decoderThreads = decoderCores.map { DecoderThreads(cores: $0) } ?? DecoderThreads()
     }
 
     /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane

@@ -33,8 +33,18 @@ public final class ExportSession: Sendable {
     private let decodersAtTrailer = Locked(0)
     var openDecodersAtTrailer: Int { decodersAtTrailer.withLock { $0 } }
 
-    public init(plan: ConversionPlan) {
+    /// The cores its video decoders divide (`DecoderThreads`); nil, the machine's.
+    let decoderCores: Int?
+
+    public convenience init(plan: ConversionPlan) {
+        self.init(plan: plan, decoderCores: nil)
+    }
+
+    /// Tests pin `decoderCores`: a layer's decoder threads, and with them the pictures it still
+    /// has in flight when the layer ends (all decoded and counted), are then not the machine's.
+    init(plan: ConversionPlan, decoderCores: Int?) {
         self.plan = plan
+        self.decoderCores = decoderCores
     }
 
     /// Stops a running conversion from any thread: every lane stops within a sample or two,
@@ -279,7 +289,8 @@ public final class ExportSession: Sendable {
             duration: plan.duration, handler: progress)
         let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
-                                  progress: tracker, cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
+                                  progress: tracker, cancellation: cancellation, selectiveDecode: plan.selectiveDecode,
+                                  decoderCores: decoderCores)
 
         // Negotiate: every decoder and encoder opens, and the header is written, before data flows.
         var lanes: [Lane] = []
