@@ -42,14 +42,28 @@ public final class ExportSession: Sendable {
     private let decodersAtTrailer = Locked(0)
     var openDecodersAtTrailer: Int { decodersAtTrailer.withLock { $0 } }
 
-    public init(plan: ConversionPlan) {
-        plans = [plan]
+    /// The cores its video decoders divide (`DecoderThreads`); nil, the machine's.
+    let decoderCores: Int?
+
+    public convenience init(plan: ConversionPlan) {
+        self.init(plans: [plan], decoderCores: nil)
     }
 
     /// Several outputs of one read (`OutputSet.check` says whether they can share it).
-    public init(plans: [ConversionPlan]) {
+    public convenience init(plans: [ConversionPlan]) {
+        self.init(plans: plans, decoderCores: nil)
+    }
+
+    /// Tests pin `decoderCores`: a layer's decoder threads, and with them the pictures it still
+    /// has in flight when the layer ends (all decoded and counted), are then not the machine's.
+    init(plan: ConversionPlan, decoderCores: Int?) {
+        self.init(plans: [plan], decoderCores: decoderCores)
+    }
+
+    private init(plans: [ConversionPlan], decoderCores: Int?) {
         precondition(!plans.isEmpty, "an export session writes at least one output")
         self.plans = plans
+        self.decoderCores = decoderCores
     }
 
     /// Stops a running conversion from any thread: every lane stops within a sample or two,
@@ -356,7 +370,8 @@ public final class ExportSession: Sendable {
         }
         let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writers[0],
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
-                                  progress: trackers[0], cancellation: cancellation, selectiveDecode: plan.selectiveDecode)
+                                  progress: trackers[0], cancellation: cancellation, selectiveDecode: plan.selectiveDecode,
+                                  decoderThreads: decoderCores.map { DecoderThreads(cores: $0) } ?? DecoderThreads())
         let envs = [env] + zip(writers, trackers).dropFirst().map { env.writing(to: $0, progress: $1) }
 
         // Negotiate: every decoder and encoder opens, and every header is written, before data flows.
