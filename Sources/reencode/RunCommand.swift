@@ -143,16 +143,18 @@ struct RunCommand: Command {
         case .failure(let f): return .failed(code: f.code, message: f.message, number: f.number)
         }
         // Said before the work starts, so a user can stop a run that would lose what they want;
-        // what several outputs all lose, once.
-        var said: Set<String> = []
+        // with several outputs, each names the output it is about (a track one leaves out,
+        // another may take).
         for plan in outputs.map(\.plan) {
-            for n in plan.notices where said.insert("\(n.file ?? plan.source.path): \(n)").inserted {
+            let into = outputs.count > 1 ? " → \(plan.outputPath)" : ""
+            for n in plan.notices {
                 if progress == .json {
                     var o = noticeObject(n, source: plan.source.path)
                     o["type"] = "warning"
+                    if outputs.count > 1 { o["output"] = plan.outputPath }
                     writeOut(jsonLine(o))
                 } else {
-                    printError("warning: \(n.file ?? plan.source.path): \(n)")
+                    printError("warning: \(n.file ?? plan.source.path)\(into): \(n)")
                 }
             }
         }

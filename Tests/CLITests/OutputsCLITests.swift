@@ -44,6 +44,32 @@ struct OutputsCLITests {
         #expect(text.stdout.contains("one read of \(dir.file("s.mp4")) for 3 outputs\n  #0 video decoded once → output 1 track 1, output 2 track 1, output 3 track 1\n"))
     }
 
+    @Test("one output cannot be written whole (a file-size limit, as a full disk): 74 naming it, and no output at all", .disabled(if: Sanitizer.thread, Sanitizer.fileSizeLimitReason))
+    func oneFails() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
+        // The first output is large (near-lossless pictures), the second only sound (a few kB).
+        try """
+            recipe: 1
+            reader: { outputs: { v: { track: video }, a: { track: audio } } }
+            outputs:
+              - path: big.mp4
+                inputs: [ { source: v, settings: { codec: h264, quality: 1, codec-options: { preset: ultrafast } } } ]
+              - path: sound.m4a
+                inputs: [ { source: a, settings: { codec: aac, bitrate: 64k } } ]
+            """.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", "r.yaml", "-i", "s.mp4", "--progress", "none"], cwd: dir.path, shell: "ulimit -f 64")
+        #expect(r.status == 74, "\(r.status) \(r.stderr)")
+        // The track the first output leaves out is said of that output: the second takes it.
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first == "warning: s.mp4 → big.mp4: track #1: audio aac \"SoundHandler\" is not written: no writer input takes it", "\(r.stderr)")
+        #expect(lines.dropFirst().first == "warning: s.mp4 → sound.m4a: track #0: video h264 \"VideoHandler\" is not written: no writer input takes it")
+        // The reason is big.mp4's own: not a line the other output's muxer logged before it.
+        #expect(lines.count == 3 && lines[2].hasPrefix("error: big.mp4: ") && lines[2].contains("File too large") && !lines[2].contains("ipod"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        #expect(dir.contents.sorted() == ["r.yaml", "s.mp4"], "\(dir.contents)")
+    }
+
     @Test("-o with several outputs is a usage error (64); batch refuses them at the recipe's line (65); nothing written")
     func refusals() throws {
         let dir = Scratch()

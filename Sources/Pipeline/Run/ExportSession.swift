@@ -56,7 +56,7 @@ public final class ExportSession: Sendable {
 
     /// Tests pin `decoderCores`: a layer's decoder threads, and with them the pictures it still
     /// has in flight when the layer ends (all decoded and counted), are then not the machine's.
-    init(plan: ConversionPlan, decoderCores: Int?) {
+    convenience init(plan: ConversionPlan, decoderCores: Int?) {
         self.init(plans: [plan], decoderCores: decoderCores)
     }
 

@@ -145,6 +145,9 @@ final class AssetWriter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         finished = true
+        // A line logged earlier on this thread is another call's (another output's header, with
+        // several outputs): a failed trailer must not carry it as its reason.
+        FFmpegLog.forgetThread()
         try container.finish()
     }
 }
