@@ -106,7 +106,7 @@ public enum RecipeCompiler {
         // The recipe is as precious as the sources, and so is an input named only for the
         // output's name: an output path that names either is refused.
         request.protected = [ProtectedFile(recipe.file, role: "recipe")] + (files.contains(source) ? [] : [ProtectedFile(source, role: "source")])
-        var earlyErrors: [Diagnostic] = []
+        var errors: [Diagnostic] = []
         // The same rules as `validate` and the planner apply: one place reads an extension, one
         // checks the location.
         var outFormat: ContainerFormat?
@@ -121,15 +121,15 @@ public enum RecipeCompiler {
         } else {
             // From the recipe's own path: said at its line:col with the rest, as `validate` says
             // it; a path that names no file is the recipe's fault before the folder's.
-            do throws(Diagnostic) { outFormat = try outputFormat(of: recipe, path: outPath) } catch { earlyErrors.append(error) }
-            if earlyErrors.isEmpty {
+            do throws(Diagnostic) { outFormat = try outputFormat(of: recipe, path: outPath) } catch { errors.append(error) }
+            if errors.isEmpty {
                 try OutputLocation.check(outPath, protecting: request.protectedFiles, overwrite: request.overwrite, format: outFormat)
             }
         }
 
         var resolved = TrackResolution()
         for input in recipe.writerInputs { resolved.add(input, of: recipe, reading: read, outFormat: outFormat) }
-        var errors = resolved.errors + earlyErrors
+        errors += resolved.errors
         let (missing, tracks, origins, ignored, writers, written) = (resolved.missing, resolved.tracks, resolved.origins, resolved.ignored, resolved.writers, resolved.written)
 
         if let tr = recipe.timeRange, let why = Planner.timeRangeRefusal(start: tr.start, in: asset) {
