@@ -123,8 +123,6 @@ final class Lane: Sendable {
         }
     }
 
-    /// After the group completed.
-    var statistics: LaneStatistics { outputStatistics[0] }
     /// After the group completed: per output track it fed.
     var outputStatistics: [LaneStatistics] { queue.sync { statisticsBox.value } }
 }

@@ -61,8 +61,8 @@ enum FrameStartScan {
                     let input = try open(path)
                     guard stream >= 0, stream < input.streamCount else { break }
                     input.readOnly(stream: stream)
-                    if !fromStart {
-                        let ts = (try? target.ts(in: .microseconds, rounding: .down)) ?? 0
+                    // A target with no microsecond stamp is read from the start: slower, still exact.
+                    if !fromStart, let ts = try? target.ts(in: .microseconds, rounding: .down) {
                         try input.seek(to: ts, stream: -1)
                     }
                     guard let scanned = try scan(input, stream: stream, around: t) else { found = Neighbours(); break }

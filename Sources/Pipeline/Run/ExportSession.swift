@@ -96,6 +96,8 @@ public final class ExportSession: Sendable {
         let temps = plans.map { TempFile.path(for: $0.outputPath) }
         do throws(MediaError) {
             let lanes = try runLanes(temps: temps, progress: progress)
+            // One output replaces its file by a rename alone: keeping the old one needs a hard
+            // link, which some file systems lack, and nothing else could fail after it.
             if plans.count == 1 {
                 try TempFile.commit(temps[0], to: plan.outputPath, overwrite: plan.overwrite)
             } else {
