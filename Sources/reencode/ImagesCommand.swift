@@ -7,7 +7,7 @@ struct ImagesCommand: Command {
     static let name = "images"
     static let answersStops = true
     static let abstract = "Take still images (thumbnails, posters) of a video at chosen times."
-    static let usage = "reencode images FILE (--at TIME,… | --every D | --count N) [--tolerance T] [--size WxH] [--quality Q] [--tiles CxR [--storyboard]] [-o PATTERN] [--overwrite] [--dry-run] [--json]"
+    static let usage = "reencode images FILE (--at TIME,… | --every D | --count N) [--tolerance T] [--size WxH] [--quality Q] [--tiles CxR|C [--storyboard]] [-o PATTERN] [--overwrite] [--dry-run] [--json]"
     static let help = """
         OVERVIEW: \(abstract)
         Each time is resolved, from the packets alone, into the source frame the still shows;
@@ -32,7 +32,8 @@ struct ImagesCommand: Command {
                                upscaled (default: the display size). Sizes are even.
           --quality Q          1–100 for JPEG and WebP (default \(StillRequest.defaultQuality)); PNG is lossless.
           --tiles CxR          One picture of all the stills, C columns by R rows from the top left
-                               (a contact sheet; default name \(StillSheets.defaultSheet)).
+                               (a contact sheet; default name \(StillSheets.defaultSheet)); --tiles C:
+                               C columns and as many rows as the stills fill.
           --storyboard         With --tiles: also a WebVTT file beside the picture (same name, .vtt)
                                whose cues point at the tiles (#xywh=), for players' scrubbing
                                previews (default name \(StillSheets.defaultStoryboard)).
@@ -73,8 +74,10 @@ struct ImagesCommand: Command {
         }
         if let s = try a.value("--size") { r.box = try Self.pair(s, "--size", in: 2...16384) }
         if let t = try a.value("--tiles") {
-            let (columns, rows) = try Self.pair(t, "--tiles", in: 1...100)
-            r.tiles = (columns, rows)
+            if let columns = Int(t), (1...100).contains(columns) { r.tiles = (columns, nil) } else {
+                let (columns, rows) = try Self.pair(t, "--tiles", in: 1...100)
+                r.tiles = (columns, rows)
+            }
         }
         r.storyboard = a.flag("--storyboard")
         if try a.value("--quality") != nil { r.quality = try a.wholeNumber("--quality", default: StillRequest.defaultQuality, in: 1...100) }

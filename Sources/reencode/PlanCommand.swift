@@ -52,38 +52,67 @@ struct PlanCommand: Command {
         let r: Recipe
         switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return f.code }
         // A plan is only looked at: an existing output is not an error here.
-        let outputs: [CompiledRecipe]
-        switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): outputs = c; case .failure(let f): return f.code }
-        guard outputs.count > 1 else {
+        let compiled: CompiledOutputs
+        switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): compiled = c; case .failure(let f): return f.code }
+        for line in compiled.leftOut { printError("warning: \(line)") }
+        let outputs = compiled.files
+        guard outputs.count + compiled.images.count > 1 || outputs.isEmpty else {
             if json { writeOut(jsonString(Self.object(r, outputs[0]))) } else { writeOut(Self.text(r, outputs[0])) }
             return ExitCode.ok
         }
+        let numbers = r.outputs.filter { $0.images == nil }.map(\.number)
+        let total = outputs.count + compiled.images.count
         let reads = OutputSet.lanes(outputs.map(\.plan))
+        let riding = OutputSet.stillFeeds(outputs.map(\.plan), stills: compiled.images.map(\.plan))
         if json {
-            writeOut(jsonString(["outputs": outputs.map { Self.object(r, $0) }, "reads": Self.readsObject(reads, outputs)] as [String: Any]))
+            let images = zip(compiled.images, riding).map { image, lane -> [String: Any] in
+                var o = ImagesCommand.object(image.plan)
+                o["output"] = image.number
+                o["decode"] = lane == nil ? "own" : "shared"
+                return o
+            }
+            writeOut(jsonString(["outputs": outputs.map { Self.object(r, $0) }, "images": images,
+                                 "reads": Self.readsObject(reads, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)] as [String: Any]))
         } else {
-            let each = outputs.enumerated().map { k, c in "output \(k + 1) of \(outputs.count)\n" + Self.text(r, c) }
-            writeOut((each + [Self.readsText(reads, outputs)]).joined(separator: "\n"))
+            var each = zip(outputs, numbers).map { c, n in (n, "output \(n) of \(total)\n" + Self.text(r, c)) }
+            each += compiled.images.map { ($0.number, "output \($0.number) of \(total): still images\n" + ImagesCommand.text($0.plan)) }
+            writeOut((each.sorted { $0.0 < $1.0 }.map(\.1) + [Self.readsText(reads, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)]).joined(separator: "\n"))
         }
         return ExitCode.ok
     }
 
     /// How several outputs share one read: per lane of the run, the source track it reads and the
-    /// output tracks it feeds (1-based, as the plan numbers them).
-    static func readsObject(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe]) -> [[String: Any]] {
-        lanes.map { members in
+    /// output tracks it feeds (1-based, as the plan numbers them; `numbers` are the media-file
+    /// outputs' numbers in the recipe), and the image outputs (`stills`) it hands pictures to
+    /// (`riding`: per image output, its lane; nil, decoded on its own).
+    static func readsObject(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe], numbers: [Int],
+                            stills: [Int] = [], riding: [Int?] = []) -> [[String: Any]] {
+        var out: [[String: Any]] = lanes.enumerated().map { f, members in
             let lane = outputs[members[0].output].plan.lanes[members[0].track]
-            return ["sourceTrack": lane.track.index, "type": lane.track.mediaType.rawValue, "decoded": Self.decodes(lane),
-                    "feeds": members.map { ["output": $0.output + 1, "track": $0.track + 1] }]
+            var o: [String: Any] = ["sourceTrack": lane.track.index, "type": lane.track.mediaType.rawValue, "decoded": Self.decodes(lane),
+                                    "feeds": members.map { ["output": numbers[$0.output], "track": $0.track + 1] }]
+            let own = zip(stills, riding).filter { $0.1 == f }.map(\.0)
+            if !own.isEmpty { o["stills"] = own }
+            return o
         }
+        for (number, lane) in zip(stills, riding) where lane == nil {
+            out.append(["stills": [number], "decoded": true, "own": true])
+        }
+        return out
     }
 
-    static func readsText(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe]) -> String {
-        var lines = ["one read of \(outputs[0].plan.source.path) for \(outputs.count) outputs"]
-        for members in lanes {
+    static func readsText(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe], numbers: [Int],
+                          stills: [Int] = [], riding: [Int?] = []) -> String {
+        let source = outputs.first?.plan.source.path ?? "the source"
+        var lines = ["one read of \(source) for \(numbers.count + stills.count) outputs"]
+        for (f, members) in lanes.enumerated() {
             let lane = outputs[members[0].output].plan.lanes[members[0].track]
-            let how = Self.decodes(lane) ? (members.count > 1 ? "decoded once" : "decoded") : "copied"
-            lines.append("  #\(lane.track.index) \(lane.track.mediaType.rawValue) \(how) → " + members.map { "output \($0.output + 1) track \($0.track + 1)" }.joined(separator: ", "))
+            let own = zip(stills, riding).filter { $0.1 == f }.map { "stills of output \($0.0)" }
+            let how = Self.decodes(lane) ? (members.count + own.count > 1 ? "decoded once" : "decoded") : "copied"
+            lines.append("  #\(lane.track.index) \(lane.track.mediaType.rawValue) \(how) → " + (members.map { "output \(numbers[$0.output]) track \($0.track + 1)" } + own).joined(separator: ", "))
+        }
+        for (number, lane) in zip(stills, riding) where lane == nil {
+            lines.append("  stills of output \(number): decoded on their own, from each still's sync sample to its frame")
         }
         return lines.joined(separator: "\n")
     }

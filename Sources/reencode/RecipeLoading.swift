@@ -84,9 +84,9 @@ struct ExitFailure: Error {
 }
 
 /// Compiles a recipe against its source, each of its outputs; prints what went wrong and gives the exit code.
-func compileRecipe(_ recipe: Recipe, input: String?, output: String?, overwrite: Bool) -> Result<[CompiledRecipe], ExitFailure> {
+func compileRecipe(_ recipe: Recipe, input: String?, output: String?, overwrite: Bool) -> Result<CompiledOutputs, ExitFailure> {
     do {
-        return .success(try RecipeCompiler.compileAll(recipe, input: input, output: output, overwrite: overwrite))
+        return .success(try RecipeCompiler.compileOutputs(recipe, input: input, output: output, overwrite: overwrite))
     } catch let e as RecipeErrors {
         return .failure(ExitFailure(e.diagnostics.map(\.description), code: ExitCode.invalidRecipe))
     } catch let e as SourceMismatch {

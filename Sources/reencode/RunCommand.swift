@@ -66,8 +66,8 @@ struct RunCommand: Command {
 
     /// How a run ended.
     enum Outcome {
-        /// One result per output, in the recipe's order.
-        case done([ConversionResult])
+        /// One result per media output, in the recipe's order; each image output's stills.
+        case done([ConversionResult], stills: [StillPlan] = [])
         /// Already printed on stderr; `message` is what was printed, `number` the failed call's
         /// own (FFmpeg's or errno) where there is one.
         case failed(code: Int32, message: String, number: MediaError.Code? = nil)
@@ -100,7 +100,7 @@ struct RunCommand: Command {
                     reporter.close()
                     self.announce(.stopped(reason))
                     _exit(reason.exitCode)
-                case .converting(let session):
+                case .converting(let session as any StoppableRun), .makingStills(let session as any StoppableRun):
                     // The last words must not wait for a reader that stopped reading.
                     Console.shared.abandonStalledWrites()
                     if s.reason == nil { s.reason = reason }
@@ -120,6 +120,8 @@ struct RunCommand: Command {
     private enum Step {
         case preparing
         case converting(ExportSession)
+        /// A recipe whose outputs are all still images.
+        case makingStills(StillRun)
         case finished
     }
 
@@ -137,10 +139,14 @@ struct RunCommand: Command {
     private func convert(stage: StageBox, reporter: ProgressPrinter) -> Outcome {
         let r: Recipe
         switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return .failed(code: f.code, message: f.message) }
-        let outputs: [CompiledRecipe]
+        let compiled: CompiledOutputs
         switch compileRecipe(r, input: input, output: output, overwrite: overwrite) {
-        case .success(let c): outputs = c
+        case .success(let c): compiled = c
         case .failure(let f): return .failed(code: f.code, message: f.message, number: f.number)
+        }
+        let outputs = compiled.files, stills = compiled.images.map(\.plan)
+        for line in compiled.leftOut {
+            if progress == .json { writeOut(jsonLine(["type": "warning", "message": line])) } else { printError("warning: \(line)") }
         }
         // Said before the work starts, so a user can stop a run that would lose what they want;
         // with several outputs, each names the output it is about (a track one leaves out,
@@ -158,12 +164,18 @@ struct RunCommand: Command {
                 }
             }
         }
-        let session = ExportSession(plans: outputs.map(\.plan))
-        stage.state.withLock { $0.step = .converting(session) }
         do throws(MediaError) {
+            guard !outputs.isEmpty else {
+                let run = StillRun(plans: stills)
+                stage.state.withLock { $0.step = .makingStills(run) }
+                try run.run()
+                return .done([], stills: stills)
+            }
+            let session = ExportSession(plans: outputs.map(\.plan), stills: stills)
+            stage.state.withLock { $0.step = .converting(session) }
             var handler: (@Sendable (ConversionProgress) -> Void)? = nil
             if reporter.mode != .none { handler = { @Sendable p in reporter.show(p) } }
-            return .done(try session.runAll(progress: handler))
+            return .done(try session.runAll(progress: handler), stills: stills)
         } catch let e {
             reporter.close()
             if e.kind == .cancelled, let reason = stage.state.withLock({ $0.reason }) { return .stopped(reason) }
@@ -177,18 +189,22 @@ struct RunCommand: Command {
     private func announce(_ outcome: Outcome) -> Int32 {
         let json = progress == .json
         switch outcome {
-        case .done(let results):
-            if json, results.count == 1, let result = results.first {
+        case .done(let results, let stills):
+            if json, results.count == 1, stills.isEmpty, let result = results.first {
                 writeOut(jsonLine(["type": "done", "output": result.outputPath, "duration": result.duration.seconds,
                                    "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]))
-            } else if json, let first = results.first {
+            } else if json {
                 // Several outputs from one read: one elapsed time and speed for all.
                 let each = results.map { ["output": $0.outputPath, "duration": $0.duration.seconds, "bytes": $0.bytes] as [String: Any] }
-                writeOut(jsonLine(["type": "done", "outputs": each, "elapsed": first.elapsed, "speed": first.speed]))
+                var line: [String: Any] = ["type": "done", "outputs": each]
+                if let first = results.first { line["elapsed"] = first.elapsed; line["speed"] = first.speed }
+                if !stills.isEmpty { line["images"] = stills.map(ImagesCommand.object) }
+                writeOut(jsonLine(line))
             } else if !quiet {
                 for result in results {
                     writeOut("wrote \(result.outputPath): \(result.duration.secondsDescription), \(byteText(result.bytes)), \(String(format: "%.1f", result.speed))x real time (\(String(format: "%.1f", result.elapsed)) s)")
                 }
+                for plan in stills { writeOut(ImagesCommand.text(plan)) }
             }
             return ExitCode.ok
         case .failed(let code, let message, let number):
@@ -216,6 +232,11 @@ struct RunCommand: Command {
         }
     }
 }
+
+/// What a stop handler can stop: a conversion, or a recipe's still images alone.
+protocol StoppableRun: Sendable { func cancel() }
+extension ExportSession: StoppableRun {}
+extension StillRun: StoppableRun {}
 
 func byteText(_ b: Int) -> String {
     if b >= 1_000_000 { return String(format: "%.1f MB", Double(b) / 1e6) }

@@ -1,5 +1,6 @@
 import Foundation
 import Pipeline
+import Recipe
 import Testing
 
 private typealias F = BatchFixture

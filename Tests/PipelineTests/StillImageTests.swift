@@ -19,6 +19,11 @@ struct StillImageTests {
 
         init(_ path: String, video: GeneratedVideoFormat, times: [MediaTime]) throws {
             try Media.make(path, video: video, frames: times.count, times: times)
+            try self.init(existing: path, times: times)
+        }
+
+        /// A stamped source made already, frame i at `times[i]`.
+        init(existing path: String, times: [MediaTime]) throws {
             self.path = path
             self.times = times
             let samples = try PacketScan.samples(path).values.first ?? []

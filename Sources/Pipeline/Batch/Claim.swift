@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 import Synchronization
 
 /// Who is converting a file, for many machines sharing one output folder over NFS-like storage

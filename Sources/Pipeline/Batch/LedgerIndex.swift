@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// The ledger's entries as read so far, kept by source and by output, and where each journal's
 /// reading stopped (after its last whole line: a line still being written is read next time).

@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// The outputs a batch made, found again under its input folder: never sources. When the output
 /// folder is the input folder (by any name: a link, a bind mount) or the input folder holds the

@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// Output folders are shared by every run converting into them (other slices, other hosts), and a
 /// run removes the folders it made that stayed empty. Another run may remove a folder between

@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// `--move-done`: a converted source moved into another folder, mirrored. Several runs may try
 /// the same source (a retry on every host that finds it done): whichever moves it first wins, the

@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// What a batch finds under its input folder: media files to consider, and what it had to leave
 /// out and must say so (docs/batch.md, "What is picked").

@@ -18,6 +18,11 @@ extension RecipeCompiler {
         for r in recipe.eachOutput {
             do { try validateOutput(r, assistant: assistant) } catch let e as RecipeErrors { errors += e.diagnostics }
         }
+        // An image format this FFmpeg cannot write (WebP without libwebp).
+        for o in recipe.imageOutputs {
+            guard let path = o.spec.path else { continue }
+            do throws(MediaError) { _ = try StillPlanner.imageFormat(of: path.value) } catch { errors.append(recipe.diagnostic(path.mark, error.message)) }
+        }
         if !errors.isEmpty { throw RecipeErrors(errors) }
     }
 

@@ -38,7 +38,10 @@ public enum RecipeCompiler {
                                overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> CompiledRecipe {
         try refuseUnsupportedComposition(recipe)
         let read = try ReadSources.load(recipe, input: input)
-        return try compile(recipe.eachOutput[0], reading: read, output: output, overwrite: overwrite, assistant: assistant)
+        guard let first = recipe.eachOutput.first else {
+            throw MediaError(.usage, "the recipe writes still images only: 'run' makes them", file: recipe.file)
+        }
+        return try compile(first, reading: read, output: output, overwrite: overwrite, assistant: assistant)
     }
 
     /// Every output of the recipe, planned against one loading of its source: one per entry of
@@ -47,21 +50,31 @@ public enum RecipeCompiler {
     public static func compileAll(_ recipe: Recipe, input: String? = nil, output: String? = nil,
                                   overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> [CompiledRecipe] {
         guard !recipe.outputs.isEmpty else { return [try compile(recipe, input: input, output: output, overwrite: overwrite, assistant: assistant)] }
-        if output != nil {
-            let at = recipe.outputsMark.map { " (\($0.line):\($0.column))" } ?? ""
-            throw MediaError(.usage, "-o names one output, but the recipe writes \(recipe.outputs.count) ('outputs'\(at)): each one's path is in the recipe", file: recipe.file)
-        }
+        try refuseSingleOutputPath(recipe, output: output)
         try refuseUnsupportedComposition(recipe)
-        let read = try ReadSources.load(recipe, input: input)
+        return try compileFiles(recipe, reading: try ReadSources.load(recipe, input: input), overwrite: overwrite, assistant: assistant)
+    }
+
+    /// `-o` names a single output: a recipe with `outputs:` names each one itself.
+    static func refuseSingleOutputPath(_ recipe: Recipe, output: String?) throws(MediaError) {
+        guard output != nil, !recipe.outputs.isEmpty else { return }
+        let at = recipe.outputsMark.map { " (\($0.line):\($0.column))" } ?? ""
+        throw MediaError(.usage, "-o names one output, but the recipe writes \(recipe.outputs.count) ('outputs'\(at)): each one's path is in the recipe", file: recipe.file)
+    }
+
+    /// The media-file outputs of `outputs:`, each planned against the sources `read`; two that
+    /// make one path are refused at the second one's line.
+    static func compileFiles(_ recipe: Recipe, reading read: ReadSources, overwrite: Bool, assistant: SettingsAssistant) throws -> [CompiledRecipe] {
         var compiled: [CompiledRecipe] = [], errors: [Diagnostic] = []
         var made: [String: Int] = [:]
-        for (k, r) in recipe.eachOutput.enumerated() {
+        let numbers = recipe.outputs.filter { $0.images == nil }.map(\.number)
+        for (r, number) in zip(recipe.eachOutput, numbers) {
             do {
                 let c = try compile(r, reading: read, output: nil, overwrite: overwrite, assistant: assistant)
                 if let first = made[c.plan.outputPath] {
-                    errors.append(recipe.diagnostic(r.output.path?.mark, "output \(k + 1) makes the same file as output \(first) (\(c.plan.outputPath)): each output is a file of its own"))
+                    errors.append(recipe.diagnostic(r.output.path?.mark, "output \(number) makes the same file as output \(first) (\(c.plan.outputPath)): each output is a file of its own"))
                 }
-                made[c.plan.outputPath] = k + 1
+                made[c.plan.outputPath] = number
                 compiled.append(c)
             } catch let e as RecipeErrors {
                 errors += e.diagnostics

@@ -20,57 +20,59 @@ public enum ImageGenerator {
     /// `isCancelled` is asked between packets and files: a stop removes everything written (`.cancelled`).
     @discardableResult
     public static func run(_ plan: StillPlan, isCancelled: @escaping () -> Bool = { false }) throws(MediaError) -> Statistics {
+        try run([plan], isCancelled: isCancelled)[0]
+    }
+
+    /// Several plans' stills (a recipe's image outputs), each decoded on its own; all their
+    /// files appear together, or none.
+    @discardableResult
+    public static func run(_ plans: [StillPlan], isCancelled: @escaping () -> Bool = { false }) throws(MediaError) -> [Statistics] {
         let files = StillFiles()
+        var statistics: [Statistics] = []
         do throws(MediaError) {
-            let statistics = try make(plan, into: files, isCancelled: isCancelled)
-            try files.commit(overwrite: plan.overwrite, isCancelled: isCancelled)
+            for plan in plans {
+                do throws(MediaError) { statistics.append(try make(plan, into: files, isCancelled: isCancelled)) } catch { throw error.at(file: plan.source) }
+            }
+            try files.commit(isCancelled: isCancelled)
             return statistics
         } catch {
             files.discard()
-            throw error.at(file: plan.source)
+            throw error
         }
     }
 
     private static func make(_ plan: StillPlan, into files: StillFiles, isCancelled: @escaping () -> Bool) throws(MediaError) -> Statistics {
-        let encoder = try StillEncoder(format: plan.format, width: plan.width, height: plan.height,
-                                       sheet: plan.sheet.map { ($0.columns, $0.rows) }, quality: plan.quality, toneMapping: plan.toneMapping)
-        let rotation = plan.track.format.rotation, pixelAspect = plan.track.format.pixelAspect
+        let maker = try StillMaker(plan, into: files)
+        let statistics = try decodeMissing(maker, isCancelled: isCancelled)
+        try maker.finish()
+        return statistics
+    }
+
+    /// Decodes the frames `maker` still lacks, group by group from their sync samples, and hands
+    /// each to it (a decode beside renditions may have handed it the others already).
+    static func decodeMissing(_ maker: StillMaker, isCancelled: @escaping () -> Bool) throws(MediaError) -> Statistics {
+        let plan = maker.plan
         var statistics = Statistics()
         var decoder: Decoder?
-        // Source time of each frame shown → the stills that show it.
-        let byFrame = Dictionary(grouping: plan.stills) { plan.fileStart + $0.shown }
-        let groups = Dictionary(grouping: byFrame.keys) { frame in plan.fileStart + byFrame[frame]![0].decodeFrom }
+        let missing = maker.missing
+        let groups = Dictionary(grouping: missing) { frame in plan.origin + maker.byFrame[frame]![0].decodeFrom }
         for sync in groups.keys.sorted() {
             let targets = Set(groups[sync]!)
             let packets = try positioned(at: sync, plan: plan)
             if decoder == nil { decoder = try packets.decoder() }
             guard let decoder else { break }
             decoder.flush()
-            statistics.decodedFrom.append(sync - plan.fileStart)
-            var found: Set<MediaTime> = []
+            statistics.decodedFrom.append(sync - plan.origin)
             let take = { (frame: Frame) throws(MediaError) in
                 let t = packets.time(of: frame)
-                guard targets.contains(t), !found.contains(t) else { return }
-                found.insert(t)
-                if plan.sheet != nil {
-                    for still in byFrame[t]! { try encoder.place(frame, rotation: rotation, pixelAspect: pixelAspect, tile: still.number - 1) }
-                    return
-                }
-                let bytes = try encoder.encode(frame, rotation: rotation, pixelAspect: pixelAspect)
-                for still in byFrame[t]! {
-                    if isCancelled() { throw MediaError.cancelled() }
-                    try files.write(bytes, to: still.path)
-                }
+                guard targets.contains(t) else { return }
+                try maker.take(frame, at: t, isCancelled: isCancelled)
             }
             try decodeGroup(packets, decoder: decoder, sync: sync, targets: targets, statistics: &statistics, isCancelled: isCancelled, take: take)
-            if let missing = targets.subtracting(found).min() {
-                throw MediaError(.processing, "the frame at \((missing - plan.fileStart).secondsDescription) did not come out of the decoder",
+            if let lost = targets.intersection(maker.missing).min() {
+                throw MediaError(.processing, "the frame at \((lost - plan.origin).secondsDescription) did not come out of the decoder",
                                  track: plan.track.index)
             }
-        }
-        if let sheet = plan.sheet {
-            try files.write(try encoder.encodeSheet(), to: sheet.path)
-            if let vtt = sheet.webVTT { try files.write(Array(StillSheets.webVTT(plan).utf8), to: vtt) }
         }
         return statistics
     }
@@ -121,7 +123,7 @@ public enum ImageGenerator {
                 if p.dts.isNumeric ? p.dts > sync : p.pts > sync + MediaTime(value: 1, timescale: 2) { break }
             }
             if fromStart {
-                throw MediaError(.notMedia, "its sync sample at \((sync - plan.fileStart).secondsDescription) is gone: the file has changed since it was planned",
+                throw MediaError(.notMedia, "its sync sample at \((sync - plan.origin).secondsDescription) is gone: the file has changed since it was planned",
                                  track: plan.track.index)
             }
             back = back == .zero ? MediaTime(value: 1, timescale: 1) : back * 2

@@ -7,9 +7,12 @@ public struct StillPlan: Sendable {
     public let source: String
     /// The video track the stills are of (the first that plays: not cover art).
     public let track: Track
-    /// The source's start on the file's timeline: times asked for and shown count from it.
+    /// The source's start on the file's timeline.
     public let fileStart: MediaTime
-    /// How long the source lasts: the times a still may be asked for are 0 to this.
+    /// Where times asked for and shown count from, on the file's timeline: the source's start,
+    /// or a recipe's time range's.
+    public let origin: MediaTime
+    /// How long the source (or the time range) lasts: the times a still may be asked for are 0 to this.
     public let duration: MediaTime
     public let format: StillFormat
     public let quality: Int
@@ -31,7 +34,7 @@ public struct StillSheet: Sendable {
     public let webVTT: String?
 }
 
-/// One still as planned. Times count from the source's start.
+/// One still as planned. Times count from the plan's `origin`.
 public struct PlannedStill: Sendable {
     /// From 1, in the order asked.
     public let number: Int

@@ -4,10 +4,14 @@ import Recipe
 /// anything is decoded or written: a source without video (66), an instant outside the source
 /// or an image extension that is not JPEG, PNG or WebP (64), an output that cannot be made (73).
 public enum StillPlanner {
-    public static func plan(_ request: StillRequest) throws(MediaError) -> StillPlan {
-        let asset = try Asset.load(request.source)
-        guard let track = asset.videoTracks.first else {
-            throw MediaError(.notMedia, "has no video track to take stills of (it has \(RecipeCompiler.trackList(asset)))", file: asset.path)
+    /// `asset`: the source loaded already (a recipe's), else it is loaded here.
+    public static func plan(_ request: StillRequest, asset loaded: Asset? = nil) throws(MediaError) -> StillPlan {
+        let asset: Asset
+        if let loaded { asset = loaded } else { asset = try Asset.load(request.source) }
+        let video = request.track.map { i in asset.track(index: i).flatMap { $0.mediaType == .video ? $0 : nil } } ?? asset.videoTracks.first
+        guard let track = video else {
+            let which = request.track.map { "track #\($0) is not a video track" } ?? "has no video track"
+            throw MediaError(.notMedia, "\(which) to take stills of (it has \(RecipeCompiler.trackList(asset)))", file: asset.path)
         }
         var duration = asset.duration
         // A file that states no length (or 0) is measured by its packets.
@@ -18,7 +22,19 @@ public enum StillPlanner {
         guard duration.isNumeric, duration > .zero else {
             throw MediaError(.unsupported, "states no length, so no instant in it can be found", file: asset.path)
         }
-        let asked = try instants(request.times, duration: duration, source: asset.path)
+        // A time range: instants count from its start and within it.
+        var origin = asset.startTime
+        var within: String?
+        if let range = request.range {
+            let end = range.duration.isNumeric ? MediaTime.min(range.end, duration) : duration
+            guard range.start < end else {
+                throw MediaError(.usage, "the time range starts at \(range.start.secondsDescription), at or after the source's end (\(duration.secondsDescription))", file: asset.path, setting: "time")
+            }
+            within = "the time range read (\(range.start.secondsDescription) to \(end.secondsDescription) of the source)"
+            origin = origin + range.start
+            duration = end - range.start
+        }
+        let asked = try instants(request.times, duration: duration, source: asset.path, within: within)
         let size = stillSize(track.format, box: request.box)
         let sheet = try StillSheets.sheet(request, count: asked.count, source: asset.path)
         let paths: [String]
@@ -26,14 +42,16 @@ public enum StillPlanner {
             paths = try StillNames.paths(pattern: request.pattern ?? StillNames.defaultPattern, source: asset.path, offsets: asked.map(\.1))
         }
         let format = try imageFormat(of: paths[0])
-        let protected = [ProtectedFile(asset.path, role: "source")]
+        let protected = [ProtectedFile(asset.path, role: "source")] + request.protected
         for path in Set(paths).union([sheet?.webVTT].compactMap { $0 }).sorted() {
             try OutputLocation.check(path, protecting: protected, overwrite: request.overwrite, format: nil)
         }
         var stills: [PlannedStill] = []
         var found: [MediaTime: StillScan.Shown] = [:]
         for (i, (text, offset)) in asked.enumerated() {
-            let t = asset.startTime + offset
+            // The end of a range that stops before the source's end shows the last frame that
+            // starts before it: one starting there is outside what is read.
+            let t = origin + offset - (offset == duration && within != nil ? MediaTime(value: 1, timescale: 1_000_000) : .zero)
             if found[t] == nil {
                 guard let shown = try StillScan.shown(at: t, tolerance: request.tolerance, path: asset.path, stream: track.index, fileStart: asset.startTime) else {
                     throw MediaError(.notMedia, "no frame with a time was found near \(offset.secondsDescription)", file: asset.path, track: track.index)
@@ -42,31 +60,32 @@ public enum StillPlanner {
             }
             let shown = found[t]!
             let tile = sheet.map { s in (x: size.width * (i % s.columns), y: size.height * (i / s.columns), width: size.width, height: size.height) }
-            stills.append(PlannedStill(number: i + 1, asked: text, requested: offset, shown: shown.time - asset.startTime,
-                                       decodeFrom: shown.decodeFrom - asset.startTime, isKeyframe: shown.isKeyframe, path: paths[i], tile: tile))
+            stills.append(PlannedStill(number: i + 1, asked: text, requested: offset, shown: shown.time - origin,
+                                       decodeFrom: shown.decodeFrom - origin, isKeyframe: shown.isKeyframe, path: paths[i], tile: tile))
         }
-        return StillPlan(source: asset.path, track: track, fileStart: asset.startTime, duration: duration, format: format,
+        return StillPlan(source: asset.path, track: track, fileStart: asset.startTime, origin: origin, duration: duration, format: format,
                          quality: request.quality ?? StillRequest.defaultQuality, width: size.width, height: size.height,
                          toneMapping: SettingsAssistant.toneMapping(source: track.format), overwrite: request.overwrite, stills: stills,
                          sheet: sheet)
     }
 
-    /// Each instant as written and from the source's start. An instant outside the source is
-    /// refused, naming it and the source's length; its end shows the last frame.
-    static func instants(_ times: StillTimes, duration: MediaTime, source: String) throws(MediaError) -> [(String, MediaTime)] {
+    /// Each instant as written and from the source's start (or `within` a part of it, which
+    /// `duration` is then). An instant outside is refused (`setting` "time"), naming it and the
+    /// length; the end shows the last frame.
+    static func instants(_ times: StillTimes, duration: MediaTime, source: String, within: String? = nil) throws(MediaError) -> [(String, MediaTime)] {
         switch times {
         case .at(let list):
             var out: [(String, MediaTime)] = []
             for time in list {
                 guard let t = time.offset(in: duration), t >= .zero, t <= duration else {
-                    throw MediaError(.usage, "the time \(time) is outside the source, which lasts \(duration.secondsDescription)", file: source)
+                    throw MediaError(.usage, "the time \(time) is outside \(within ?? "the source"), which lasts \(duration.secondsDescription)", file: source, setting: "time")
                 }
                 out.append((time.description, t))
             }
             return out
         case .every(let d):
             guard d > .zero, let n = MediaTime.count(of: d, from: .zero, to: duration, rounding: .up) else {
-                throw MediaError(.usage, "a still every \(d.secondsDescription) is no interval", file: source)
+                throw MediaError(.usage, "a still every \(d.secondsDescription) is no interval", file: source, setting: "time")
             }
             return (0..<max(n, 1)).map { k in let t = d * k; return (t.secondsDescription, t) }
         case .count(let n):

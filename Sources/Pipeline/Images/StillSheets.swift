@@ -17,8 +17,9 @@ public enum StillSheets {
             if r.storyboard { throw MediaError(.usage, "a storyboard is one picture of tiles: say how many with tiles (10x10)", file: source) }
             return nil
         }
-        guard count <= tiles.columns * tiles.rows else {
-            throw MediaError(.usage, "\(count) stills do not fit in \(tiles.columns)x\(tiles.rows) tiles", file: source)
+        let rows = tiles.rows ?? (count + tiles.columns - 1) / tiles.columns
+        guard count <= tiles.columns * rows else {
+            throw MediaError(.usage, "\(count) stills do not fit in \(tiles.columns)x\(rows) tiles", file: source)
         }
         let pattern = r.pattern ?? (r.storyboard ? defaultStoryboard : defaultSheet)
         if pattern.contains("{n}") || pattern.contains("{time}") {
@@ -27,7 +28,7 @@ public enum StillSheets {
         let path = RecipeCompiler.expand(pattern, source: source)
         let ext = FilePaths.pathExtension(of: path)
         let vtt = r.storyboard ? String(path.dropLast(ext.isEmpty ? 0 : ext.count + 1)) + ".vtt" : nil
-        return StillSheet(columns: tiles.columns, rows: tiles.rows, path: path, webVTT: vtt)
+        return StillSheet(columns: tiles.columns, rows: rows, path: path, webVTT: vtt)
     }
 
     /// The storyboard's WebVTT text for `plan`'s sheet, its tiles named relative to the VTT file

@@ -18,12 +18,16 @@ public struct ConversionResult: Sendable {
 
 /// Runs one plan, or several outputs' plans from one read: one lane per output track on its own
 /// serial queue, joined by a dispatch group; a track that several outputs take alike is read
-/// and decoded once and fed to each output's sink (`TeeSink`). Each output is written to a temp
-/// file beside its target, and all are moved into place only when every lane drained and every
-/// trailer is written. A failed or cancelled run leaves no output file behind, none of them.
+/// and decoded once and fed to each output's sink (`TeeSink`). Still images beside them take
+/// their frames from a lane that decodes their track at the source's times (`StillSink`), and
+/// any frame it does not hand over is decoded on its own afterwards. Each output is written to a
+/// temp file beside its target, and all — stills too — are moved into place only when every lane
+/// drained and every trailer is written. A failed or cancelled run leaves no output file behind, none of them.
 public final class ExportSession: Sendable {
     /// The outputs it writes, in order; all read the first one's source (`OutputSet`).
     public let plans: [ConversionPlan]
+    /// Still images made from the same read, in order.
+    public let stills: [StillPlan]
     /// The first output's plan: the reading every output shares.
     public var plan: ConversionPlan { plans[0] }
     private let cancellation = Cancellation()
@@ -38,6 +42,10 @@ public final class ExportSession: Sendable {
     /// several outputs take alike is decoded once).
     private let lanesRun = Locked(0)
     var lanesInLastRun: Int { lanesRun.withLock { $0 } }
+    /// Packets the last run decoded for stills apart from the lanes (tests: none where a lane
+    /// hands over every frame the stills show).
+    private let stillPacketsAlone = Locked(0)
+    var stillPacketsDecodedAlone: Int { stillPacketsAlone.withLock { $0 } }
     /// Video decoders still open when the last run wrote its trailer (tests: none, the lanes let go first).
     private let decodersAtTrailer = Locked(0)
     var openDecodersAtTrailer: Int { decodersAtTrailer.withLock { $0 } }
@@ -50,8 +58,9 @@ public final class ExportSession: Sendable {
     }
 
     /// Several outputs of one read (`OutputSet.check` says whether they can share it).
-    public convenience init(plans: [ConversionPlan]) {
-        self.init(plans: plans, decoderCores: nil)
+    /// With `stills`: still images of the same source made from the same decode where it can.
+    public convenience init(plans: [ConversionPlan], stills: [StillPlan] = []) {
+        self.init(plans: plans, stills: stills, decoderCores: nil)
     }
 
     /// Tests pin `decoderCores`: a layer's decoder threads, and with them the pictures it still
@@ -60,9 +69,10 @@ public final class ExportSession: Sendable {
         self.init(plans: [plan], decoderCores: decoderCores)
     }
 
-    private init(plans: [ConversionPlan], decoderCores: Int?) {
+    private init(plans: [ConversionPlan], stills: [StillPlan] = [], decoderCores: Int?) {
         precondition(!plans.isEmpty, "an export session writes at least one output")
         self.plans = plans
+        self.stills = stills
         self.decoderCores = decoderCores
     }
 
@@ -94,15 +104,28 @@ public final class ExportSession: Sendable {
         var folders = OutputFolders()
         do throws(MediaError) { for p in plans { try folders.make(for: p.outputPath) } } catch { folders.removeMade(); throw error }
         let temps = plans.map { TempFile.path(for: $0.outputPath) }
+        let stillFiles = StillFiles()
         do throws(MediaError) {
-            let lanes = try runLanes(temps: temps, progress: progress)
+            let makers = try stills.map { (still) throws(MediaError) in try StillMaker(still, into: stillFiles) }
+            stillPacketsAlone.withLock { $0 = 0 }
+            let lanes = try runLanes(temps: temps, makers: makers, progress: progress)
+            for maker in makers {
+                do throws(MediaError) {
+                    let alone = try ImageGenerator.decodeMissing(maker) { self.isCancelled }
+                    stillPacketsAlone.withLock { $0 += alone.packetsDecoded }
+                    try maker.finish()
+                } catch { throw error.at(file: maker.plan.source) }
+            }
+            if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
+            let files = zip(temps, plans).map { ($0, $1.outputPath, $1.overwrite) } + stillFiles.unplaced
             // One output replaces its file by a rename alone: keeping the old one needs a hard
             // link, which some file systems lack, and nothing else could fail after it.
-            if plans.count == 1 {
+            if files.count == 1 {
                 try TempFile.commit(temps[0], to: plan.outputPath, overwrite: plan.overwrite)
             } else {
-                try TempFile.commit(zip(temps, plans).map { ($0, $1.outputPath, $1.overwrite) })
+                try TempFile.commit(files)
             }
+            stillFiles.forgetPlaced()
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             return zip(plans, lanes).map { p, lanes in
                 var info = stat()
@@ -111,6 +134,7 @@ public final class ExportSession: Sendable {
             }
         } catch {
             temps.forEach(TempFile.remove)
+            stillFiles.discard()
             // Folders this run made go too; one something else was put in stays.
             folders.removeMade()
             throw error
@@ -161,7 +185,9 @@ public final class ExportSession: Sendable {
                 let input = try agreed(plan, output: i, offered: offered, input: offered)
                 let own = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: input,
                                         pictures: plan.extraSources.isEmpty ? .asDecoded : .fitted, fades: plan.pictureFades)
-                let sink = try teed(own, plan, tee) { (other, j, env) throws(MediaError) -> any SinkStage in
+                let stillSinks = (tee?.stills ?? []).map { (sink: StillSink($0, timeBase: first.sourceTimeBase) { env.cancellation.isCancelled } as any SinkStage,
+                                                            file: $0.plan.sheet?.path ?? $0.plan.stills[0].path) }
+                let sink = try teed(own, plan, tee, also: stillSinks) { (other, j, env) throws(MediaError) -> any SinkStage in
                     guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
                     let edge = try agreed(other, output: j, offered: offered, input: offered)
                     return try VideoSink(env: env, output: j, track: other.lanes[j].track, settings: os, input: edge, fades: other.pictureFades)
@@ -231,23 +257,26 @@ public final class ExportSession: Sendable {
     /// The other outputs a lane's track also goes to, and what it reads.
     struct Tee {
         /// The reader output the lane reads: in a run of several outputs, the run's own
-        /// numbering (`OutputSet.readers`), not the plan's.
-        let readerOutput: Int
+        /// numbering (`OutputSet.readers`), not the plan's; nil: the plan's.
+        let readerOutput: Int?
         /// Each other output's plan, its output track fed alike, and its environment (its writer).
         var others: [(plan: ConversionPlan, lane: Int, env: LaneEnvironment)] = []
+        /// Stills taken from the lane's pictures.
+        var stills: [StillMaker] = []
     }
 
-    /// `sink` alone, or with the sinks `make` opens for the other outputs `tee` feeds.
-    private static func teed(_ sink: any SinkStage, _ plan: ConversionPlan, _ tee: Tee?,
+    /// `sink` alone, or with the sinks `make` opens for the other outputs `tee` feeds, and `also`
+    /// after them (sinks that write no track of an output: stills).
+    private static func teed(_ sink: any SinkStage, _ plan: ConversionPlan, _ tee: Tee?, also: [(sink: any SinkStage, file: String)] = [],
                              make: (ConversionPlan, Int, LaneEnvironment) throws(MediaError) -> any SinkStage) throws(MediaError) -> any SinkStage {
-        guard let tee, !tee.others.isEmpty else { return sink }
+        guard let tee, !tee.others.isEmpty || !also.isEmpty else { return sink }
         var outputs: [(sink: any SinkStage, file: String)] = [(sink, plan.outputPath)]
         for o in tee.others {
             do throws(MediaError) { outputs.append((try make(o.plan, o.lane, o.env), o.plan.outputPath)) } catch {
                 throw error.at(file: o.plan.outputPath, track: o.plan.lanes[o.lane].track.index)
             }
         }
-        return TeeSink(outputs)
+        return TeeSink(outputs + also)
     }
 
     /// One chain input of a lane, ready to be made into its source stage.
@@ -356,12 +385,13 @@ public final class ExportSession: Sendable {
     }
 
     /// Runs every lane; each output's lane statistics, in output order.
-    private func runLanes(temps: [String], progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [[LaneStatistics]] {
+    private func runLanes(temps: [String], makers: [StillMaker], progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [[LaneStatistics]] {
         // The run executes the graph each plan agreed on; a plan made without the planner (tests)
         // is negotiated first.
         var plans = self.plans
         for k in plans.indices where plans[k].graph == nil { try Negotiation.negotiate(&plans[k]) }
         let feeds = OutputSet.feeds(plans)
+        let stillFeeds = OutputSet.stillFeeds(plans, stills: stills)
         let reader = OutputSet.readers(plans, feeds: feeds)
         var writers: [AssetWriter] = []
         for (k, p) in plans.enumerated() { writers.append(try AssetWriter(path: temps[k], format: p.format, names: p.outputPath)) }
@@ -380,8 +410,9 @@ public final class ExportSession: Sendable {
         var lanes: [Lane] = []
         for (f, feed) in feeds.enumerated() {
             let (k, i) = feed.members[0]
-            let tee = plans.count == 1 ? nil
-                : Tee(readerOutput: f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) })
+            let riding = zip(makers, stillFeeds).filter { $0.1 == f }.map(\.0)
+            let tee = plans.count == 1 && riding.isEmpty ? nil
+                : Tee(readerOutput: plans.count == 1 ? nil : f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) }, stills: riding)
             lanes.append(Lane(name: "\(f)-track\(plans[k].lanes[i].track.index)", work: try Self.laneWork(plans[k], output: i, env: envs[k], tee: tee).work))
         }
         for (k, writer) in writers.enumerated() {

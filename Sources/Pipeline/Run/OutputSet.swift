@@ -62,6 +62,21 @@ public enum OutputSet {
         return ReaderPool(groups: [ReaderPool.Group(source: g.source, streams: feeds.map(\.stream), lanes: Array(feeds.indices), start: g.start)])
     }
 
+    /// Per still-image output, the feed whose decode it takes its frames from (nil: decoded on
+    /// its own): the first that decodes its video track and hands over every picture at the
+    /// source's own times — no frame-rate conversion, deinterlacing or layers in between.
+    public static func stillFeeds(_ plans: [ConversionPlan], stills: [StillPlan]) -> [Int?] {
+        let feeds = feeds(plans)
+        return stills.map { still in
+            feeds.firstIndex { feed in
+                let (k, i) = feed.members[0]
+                let plan = plans[k], lane = plan.lanes[i]
+                guard case .video(let s) = lane.kind, !plan.isComposed, plan.videoLayers.isEmpty else { return false }
+                return plan.source.path == still.source && lane.track.index == still.track.index && s.frameRate == nil && s.deinterlace == nil
+            }
+        }
+    }
+
     /// What makes two output tracks' decoded frames the same (nil: a track nothing shares).
     private enum ShareKey: Hashable {
         case video(track: Int, rate: FrameRate?, deinterlace: DeinterlaceRate?)

@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// The folders an output needs that are missing, made outermost first, and given up again when
 /// the output is not made: a failed run leaves no folder it made behind (one something else was

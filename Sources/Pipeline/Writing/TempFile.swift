@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// Outputs are written beside their target under a hidden temp name and moved into place only
 /// when complete, so an output that exists is whole: a failed, interrupted or killed run leaves

@@ -61,6 +61,8 @@ public struct RecipeOutput: Sendable {
     public var spec: OutputSpec
     public var writerInputs: [WriterInput]
     public let mark: Mark
+    /// Still images instead of a media file (then `writerInputs` is empty).
+    public var images: ImageOutputSpec? = nil
 }
 
 public struct TimeRangeSpec: Sendable {
@@ -125,11 +127,15 @@ public struct Recipe: Sendable {
     /// Every output's writer inputs.
     public var allWriterInputs: [WriterInput] { outputs.isEmpty ? writerInputs : outputs.flatMap(\.writerInputs) }
 
-    /// The recipe as each of its outputs sees it: itself when it has one output; per entry of
-    /// `outputs:`, the recipe with that entry as its `output` and writer inputs.
+    /// The entries of `outputs:` that are still images (`images:`), in order.
+    public var imageOutputs: [RecipeOutput] { outputs.filter { $0.images != nil } }
+
+    /// The recipe as each of its media-file outputs sees it: itself when it has one output; per
+    /// entry of `outputs:` that writes a media file, the recipe with that entry as its `output`
+    /// and writer inputs (empty when every entry is still images).
     public var eachOutput: [Recipe] {
         guard !outputs.isEmpty else { return [self] }
-        return outputs.map { o in
+        return outputs.filter { $0.images == nil }.map { o in
             var r = self
             r.output = o.spec
             r.writerInputs = o.writerInputs

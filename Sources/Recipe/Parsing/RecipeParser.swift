@@ -186,12 +186,13 @@ struct Parser {
     }
 
     /// An output's keys (`output:`, or an entry of `outputs:` but its `inputs`).
-    mutating func parseOutputSpec(_ pairs: [(String, Node, Mark)]) -> OutputSpec {
+    /// `stillTokens`: an image output's path, which may also hold a still's `{n}` and `{time}`.
+    mutating func parseOutputSpec(_ pairs: [(String, Node, Mark)], stillTokens: Bool = false) -> OutputSpec {
         var spec = OutputSpec()
         for (key, value, _) in pairs {
             switch key {
             case "path":
-                if let s = string(value, key) { spec.path = Located(s, value.mark); checkTokens(s, value.mark) }
+                if let s = string(value, key) { spec.path = Located(s, value.mark); checkTokens(s, value.mark, stillTokens: stillTokens) }
             case "format":
                 if let s = string(value, key) {
                     if let f = ContainerFormat(rawValue: s.lowercased()) { spec.format = Located(f, value.mark) }
@@ -221,13 +222,20 @@ struct Parser {
         var paths: [String: Int] = [:]
         for (k, item) in items.enumerated() {
             let what = "output \(k + 1)"
-            guard let pairs = mapping(item, what, keys: RecipeParser.outputKeys + ["inputs"]) else { continue }
-            let spec = parseOutputSpec(pairs.filter { $0.0 != "inputs" })
+            guard let pairs = mapping(item, what, keys: RecipeParser.outputKeys + ["inputs", "images"]) else { continue }
+            let images = pairs.first { $0.0 == "images" }
+            let spec = parseOutputSpec(pairs.filter { $0.0 != "inputs" && $0.0 != "images" }, stillTokens: images != nil)
             guard let path = spec.path else { error(item.mark, "\(what) needs a 'path' (each output of 'outputs' is a file of its own)"); continue }
             if let first = paths[path.value] {
                 error(path.mark, "\(what) has the same path as output \(first) ('\(path.value)'): each output is a file of its own")
             } else {
                 paths[path.value] = k + 1
+            }
+            if let images {
+                if let still = parseImageOutput(images.1, what: what, path: path, entry: pairs) {
+                    recipe.outputs.append(RecipeOutput(number: k + 1, spec: spec, writerInputs: [], mark: item.mark, images: still))
+                }
+                continue
             }
             guard let inputs = pairs.first(where: { $0.0 == "inputs" })?.1 else {
                 error(item.mark, "\(what) needs 'inputs' (its tracks: - { source: …, settings: … })")
@@ -237,7 +245,8 @@ struct Parser {
         }
     }
 
-    mutating func checkTokens(_ path: String, _ mark: Mark) {
+    mutating func checkTokens(_ path: String, _ mark: Mark, stillTokens: Bool = false) {
+        let tokens = ["stem", "ext", "dir", "name"] + (stillTokens ? ["n", "time"] : [])
         var rest = Substring(path)
         while let open = rest.firstIndex(of: "{") {
             guard let close = rest[open...].firstIndex(of: "}") else {
@@ -245,8 +254,8 @@ struct Parser {
                 return
             }
             let token = String(rest[rest.index(after: open)..<close])
-            if !["stem", "ext", "dir", "name"].contains(token) {
-                error(mark, "'path' has an unknown token {\(token)} (tokens: {stem} {ext} {dir} {name})")
+            if !tokens.contains(token) {
+                error(mark, "'path' has an unknown token {\(token)} (tokens: \(tokens.map { "{\($0)}" }.joined(separator: " ")))")
             }
             rest = rest[rest.index(after: close)...]
         }
@@ -547,7 +556,7 @@ struct Parser {
         if recipe.outputs.isEmpty && recipe.writerInputs.isEmpty && recipe.outputsMark == nil {
             error(Mark(line: 1, column: 1), "the writer has no inputs: add at least one under writer: inputs:")
         }
-        for o in recipe.outputs where o.writerInputs.isEmpty {
+        for o in recipe.outputs where o.writerInputs.isEmpty && o.images == nil {
             error(o.mark, "output \(o.number) has no inputs: add at least one under its inputs:")
         }
         if recipe.composition != nil, let mark = recipe.outputsMark {
@@ -584,6 +593,10 @@ struct Parser {
                 }
             }
         }
+        for o in recipe.outputs {
+            guard let images = o.images else { continue }
+            if let d = imageSourceRefusal(images, output: o.number) { report(d) } else { used.insert(images.source.value) }
+        }
         // In file order, so that which errors are kept past the limit does not vary between runs.
         let origin = Mark(line: 0, column: 0)
         // Chains are walked once: a walk stops at a preset whose chain length is known, and the
@@ -614,7 +627,7 @@ struct Parser {
             do throws(Diagnostic) { _ = try recipe.presetChain(Located(p.name, p.mark ?? base.mark)) } catch { report(error) }
         }
         for out in recipe.readerOutputs where !used.contains(out.name) {
-            report(recipe.diagnostic(out.mark, "reader output '\(out.name)' is not used by any writer input"))
+            report(recipe.diagnostic(out.mark, "reader output '\(out.name)' is not used by any writer input" + (recipe.imageOutputs.isEmpty ? "" : " or images")))
         }
         for d in hdrKeepErrors() { if full { truncated = true; return }; report(d) }
         checkComposition()

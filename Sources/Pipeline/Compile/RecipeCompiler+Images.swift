@@ -1,0 +1,109 @@
+import Recipe
+
+/// A recipe's outputs planned against one loading of its source: the media files, and the
+/// still images made from the same read (an entry of `outputs:` with `images:`).
+public struct CompiledOutputs: Sendable {
+    public let files: [CompiledRecipe]
+    /// Each image output's stills, with its number in `outputs:`.
+    public let images: [(number: Int, plan: StillPlan)]
+    /// Image outputs left out, as warnings: their reader output is optional and the source has
+    /// no such track.
+    public let leftOut: [String]
+}
+
+extension RecipeCompiler {
+    /// Every output of the recipe: `compileAll`'s files and the stills of its image outputs.
+    public static func compileOutputs(_ recipe: Recipe, input: String? = nil, output: String? = nil,
+                                      overwrite: Bool = false, assistant: SettingsAssistant = .system) throws -> CompiledOutputs {
+        guard !recipe.imageOutputs.isEmpty else {
+            return CompiledOutputs(files: try compileAll(recipe, input: input, output: output, overwrite: overwrite, assistant: assistant), images: [], leftOut: [])
+        }
+        try refuseSingleOutputPath(recipe, output: output)
+        try refuseUnsupportedComposition(recipe)
+        let read = try ReadSources.load(recipe, input: input)
+        var errors: [Diagnostic] = []
+        var files: [CompiledRecipe] = []
+        do { files = try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant) } catch let e as RecipeErrors { errors += e.diagnostics }
+        var images: [(number: Int, plan: StillPlan)] = [], leftOut: [String] = []
+        var mismatches: [Diagnostic] = []
+        for o in recipe.imageOutputs {
+            do {
+                switch try stillPlan(o, of: recipe, reading: read, overwrite: overwrite) {
+                case .plan(let p): images.append((o.number, p))
+                case .leftOut(let why): leftOut.append(why)
+                }
+            } catch let e as RecipeErrors { errors += e.diagnostics } catch let e as SourceMismatch { mismatches += e.diagnostics }
+        }
+        if !errors.isEmpty { throw RecipeErrors(errors) }
+        if !mismatches.isEmpty { throw SourceMismatch(diagnostics: mismatches) }
+        try refuseSharedPaths(files: files, images: images, in: recipe)
+        return CompiledOutputs(files: files, images: images, leftOut: leftOut)
+    }
+
+    private enum StillOutcome {
+        case plan(StillPlan)
+        case leftOut(String)
+    }
+
+    /// One image output's stills, resolved against the source: its reader output's track, its
+    /// instants within what the recipe reads. A refusal is said at the recipe line that causes it.
+    private static func stillPlan(_ o: RecipeOutput, of recipe: Recipe, reading read: ReadSources, overwrite: Bool) throws -> StillOutcome {
+        guard let images = o.images, let path = o.spec.path, let out = recipe.readerOutput(images.source.value) else {
+            throw MediaError(.processing, "output \(o.number) is no image output")
+        }
+        let asset = read.asset
+        let track: Track?
+        switch out.track {
+        case .kind(let kind, let n): track = MediaType(rawValue: kind.rawValue).flatMap { asset.track($0, ordinal: n) }
+        case .index(let i): track = asset.track(index: i)
+        }
+        guard let track else {
+            if out.optional { return .leftOut("\(read.primary): output \(o.number) (\(path.value)) is left out: it takes stills of reader output '\(out.name)', and the file has no \(out.track) track") }
+            throw SourceMismatch(diagnostics: [recipe.diagnostic(out.mark, "reader output '\(out.name)' wants the \(out.track) track, but \(read.primary) has none (it has \(trackList(asset))); add 'optional: true' to convert without it")])
+        }
+        guard track.mediaType == .video else {
+            throw SourceMismatch(diagnostics: [recipe.diagnostic(images.source.mark, "\(read.primary): track #\(track.index) is \(track.mediaType.rawValue): the stills of output \(o.number) are of a video track")])
+        }
+        if let tr = recipe.timeRange, let why = Planner.timeRangeRefusal(start: tr.start, in: asset) {
+            throw RecipeErrors([recipe.diagnostic(tr.mark, why)])
+        }
+        var request = StillRequest(source: read.source, times: images.times)
+        request.tolerance = images.tolerance
+        request.box = images.box
+        request.quality = images.quality
+        request.tiles = images.tiles
+        request.storyboard = images.storyboard
+        request.pattern = path.value
+        request.overwrite = overwrite || o.spec.overwrite
+        request.track = track.index
+        request.range = recipe.timeRange?.range
+        request.protected = [ProtectedFile(recipe.file, role: "recipe")]
+        do throws(MediaError) {
+            return .plan(try StillPlanner.plan(request, asset: asset))
+        } catch {
+            // What the recipe wrote is refused at its line; the file system's refusals are as they are.
+            guard error.kind == .usage else { throw error }
+            let mark = error.setting == "time" ? images.timesMark : path.mark
+            throw RecipeErrors([recipe.diagnostic(mark, "\(read.primary): \(error.message)")])
+        }
+    }
+
+    /// No two outputs make one file: a still named as a media output, or as another still.
+    private static func refuseSharedPaths(files: [CompiledRecipe], images: [(number: Int, plan: StillPlan)], in recipe: Recipe) throws {
+        var made: [String: Int] = [:]
+        for (c, number) in zip(files, recipe.outputs.filter { $0.images == nil }.map(\.number)) { made[c.plan.outputPath] = number }
+        var errors: [Diagnostic] = []
+        for (number, plan) in images {
+            let paths = Set(plan.stills.map(\.path) + [plan.sheet?.webVTT].compactMap { $0 })
+            let mark = recipe.outputs.first { $0.number == number }?.spec.path?.mark
+            for path in paths.sorted() {
+                if let first = made[path], first != number {
+                    errors.append(recipe.diagnostic(mark, "output \(number) makes the same file as output \(first) (\(path)): each output is a file of its own"))
+                    break
+                }
+                made[path] = number
+            }
+        }
+        if !errors.isEmpty { throw RecipeErrors(errors) }
+    }
+}
