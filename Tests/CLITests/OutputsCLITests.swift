@@ -4,18 +4,21 @@ import Testing
 private let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 private let renditions = repo.appendingPathComponent("recipes/renditions.yaml").path
 
-/// recipes/renditions.yaml through the command line: three files from one read.
+/// recipes/renditions.yaml through the command line: three files and a poster from one read.
 @Suite("reencode run, plan, batch with a recipe of several outputs", .serialized)
 struct OutputsCLITests {
-    @Test("run: every output written, said in order; --progress json ends with one done line listing them")
+    @Test("run: every output written, said in order, the poster with the frame it shows; --progress json ends with one done line listing them")
     func run() throws {
         let dir = Scratch()
         try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
         let r = try Binary.run(["run", renditions, "-i", dir.file("s.mp4"), "--progress", "none"])
         #expect(r.status == 0, "\(r.stderr)")
-        let wrote = r.stdout.split(separator: "\n").map { String($0.split(separator: ":")[0]) }
-        #expect(wrote == ["1080p", "720p", "480p"].map { "wrote " + dir.file("s-\($0).mp4") })
-        #expect(dir.contents.sorted() == ["s-1080p.mp4", "s-480p.mp4", "s-720p.mp4", "s.mp4"])
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.prefix(3).map { String($0.split(separator: ":")[0]) } == ["1080p", "720p", "480p"].map { "wrote " + dir.file("s-\($0).mp4") })
+        // 10 % of 1 s at 30 fps: frame 3, at 0.100 s.
+        #expect(Array(lines.dropFirst(3)) == ["\(dir.file("s.mp4")): 1 still of track #0, 320x180 JPEG",
+                                              "  #1 at 10% (0.100s): the frame at 0.100s (exact) → \(dir.file("s-poster.jpg"))"], "\(r.stdout)")
+        #expect(dir.contents.sorted() == ["s-1080p.mp4", "s-480p.mp4", "s-720p.mp4", "s-poster.jpg", "s.mp4"])
 
         let again = try Binary.run(["run", renditions, "-i", dir.file("s.mp4"), "--progress", "json", "--overwrite"])
         #expect(again.status == 0, "\(again.stderr)")
@@ -25,6 +28,9 @@ struct OutputsCLITests {
         let outputs = try #require(done["outputs"] as? [[String: Any]])
         #expect(outputs.map { $0["output"] as? String } == ["1080p", "720p", "480p"].map { dir.file("s-\($0).mp4") })
         #expect(outputs.allSatisfy { ($0["bytes"] as? Int ?? 0) > 0 && ($0["duration"] as? Double) == 1.0 })
+        let images = try #require(done["images"] as? [[String: Any]])
+        let still = try #require((images.first?["stills"] as? [[String: Any]])?.first)
+        #expect(images.count == 1 && still["file"] as? String == dir.file("s-poster.jpg") && still["time"] as? Double == 0.1 && still["frame"] as? String == "exact")
     }
 
     @Test("plan --json: each output's plan, and which source track feeds which outputs' tracks")
@@ -36,12 +42,16 @@ struct OutputsCLITests {
         let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let outputs = try #require(o["outputs"] as? [[String: Any]])
         #expect(outputs.compactMap { $0["output"] as? String } == ["1080p", "720p", "480p"].map { dir.file("s-\($0).mp4") })
+        let images = try #require(o["images"] as? [[String: Any]])
+        #expect(images.map { $0["output"] as? Int } == [4] && images.map { $0["decode"] as? String } == ["shared"])
         let reads = try #require(o["reads"] as? [[String: Any]])
         #expect(reads.map { $0["sourceTrack"] as? Int } == [0, 1])
         #expect(reads.map { ($0["feeds"] as? [[String: Int]])?.map { [$0["output"] ?? 0, $0["track"] ?? 0] } ?? [] }
                 == [[[1, 1], [2, 1], [3, 1]], [[1, 2], [2, 2], [3, 2]]])
+        #expect(reads.map { $0["stills"] as? [Int] } == [[4], nil])
         let text = try Binary.run(["plan", renditions, "-i", dir.file("s.mp4")])
-        #expect(text.stdout.contains("one read of \(dir.file("s.mp4")) for 3 outputs\n  #0 video decoded once → output 1 track 1, output 2 track 1, output 3 track 1\n"))
+        #expect(text.stdout.contains("one read of \(dir.file("s.mp4")) for 4 outputs\n  #0 video decoded once → output 1 track 1, output 2 track 1, output 3 track 1, stills of output 4\n"))
+        #expect(text.stdout.contains("output 4 of 4: still images\n\(dir.file("s.mp4")): 1 still of track #0, 320x180 JPEG\n  #1 at 10% (0.100s): the frame at 0.100s (exact) → \(dir.file("s-poster.jpg"))\n"), "\(text.stdout)")
     }
 
     @Test("one output cannot be written whole (a file-size limit, as a full disk): 74 naming it, and no output at all", .disabled(if: Sanitizer.thread, Sanitizer.fileSizeLimitReason))
@@ -76,11 +86,32 @@ struct OutputsCLITests {
         try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
         let r = try Binary.run(["run", renditions, "-i", dir.file("s.mp4"), "-o", dir.file("x.mp4")])
         #expect(r.status == 64)
-        #expect(r.stderr == "error: \(renditions): -o names one output, but the recipe writes 3 ('outputs' (12:1)): each one's path is in the recipe\n")
+        #expect(r.stderr == "error: \(renditions): -o names one output, but the recipe writes 4 ('outputs' (13:1)): each one's path is in the recipe\n")
         try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: false)
         let b = try Binary.run(["batch", renditions, "--input-dir", dir.file("in"), "--output-dir", dir.file("out")])
         #expect(b.status == 65)
-        #expect(b.stderr.hasPrefix("\(renditions):12:1: error: batch writes one output per source, and this recipe writes 3 ('outputs')"), "\(b.stderr)")
+        #expect(b.stderr.hasPrefix("\(renditions):13:1: error: batch writes one output per source, and this recipe writes 4 ('outputs')"), "\(b.stderr)")
         #expect(dir.contents.sorted() == ["in", "s.mp4"])
+    }
+
+    @Test("stills in a recipe: a time outside the source refused at its line (65) by run and plan, nothing written")
+    func stillRefusals() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
+        try """
+            recipe: 1
+            reader: { outputs: { v: { track: video } } }
+            outputs:
+              - path: a.mp4
+                inputs: [ { source: v, settings: { codec: h264, codec-options: { preset: ultrafast } } } ]
+              - path: "t-{n}.png"
+                images: { source: v, at: [0.5s, 2s] }
+            """.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", "r.yaml", "-i", "s.mp4"], cwd: dir.path)
+        #expect(r.status == 65)
+        #expect(r.stderr == "r.yaml:7:30: error: s.mp4: the time 2.000s is outside the source, which lasts 1.000s\n    images: { source: v, at: [0.5s, 2s] }\n                             ^\n", "\(r.stderr)")
+        let plan = try Binary.run(["plan", "r.yaml", "-i", "s.mp4"], cwd: dir.path)
+        #expect(plan.status == 65 && plan.stderr == r.stderr)
+        #expect(dir.contents.sorted() == ["r.yaml", "s.mp4"])
     }
 }

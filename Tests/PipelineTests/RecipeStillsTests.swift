@@ -198,4 +198,24 @@ struct RecipeStillsTests {
         let vtt = try String(contentsOfFile: dir.file("src-board.vtt"), encoding: .utf8)
         #expect(vtt.hasSuffix("\n00:00:02.750 --> 00:00:03.000\nsrc-board.jpg#xywh=80,120,80,60\n"), "\(vtt)")
     }
+
+    @Test("a stop part way (once the stills' first frames went by): no output at all, no temp file, no folder made")
+    func stopPartWay() throws {
+        let dir = Scratch()
+        let source = try Self.source(dir)
+        let recipe = try Self.recipe(dir, images: """
+              - path: \(dir.file("stills/{n}.jpg"))
+                images: { source: picture, at: [0.1s, 2.9s] }
+
+            """, small: false)
+        let compiled = try RecipeCompiler.compileOutputs(recipe, input: source.path)
+        let session = ExportSession(plans: compiled.files.map(\.plan), stills: compiled.images.map(\.plan))
+        do throws(MediaError) {
+            try session.runAll { p in if p.fraction > 0.5 { session.cancel() } }
+            Issue.record("the run was not stopped")
+        } catch {
+            #expect(error.kind == .cancelled, "\(error)")
+        }
+        #expect(dir.contents.sorted() == ["src.mp4"], "\(dir.contents)")
+    }
 }
