@@ -218,4 +218,35 @@ struct RecipeStillsTests {
         }
         #expect(dir.contents.sorted() == ["src.mp4"], "\(dir.contents)")
     }
+
+    @Test("Matroska with a B-frame pyramid, a rendition beside: the stills, exact and keyframe, show their frames from the rendition's decode")
+    func pyramidShared() throws {
+        let dir = Scratch()
+        var v = GeneratedVideoFormat(width: 320, height: 180, frameRate: FrameRate(frames: 25))
+        v.gop = 24
+        v.codecOptions = ["preset": "ultrafast", "bf": "3", "b-pyramid": "normal", "x264-params": "b-adapt=0:scenecut=0"]
+        let source = try StillImageTests.Source(dir.file("pyramid.mkv"), video: v, times: frameTimes(100, rate: FrameRate(frames: 25)))
+        #expect(source.decodeOrder.map(\.pts) != source.decodeOrder.map(\.pts).sorted(), "the source reorders its pictures")
+        let text = """
+            recipe: 1
+            reader:
+              outputs:
+                picture: { track: video }
+            outputs:
+              - path: \(dir.file("out.mp4"))
+                inputs: [ { source: picture, settings: { codec: h264, width: 160, height: 90, codec-options: { preset: ultrafast } } } ]
+              - path: \(dir.file("e-{n}.png"))
+                images: { source: picture, at: [0.46s, 1.3s, 2.02s, 3.5s, 3.96s] }
+              - path: \(dir.file("k-{n}.jpg"))
+                images: { source: picture, at: [0.46s, 1.3s, 2.02s, 3.5s, 3.96s], tolerance: keyframe }
+            """
+        let recipe = try RecipeParser.parse(text, file: dir.file("r.yaml")).get()
+        let compiled = try RecipeCompiler.compileOutputs(recipe, input: source.path)
+        let stills = compiled.images.map(\.plan)
+        let session = ExportSession(plans: compiled.files.map(\.plan), stills: stills)
+        try session.runAll()
+        #expect(session.stillPacketsDecodedAlone == 0)
+        try StillImageTests.checkStills(stills[0], source, tolerance: .exact)
+        try StillImageTests.checkStills(stills[1], source, tolerance: .keyframe)
+    }
 }
