@@ -238,6 +238,45 @@ struct StillImageTests {
             """)
     }
 
+    @Test("PNG of BT.709 and BT.601 sources: RGB by each picture's own matrix (Y'CbCr 128/128/200 is green 92 in BT.709, 72 in BT.601)")
+    func pngMatrix() throws {
+        let dir = Scratch()
+        for (matrix, green) in [("bt709", 92), ("smpte170m", 72)] {
+            var v = GeneratedVideoFormat(width: 64, height: 64, frameRate: FrameRate(frames: 25))
+            v.colorMatrix = matrix
+            let src = dir.file("\(matrix).mp4")
+            let source = try FrameSource(path: src, video: v, audio: nil)
+            for i in 0..<5 {
+                try source.appendPicture(at: v.frameRate.frameDuration * Int64(i)) { p in
+                    p.fill(plane: 0, x: 0, y: 0, width: 64, height: 64, value: 128)
+                    p.fill(plane: 1, x: 0, y: 0, width: 32, height: 32, value: 128)
+                    p.fill(plane: 2, x: 0, y: 0, width: 32, height: 32, value: 200)
+                }
+            }
+            try source.finish()
+            var r = StillRequest(source: src, times: .at([StillTime("0.1s")!]))
+            r.pattern = dir.file("\(matrix).png")
+            try ImageGenerator.run(try StillPlanner.plan(r))
+            let ours = try #require(try Self.rgb(dir.file("\(matrix).png"), x: 32, y: 32))
+            #expect(abs(ours.g - green) <= 2 && ours.r >= 240 && ours.b >= 125 && ours.b <= 135, "\(matrix): \(ours)")
+        }
+    }
+
+    /// The RGB of one pixel of an image, decoded by the ffmpeg command line.
+    static func rgb(_ image: String, x: Int, y: Int) throws -> (r: Int, g: Int, b: Int)? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-v", "error", "-i", image, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let width = 64, at = (y * width + x) * 3
+        guard p.terminationStatus == 0, data.count > at + 2 else { return nil }
+        return (Int(data[at]), Int(data[at + 1]), Int(data[at + 2]))
+    }
+
     @Test("PQ HDR: the still is tone-mapped to SDR as a conversion is — 100 cd/m² grey at its BT.1886 code, in JPEG's full range")
     func hdrToneMapped() throws {
         let dir = Scratch()

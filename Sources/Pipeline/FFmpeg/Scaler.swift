@@ -16,6 +16,11 @@ final class Scaler {
     let sourceWidth: Int32, sourceHeight: Int32, sourceFormat: AVPixelFormat
     /// Each field converted on its own.
     var byField: Bool { contexts.count == 2 }
+    /// Y'CbCr into RGB: the matrix and range are the picture's own (libswscale otherwise takes
+    /// BT.601's for every picture, and an HD picture's colours come out shifted).
+    private let toRGB: Bool
+    /// The picture colours the contexts were last told (`toRGB` only).
+    private var told: (matrix: AVColorSpace, range: AVColorRange)?
 
     /// `fields`: the pictures are two fields each, kept as fields.
     init(from src: (Int32, Int32, AVPixelFormat), to dst: (Int32, Int32, AVPixelFormat), fields: Bool = false) throws(MediaError) {
@@ -23,6 +28,7 @@ final class Scaler {
         (width, height, format) = dst
         // First: a failure here leaves no SwsContext to free.
         pictures = try PicturePool(width: dst.0, height: dst.1, format: dst.2)
+        toRGB = !Self.isRGB(src.2) && Self.isRGB(dst.2)
         let flags = (src.0 == dst.0 && src.1 == dst.1) ? SWS_POINT : SWS_BICUBIC
         let byField = fields && src.1 == dst.1 && src.1 >= 2 && src.1 % 2 == 0
             && Self.chromaRowShift(src.2) != Self.chromaRowShift(dst.2)
@@ -62,6 +68,7 @@ final class Scaler {
 
     /// The pixels only, into `dst` (this scaler's size and format): a working picture kept and reused.
     func scale(_ src: Frame, into dst: Frame) throws(MediaError) {
+        if toRGB { try tell(src) }
         guard byField else {
             try FFmpeg.check(rx_sws_scale_frame(contexts[0], src.pointer, dst.pointer), "cannot scale")
             return
@@ -69,6 +76,41 @@ final class Scaler {
         for (field, c) in contexts.enumerated() {
             try FFmpeg.check(rx_sws_scale_field(c, src.pointer, dst.pointer, Int32(field)), "cannot scale a field")
         }
+    }
+
+    /// Tells the contexts `src`'s matrix and range, when they differ from what they were told.
+    private func tell(_ src: Frame) throws(MediaError) {
+        let colors = (matrix: src.pointer.pointee.colorspace, range: src.pointer.pointee.color_range)
+        if let told, told == colors { return }
+        told = colors
+        let full: Int32 = colors.range == AVCOL_RANGE_JPEG || Self.isFullRangeFormat(sourceFormat) ? 1 : 0
+        let matrix = sws_getCoefficients(Self.swsMatrix(colors.matrix))
+        for c in contexts {
+            // The RGB side's table is not used; brightness 0, contrast and saturation 1 (16.16).
+            try FFmpeg.check(sws_setColorspaceDetails(c, matrix, full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16),
+                             "cannot set the picture's colours")
+        }
+    }
+
+    /// libswscale's name for a Y'CbCr matrix (unstated: BT.601, its default).
+    static func swsMatrix(_ m: AVColorSpace) -> Int32 {
+        switch m {
+        case AVCOL_SPC_BT709: return SWS_CS_ITU709
+        case AVCOL_SPC_FCC: return SWS_CS_FCC
+        case AVCOL_SPC_SMPTE240M: return SWS_CS_SMPTE240M
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
+        default: return SWS_CS_DEFAULT
+        }
+    }
+
+    static func isRGB(_ f: AVPixelFormat) -> Bool {
+        guard let d = av_pix_fmt_desc_get(f)?.pointee else { return false }
+        return d.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+    }
+
+    /// The yuvj formats: full range by their name.
+    static func isFullRangeFormat(_ f: AVPixelFormat) -> Bool {
+        [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUVJ411P].contains(f)
     }
 
     /// log2 of the luma rows per chroma row (0: 4:4:4 and 4:2:2, 1: 4:2:0); nil: no chroma rows.
