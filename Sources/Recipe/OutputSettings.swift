@@ -29,10 +29,10 @@ public enum HDRSetting: String, Sendable, CaseIterable {
         guard let family else { return nil }  // copy
         let depth = pixelFormat.map(pixelFormatBitDepth)
         if let depth, depth >= 10 { return nil }
-        if depth == nil && family.pixelFormats.makesHDRTenBit { return nil }
+        if depth == nil && family.pixelFormats.keepsDepth { return nil }
         let output = pixelFormat.map { "\(family.displayName) in \($0)" } ?? "8-bit \(family.displayName) (yuv420p)"
         // A family that makes HDR 10-bit is a way out only where no 8-bit pixel format is asked for.
-        let keeper = pixelFormat == nil ? VideoFamily.all.first { $0.pixelFormats.makesHDRTenBit } : nil
+        let keeper = pixelFormat == nil ? VideoFamily.all.first { $0.pixelFormats.keepsDepth } : nil
         let ways = (keeper.map { "'codec: \($0.codec.rawValue)', " } ?? "") + "a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'"
         return "'hdr: keep' needs a 10-bit output, but this writes \(output): use \(ways)"
     }

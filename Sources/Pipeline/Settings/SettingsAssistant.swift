@@ -174,8 +174,7 @@ public struct SettingsAssistant: Sendable {
         }
         var level = s.level ?? family.level(in: s.codecOptions)
         let encoderLevel: String?
-        let toldOnlyWhenAsked: Bool
-        if case .parameterWhenAsked = family.levelSignalling { toldOnlyWhenAsked = true } else { toldOnlyWhenAsked = false }
+        let toldOnlyWhenAsked = family.levelSignalling.isToldOnlyWhenAsked
         if let l = level {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
@@ -284,7 +283,7 @@ public struct SettingsAssistant: Sendable {
         if source.isHighBitDepth || chroma != nil {
             let what = [source.isHighBitDepth ? "\(source.bitDepth ?? 10)-bit" : nil, chroma].compactMap { $0 }.joined(separator: " ")
             // The way out: a family that keeps depth and chroma.
-            let keeper = VideoFamily.all.first { $0.pixelFormats.makesHDRTenBit }.map { ", or 'codec: \($0.codec.rawValue)'" } ?? ""
+            let keeper = VideoFamily.all.first { $0.pixelFormats.keepsDepth }.map { ", or 'codec: \($0.codec.rawValue)'" } ?? ""
             decide("pixel-format", pixelFormat, "pixel-format.\(family.codec.rawValue)-\(source.isHighBitDepth ? "8-bit" : "420")",
                    "\(family.displayName) players expect 8-bit 4:2:0; the \(what) source is reduced (a 'pixel-format' keeps more\(keeper))")
         } else {

@@ -155,6 +155,12 @@ public enum LevelSignalling: Sendable {
     /// itself, and a level it is told makes it cap a quality-coded stream's rate (x265's
     /// `level-idc`: slower, and not the same bits run to run).
     case parameterWhenAsked(String)
+
+    /// The encoder is told only an asked level (and signals the lowest one itself).
+    public var isToldOnlyWhenAsked: Bool {
+        if case .parameterWhenAsked = self { return true }
+        return false
+    }
 }
 
 /// The encoder's own `key=value:key=value` parameter string.
@@ -203,8 +209,9 @@ public enum PixelFormatRule: Sendable {
     /// the encoder takes them; `tenBitProfile` is said in the plan (`Main 10`).
     case keepDepthAndChroma(tenBitProfile: String)
 
-    /// Whether an HDR source stays HDR without a pixel format asked for.
-    public var makesHDRTenBit: Bool {
+    /// Whether the source's depth is kept (and an HDR source stays HDR, in 10 bits) without a
+    /// pixel format asked for.
+    public var keepsDepth: Bool {
         if case .keepDepthAndChroma = self { return true }
         return false
     }
