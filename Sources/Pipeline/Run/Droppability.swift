@@ -5,7 +5,7 @@ import Recipe
 /// the highest temporal layer). Anything it does not understand counts as referenced: a wrong
 /// "droppable" would corrupt output.
 struct Droppability: Sendable {
-    let codec: FrameSyntax
+    let syntax: FrameSyntax
     /// Bytes of the NAL length prefix (avcC/hvcC), or nil for Annex B start codes.
     let lengthSize: Int?
     /// HEVC: the highest TemporalId in the stream, when the configuration record says.
@@ -14,7 +14,7 @@ struct Droppability: Sendable {
     /// nil when the codec (FFmpeg's name for the stream's) has no row whose frames are read so.
     init?(codecName: String, extradata: [UInt8]) {
         guard let syntax = VideoFamily.of(streamCodec: codecName)?.frames else { return nil }
-        codec = syntax
+        self.syntax = syntax
         switch syntax {
         case .h264:
             if extradata.count >= 7 && extradata[0] == 1 {
@@ -40,7 +40,7 @@ struct Droppability: Sendable {
         var ok = true
         forEachNAL(data) { nal in
             guard ok, !nal.isEmpty else { return }
-            switch codec {
+            switch syntax {
             case .h264:
                 let type = nal[nal.startIndex] & 0x1f
                 let refIdc = (nal[nal.startIndex] >> 5) & 3
