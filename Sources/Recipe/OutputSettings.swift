@@ -23,16 +23,17 @@ public enum HDRSetting: String, Sendable, CaseIterable {
 
     /// Why `keep` cannot work with this codec and pixel format (as a recipe or preset states them,
     /// nil meaning left to the settings assistant), or nil when it can: HDR needs 10 bits, and
-    /// the assistant gives H.264 8 bits unless a pixel format says otherwise.
+    /// the assistant gives 10 bits only to a family whose pixel-format rule makes HDR 10-bit.
     public static func keepRefusal(codec: VideoCodec?, pixelFormat: String?) -> String? {
-        let codec = codec ?? .h264
-        guard codec != .copy else { return nil }
+        let family = codec.map { VideoFamily.of($0) } ?? VideoFamily.default
+        guard let family else { return nil }  // copy
         let depth = pixelFormat.map(pixelFormatBitDepth)
         if let depth, depth >= 10 { return nil }
-        if depth == nil && codec == .hevc { return nil }  // the assistant makes HEVC 10-bit for HDR
-        let output = pixelFormat.map { "\(codec == .h264 ? "H.264" : "HEVC") in \($0)" } ?? "8-bit H.264 (yuv420p)"
-        // HEVC is a way out only where no 8-bit pixel format is asked for.
-        let ways = (pixelFormat == nil ? "'codec: hevc', " : "") + "a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'"
+        if depth == nil && family.pixelFormats.keepsDepth { return nil }
+        let output = pixelFormat.map { "\(family.displayName) in \($0)" } ?? "8-bit \(family.displayName) (yuv420p)"
+        // A family that makes HDR 10-bit is a way out only where no 8-bit pixel format is asked for.
+        let keeper = pixelFormat == nil ? VideoFamily.all.first { $0.pixelFormats.keepsDepth } : nil
+        let ways = (keeper.map { "'codec: \($0.codec.rawValue)', " } ?? "") + "a 10-bit 'pixel-format' (yuv420p10le) or 'hdr: tone-map'"
         return "'hdr: keep' needs a 10-bit output, but this writes \(output): use \(ways)"
     }
 }
@@ -74,7 +75,7 @@ public struct VideoSettings: Sendable, Hashable {
     public var height: Int?
     public var frameRate: FrameRateSetting?
     public var frameRatePolicy: FrameRatePolicy?
-    /// Constant quality (x264/x265 CRF).
+    /// Constant quality (the family's `QualityScale`: x264's CRF).
     public var quality: Double?
     /// Average bit rate in bits per second.
     public var bitrate: Int?

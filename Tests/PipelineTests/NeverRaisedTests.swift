@@ -12,7 +12,7 @@ struct NeverRaisedTests {
         switch name {
         case "libx264": return EncoderCapabilities(pixelFormats: ["yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "yuv420p10le", "yuv422p10le", "yuv444p10le"])
         case "libx265": return EncoderCapabilities(pixelFormats: ["yuv420p", "yuvj420p", "yuv422p", "yuvj422p", "yuv444p", "yuvj444p", "yuv420p10le", "yuv422p10le", "yuv444p10le"])
-        case "aac": return EncoderCapabilities(sampleRates: SettingsAssistant.aacSampleRates)
+        case "aac": return EncoderCapabilities(sampleRates: AudioFamily.aac.sampleRates)
         default: return nil
         }
     }

@@ -1,3 +1,5 @@
+import Recipe
+
 /// The SVC temporal layer of one compressed video sample, read from its NAL unit headers without
 /// decoding (what lets a slow-motion conform skip frames it will not show).
 ///
@@ -5,7 +7,8 @@
 /// `temporal_id` is the top 3 bits of the extension's third byte. HEVC: `nuh_temporal_id_plus1`
 /// of the picture's first slice, minus one.
 public enum SlowMotionLayer {
-    public enum Codec: Sendable { case h264, hevc }
+    /// The family's frame syntax (`VideoFamily.frames`).
+    public typealias Codec = FrameSyntax
 
     /// How the sample's NAL units are delimited: by big-endian lengths of 1 to 4 bytes (MP4; the
     /// size is in avcC/hvcC — ISO 14496-15 leaves out 3, but FFmpeg's decoders read it, so the

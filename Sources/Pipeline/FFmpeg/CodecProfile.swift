@@ -1,16 +1,18 @@
 import CFFmpeg
+import Recipe
 
-/// The profile an H.264 or HEVC stream's own headers state (avcC/hvcC, or an Annex B SPS).
+/// The profile a stream's own headers state, read by its family's `FrameSyntax` (avcC/hvcC, or
+/// an Annex B SPS).
 enum CodecProfile {
     static func name(_ par: UnsafePointer<AVCodecParameters>) -> String? {
         let p = par.pointee
-        guard let data = p.extradata, p.extradata_size > 0 else { return nil }
+        guard let data = p.extradata, p.extradata_size > 0,
+              let syntax = VideoFamily.of(streamCodec: String(cString: avcodec_get_name(p.codec_id)))?.frames else { return nil }
         let bytes = Array(UnsafeBufferPointer(start: data, count: Int(p.extradata_size)))
         let profile: Int32?
-        switch p.codec_id {
-        case AV_CODEC_ID_H264: profile = h264(bytes)
-        case AV_CODEC_ID_HEVC: profile = hevc(bytes)
-        default: profile = nil
+        switch syntax {
+        case .h264: profile = h264(bytes)
+        case .hevc: profile = hevc(bytes)
         }
         guard let profile, let name = avcodec_profile_name(p.codec_id, profile) else { return nil }
         return String(cString: name)

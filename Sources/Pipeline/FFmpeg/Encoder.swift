@@ -13,7 +13,7 @@ struct EncoderConfiguration {
     var frameRate: FrameRate?
     /// The pictures' sample aspect ratio, as the bitstream and the container state it.
     var sampleAspect = Ratio.square
-    /// Interlaced: coded as fields (x264's `interlaced`), the field order stated; nil or
+    /// Interlaced: coded as fields (`VideoFamily.codesFields`), the field order stated; nil or
     /// progressive: whole pictures.
     var fieldOrder: FieldOrder?
     var gopSize: Int32 = 0
@@ -22,7 +22,7 @@ struct EncoderConfiguration {
     var colorSpace: AVColorSpace = AVCOL_SPC_UNSPECIFIED
     var colorRange: AVColorRange = AVCOL_RANGE_UNSPECIFIED
     var chromaLocation: AVChromaLocation = AVCHROMA_LOC_UNSPECIFIED
-    /// HDR10 static metadata: written into the bitstream (x265/x264 SEI) and the container.
+    /// HDR10 static metadata: written into the bitstream (`VideoFamily.hdr`) and the container.
     var masteringDisplay: MasteringDisplay?
     var contentLightLevel: ContentLightLevel?
     // audio
@@ -37,7 +37,7 @@ struct EncoderConfiguration {
     var profile: String?
     var globalHeader = false
     var threads: Int32 = 0
-    /// The encoder's own options (AVOptions on its private class: crf, preset, tune, x265-params …).
+    /// The encoder's own options (AVOptions on its private class: its quality, speed, parameter string …).
     var options: [(String, String)] = []
 }
 
@@ -67,22 +67,16 @@ extension EncoderConfiguration {
         chromaLocation = v >= 0 ? AVChromaLocation(rawValue: UInt32(v)) : AVCHROMA_LOC_UNSPECIFIED
     }
 
-    /// The encoder's options with the HDR10 metadata added to its own parameter string: FFmpeg
-    /// 5.1's libx265 and libx264 wrappers do not read it from frame side data.
+    /// The encoder's options with the HDR10 metadata added to its own parameter string (under
+    /// its family's keys): FFmpeg 5.1's libx265 and libx264 wrappers do not read it from frame
+    /// side data.
     var optionsWithHDR: [(String, String)] {
+        guard let family = VideoFamily.of(encoder: codecName) else { return options }
         var params: [String] = []
-        switch codecName {
-        case "libx265":
-            if let m = masteringDisplay { params.append("master-display=\(m.encoderParameter)") }
-            if let c = contentLightLevel { params.append("max-cll=\(c.encoderParameter)") }
-        case "libx264":
-            if let m = masteringDisplay { params.append("mastering-display=\(m.encoderParameter)") }
-            if let c = contentLightLevel { params.append("cll=\(c.encoderParameter)") }
-        default:
-            break
-        }
+        if let m = masteringDisplay { params.append("\(family.hdr.masteringDisplay)=\(m.encoderParameter)") }
+        if let c = contentLightLevel { params.append("\(family.hdr.contentLightLevel)=\(c.encoderParameter)") }
         guard !params.isEmpty else { return options }
-        let key = codecName == "libx265" ? "x265-params" : "x264-params"
+        let key = family.parameters.option
         var out = options.filter { $0.0 != key }
         let existing = options.first { $0.0 == key }.map { [$0.1] } ?? []
         out.append((key, (existing + params).joined(separator: ":")))
@@ -96,6 +90,8 @@ extension EncoderConfiguration {
 final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codecName: String
+    /// `VideoFamily.guessesShortEncodeDTS`.
+    private let guessesShortEncodeDTS: Bool
     /// For the container's stream side data (`mdcv`/`clli`, Matroska's colour elements).
     let masteringDisplay: MasteringDisplay?
     let contentLightLevel: ContentLightLevel?
@@ -106,13 +102,14 @@ final class Encoder {
     init(_ c: EncoderConfiguration) throws(MediaError) {
         _ = FFmpeg.installLog  // an encoder's notes go to our log, not to stderr
         codecName = c.codecName
+        guessesShortEncodeDTS = VideoFamily.of(encoder: c.codecName)?.guessesShortEncodeDTS ?? false
         masteringDisplay = c.masteringDisplay
         contentLightLevel = c.contentLightLevel
         guard let codec = avcodec_find_encoder_by_name(c.codecName) else {
             throw MediaError(.unsupported, "encoder '\(c.codecName)' is not in this FFmpeg build")
         }
         // Options the encoder does not have are a settings error, not something to ignore; they
-        // are found before anything is opened, so the message is ours and not x264's.
+        // are found before anything is opened, so the message is ours and not the library's.
         let known = Self.optionNames(codec)
         for (key, _) in c.options where !known.contains(key) {
             throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no option '\(key)'" + suggestion(key, among: known.sorted()),
@@ -142,7 +139,7 @@ final class Encoder {
             ctx.pointee.framerate = c.frameRate.map { AVRational(num: $0.frames, den: $0.seconds) } ?? AVRational(num: 0, den: 1)
             ctx.pointee.sample_aspect_ratio = AVRational(num: Int32(clamping: c.sampleAspect.num), den: Int32(clamping: c.sampleAspect.den))
             if let o = c.fieldOrder, o.isInterlaced {
-                // x264 codes fields (MBAFF) and takes each frame's field order from the frame.
+                // Coded as fields (x264: MBAFF), each frame's field order taken from the frame.
                 ctx.pointee.flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME
                 ctx.pointee.field_order = o.topFieldFirst ? AV_FIELD_TT : AV_FIELD_BB
             }
@@ -195,8 +192,9 @@ final class Encoder {
         return .success(ctx)
     }
 
-    /// x264 and x265 only warn about an entry of their parameter string they cannot parse, and
-    /// open without it: such a warning, logged while opening, is a refusal of that option.
+    /// x264 and x265 only warn about an entry of their parameter string (`VideoFamily.parameters`)
+    /// they cannot parse, and open without it: such a warning, logged while opening, is a refusal
+    /// of that option.
     private static func paramsRefusal(_ logged: [String], _ c: EncoderConfiguration) -> MediaError? {
         let signs = ["Unknown option: ", "Invalid value for ", "Error parsing option '"]
         for line in logged {
@@ -206,7 +204,8 @@ final class Encoder {
             text = text.drop { $0 == " " }
             while text.hasSuffix(".") { text = text.dropLast() }
             guard signs.contains(where: { text.hasPrefix($0) }) else { continue }
-            let keys = c.codecName == "libx265" ? ["x265-params"] : ["x264-params", "x264opts"]
+            guard let params = VideoFamily.of(encoder: c.codecName)?.parameters else { continue }
+            let keys = [params.option] + params.aliases
             // The value is not quoted: the lane adds its own entries (level, log level) to it.
             guard let key = c.options.first(where: { keys.contains($0.0) })?.0 else { continue }
             return MediaError(.invalidSettings, "the \(c.codecName) encoder refuses \(key): \(text)",
@@ -222,11 +221,12 @@ final class Encoder {
         // could not store.
         guard error.setting == nil, error.kind == .invalidSettings else { return error }
         var suspects: [(setting: String, value: String, without: EncoderConfiguration)] = []
+        let params = VideoFamily.of(encoder: c.codecName)?.parameters
         for (i, (k, v)) in c.options.enumerated() {
             var d = c
             // x265 keeps quiet only with its log level among its params: without them it would
             // print its banner on stderr.
-            if k == "x265-params" { d.options[i].1 = "log-level=error" } else { d.options.remove(at: i) }
+            if k == params?.option, let quiet = params?.quiet { d.options[i].1 = "\(quiet.key)=\(quiet.value)" } else { d.options.remove(at: i) }
             suspects.append(("codec-options.\(k)", "\(k) '\(v)'", d))
         }
         if let p = c.profile {
@@ -247,19 +247,12 @@ final class Encoder {
     }
 
     /// x264 and x265 check `preset` and `tune` before FFmpeg's log reaches them and print their
-    /// own line on stderr: their names are checked here first, with the nearest one suggested.
+    /// own line on stderr: their names (`VideoFamily.namedOptions`) are checked here first, with
+    /// the nearest one suggested.
     private static func checkNamedValues(_ c: EncoderConfiguration) throws(MediaError) {
-        let names: [String: [String]]
-        switch c.codecName {
-        case "libx264":
-            names = ["preset": x26xPresets, "tune": ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]]
-        case "libx265":
-            names = ["preset": x26xPresets, "tune": ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]]
-        default:
-            return
-        }
+        guard let family = VideoFamily.of(encoder: c.codecName) else { return }
         for (key, value) in c.options {
-            guard let allowed = names[key] else { continue }
+            guard let allowed = family.namedOptions.first(where: { $0.option == key })?.names else { continue }
             // x264 combines tunes: `film,fastdecode`.
             for part in value.split(whereSeparator: { ",+./".contains($0) }).map(String.init) + (value.isEmpty ? [""] : [])
             where !allowed.contains(part) {
@@ -269,23 +262,13 @@ final class Encoder {
         }
     }
 
-    /// x264 and x265 refuse a profile they do not have, or one the pixel format does not fit,
-    /// with their own line on stderr: checked here first, as a settings error.
+    /// x264 and x265 refuse a profile they do not have (`VideoFamily.profiles`), or one the pixel
+    /// format does not fit, with their own line on stderr: checked here first, as a settings error.
     private static func checkProfile(_ c: EncoderConfiguration) throws(MediaError) {
-        guard let profile = c.profile, c.codecName == "libx264" || c.codecName == "libx265" else { return }
-        let x264: [String: (depth: Int, chroma: Int)] = [
-            "baseline": (8, 420), "main": (8, 420), "high": (8, 420), "high10": (10, 420), "high422": (10, 422), "high444": (14, 444),
-        ]
-        let x265: [String: (depth: Int, chroma: Int)] = [
-            "main": (8, 420), "main-intra": (8, 420), "mainstillpicture": (8, 420), "msp": (8, 420),
-            "main10": (10, 420), "main10-intra": (10, 420), "main12": (12, 420), "main12-intra": (12, 420),
-            "main422-10": (10, 422), "main422-10-intra": (10, 422), "main422-12": (12, 422), "main422-12-intra": (12, 422),
-            "main444-8": (8, 444), "main444-intra": (8, 444), "main444-stillpicture": (8, 444),
-            "main444-10": (10, 444), "main444-10-intra": (10, 444), "main444-12": (12, 444), "main444-12-intra": (12, 444),
-            "main444-16-intra": (16, 444), "main444-16-stillpicture": (16, 444),
-        ]
-        let table = c.codecName == "libx264" ? x264 : x265
-        let names = table.sorted { ($0.value.chroma, $0.value.depth, $0.key) < ($1.value.chroma, $1.value.depth, $1.key) }.map(\.key)
+        guard let profile = c.profile, let family = VideoFamily.of(encoder: c.codecName) else { return }
+        var table: [String: Profile] = [:]
+        for p in family.profiles { table[p.name] = p }
+        let names = family.profiles.sorted { ($0.chroma, $0.depth, $0.name) < ($1.chroma, $1.depth, $1.name) }.map(\.name)
         guard let limit = table[profile] else {
             throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no profile '\(profile)'" + suggestion(profile, among: names)
                              + " (it has \(names.joined(separator: ", ")))", setting: "profile")
@@ -300,8 +283,6 @@ final class Encoder {
                              setting: "profile")
         }
     }
-
-    private static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
     private static func free(_ ctx: UnsafeMutablePointer<AVCodecContext>) {
         var c: UnsafeMutablePointer<AVCodecContext>? = ctx
@@ -357,7 +338,7 @@ final class Encoder {
         // gets whatever its memory held, and the MP4 muxer then refuses the packet ("pts/dts
         // pair unsupported") or keeps a nonsense dts. Two pictures cannot be reordered (the
         // first is the keyframe), so their decode times are their presentation times.
-        if codecName == "libx265" && draining && framesSent <= 2 { packet.dts = packet.pts }
+        if guessesShortEncodeDTS && draining && framesSent <= 2 { packet.dts = packet.pts }
         return packet
     }
 

@@ -52,7 +52,8 @@ public final class FrameSource {
                 throw MediaError(.invalidSettings, "unknown pixel format '\(v.pixelFormat)'")
             }
             let tb = v.timescale.map { TimeBase(num: 1, den: $0) } ?? TimeBase(framesOf: v.frameRate)
-            var c = EncoderConfiguration(codecName: v.codec == .hevc ? "libx265" : "libx264", timeBase: tb)
+            guard let family = VideoFamily.of(v.codec) else { throw MediaError(.invalidSettings, "a generated video track needs a codec, not copy") }
+            var c = EncoderConfiguration(codecName: family.encoder(where: CodecSupport.canEncode), timeBase: tb)
             c.width = Int32(v.width)
             c.height = Int32(v.height)
             c.pixelFormat = pix
@@ -69,18 +70,14 @@ public final class FrameSource {
             c.masteringDisplay = v.masteringDisplay
             c.contentLightLevel = v.contentLightLevel
             c.globalHeader = writer.needsGlobalHeader
-            var opts = v.codecOptions
-            opts["crf"] = opts["crf"] ?? formatNumber(v.quality)
-            if v.codec == .hevc {
-                opts["x265-params"] = (opts["x265-params"].map { $0 + ":" } ?? "") + "log-level=error"
-            }
+            let opts = family.options(v.codecOptions, quality: v.quality, level: nil)
             c.options = opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             let enc = try Encoder(c)
             let input = try writer.addInput(encoder: enc, rotation: v.rotation, metadata: v.metadata)
             self.videos.append(VideoTrack(encoder: enc, input: input, format: v, pixelFormat: pix, bitDepth: Int(desc.pointee.comp.0.depth)))
         }
         for a in audios {
-            var c = EncoderConfiguration(codecName: "aac", timeBase: TimeBase(num: 1, den: Int32(a.sampleRate)))
+            var c = EncoderConfiguration(codecName: AudioFamily.aac.encoder(where: CodecSupport.canEncode), timeBase: TimeBase(num: 1, den: Int32(a.sampleRate)))
             c.sampleRate = Int32(a.sampleRate)
             c.sampleFormat = AV_SAMPLE_FMT_FLTP
             c.channels = Int32(a.channels)

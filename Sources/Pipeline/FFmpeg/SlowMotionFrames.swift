@@ -20,12 +20,9 @@ extension SlowMotionLayer {
         }
         let st = input.stream(index).pointer
         let par = st.pointee.codecpar.pointee
-        let codec: Codec
-        switch par.codec_id {
-        case AV_CODEC_ID_H264: codec = .h264
-        case AV_CODEC_ID_HEVC: codec = .hevc
-        default:
-            throw MediaError(.unsupported, "its video is \(String(cString: avcodec_get_name(par.codec_id))); temporal layers are read from H.264 and HEVC only", file: path, track: index)
+        let name = String(cString: avcodec_get_name(par.codec_id))
+        guard let codec = VideoFamily.of(streamCodec: name)?.frames else {
+            throw MediaError(.unsupported, "its video is \(name); temporal layers are read from H.264 and HEVC only", file: path, track: index)
         }
         let extradata = par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(par.extradata_size, 0)))) } ?? []
         let framing = Self.framing(codec: codec, extradata: extradata)

@@ -18,12 +18,14 @@ enum IgnoredSettings {
                 for key in a.setKeys where key != .codec { ignored(key, "the track is copied as it is") }
             case .video(let v):
                 if v.quality != nil, v.bitrate != nil { ignored(.quality, "'bitrate' sets the rate instead") }
-                if let crf = v.codecOptions["crf"], v.quality != nil, v.bitrate == nil {
-                    ignored(.quality, "the codec option crf \(crf) sets it instead")
+                // The encoder's own quality option (x264's crf) among the codec options.
+                let option = (v.codec.flatMap { VideoFamily.of($0) } ?? VideoFamily.default).quality.option
+                if let q = v.codecOptions[option], v.quality != nil, v.bitrate == nil {
+                    ignored(.quality, "the codec option \(option) \(q) sets it instead")
                 }
-                if let crf = v.codecOptions["crf"], v.bitrate != nil {
+                if let q = v.codecOptions[option], v.bitrate != nil {
                     // x264 and x265 take a crf over a bit rate: the rate is not aimed at.
-                    ignored(.bitrate, "the codec option crf \(crf) sets constant quality instead")
+                    ignored(.bitrate, "the codec option \(option) \(q) sets constant quality instead")
                 }
                 if v.frameRatePolicy != nil, !isRate(v.frameRate) { ignored(.frameRatePolicy, "no 'frame-rate' to apply it to") }
             case .audio(let a):

@@ -1,28 +1,29 @@
-/// Reads a compressed picture's NAL unit headers to tell whether any other picture can reference
-/// it (H.264 nal_ref_idc = 0; HEVC sub-layer non-reference types in the highest temporal layer).
-/// Anything it does not understand counts as referenced: a wrong "droppable" would corrupt output.
-struct Droppability: Sendable {
-    enum Codec: Sendable { case h264, hevc }
+import Recipe
 
-    let codec: Codec
+/// Reads a compressed picture's NAL unit headers to tell whether any other picture can reference
+/// it, by its family's `FrameSyntax` (H.264 nal_ref_idc = 0; HEVC sub-layer non-reference types in
+/// the highest temporal layer). Anything it does not understand counts as referenced: a wrong
+/// "droppable" would corrupt output.
+struct Droppability: Sendable {
+    let syntax: FrameSyntax
     /// Bytes of the NAL length prefix (avcC/hvcC), or nil for Annex B start codes.
     let lengthSize: Int?
     /// HEVC: the highest TemporalId in the stream, when the configuration record says.
     let maxTemporalID: Int?
 
-    /// nil when the codec has no such notion here.
+    /// nil when the codec (FFmpeg's name for the stream's) has no row whose frames are read so.
     init?(codecName: String, extradata: [UInt8]) {
-        switch codecName {
-        case "h264":
-            codec = .h264
+        guard let syntax = VideoFamily.of(streamCodec: codecName)?.frames else { return nil }
+        self.syntax = syntax
+        switch syntax {
+        case .h264:
             if extradata.count >= 7 && extradata[0] == 1 {
                 lengthSize = Int(extradata[4] & 3) + 1
             } else {
                 lengthSize = nil
             }
             maxTemporalID = nil
-        case "hevc":
-            codec = .hevc
+        case .hevc:
             if extradata.count >= 23 && extradata[0] == 1 {
                 lengthSize = Int(extradata[21] & 3) + 1
                 let layers = Int(extradata[21] >> 3) & 7
@@ -31,8 +32,6 @@ struct Droppability: Sendable {
                 lengthSize = nil
                 maxTemporalID = nil
             }
-        default:
-            return nil
         }
     }
 
@@ -41,7 +40,7 @@ struct Droppability: Sendable {
         var ok = true
         forEachNAL(data) { nal in
             guard ok, !nal.isEmpty else { return }
-            switch codec {
+            switch syntax {
             case .h264:
                 let type = nal[nal.startIndex] & 0x1f
                 let refIdc = (nal[nal.startIndex] >> 5) & 3

@@ -6,16 +6,14 @@ import Recipe
 /// and `plan` says when it is above the source's; a built-in preset's bit rate and the default
 /// one are ceilings.
 extension SettingsAssistant {
-    /// The rates FFmpeg's AAC encoder takes, for an assistant whose capabilities do not list them.
-    static let aacSampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
     /// Above this the output is lowered: nothing audible lies above 24 kHz, and players expect
-    /// AAC at 48 kHz at most.
+    /// AAC (and the codecs after it) at 48 kHz at most.
     static let highestKeptSampleRate = 48000
 
-    func sampleRate(source: FormatDescription, settings s: AudioSettings, encoder: String,
+    func sampleRate(source: FormatDescription, settings s: AudioSettings, family: AudioFamily, encoder: String,
                     decide: (String, String, String, String) -> Void) throws(MediaError) -> Int {
         let listed = capabilities(encoder)?.sampleRates ?? []
-        let rates = listed.isEmpty ? Self.aacSampleRates : listed
+        let rates = listed.isEmpty ? family.sampleRates : listed
         let src = source.sampleRate
         if let r = s.sampleRate {
             if !rates.contains(r) {
@@ -33,7 +31,7 @@ extension SettingsAssistant {
             // 88.2 and 176.4 kHz halve cleanly to 44.1.
             let lowered = src % 44100 == 0 && rates.contains(44100) ? 44100 : Self.highestKeptSampleRate
             decide("sample-rate", "\(lowered)", "sample-rate.lowered",
-                   "the source's \(src) Hz is lowered to \(lowered) Hz: nothing audible lies above \(lowered / 2000) kHz, and players expect AAC at 48 kHz at most")
+                   "the source's \(src) Hz is lowered to \(lowered) Hz: nothing audible lies above \(lowered / 2000) kHz, and players expect \(family.displayName) at 48 kHz at most")
             return lowered
         }
         if rates.contains(src) {

@@ -2,8 +2,8 @@ import Recipe
 
 /// Whether the pictures are deinterlaced: `deinterlace: auto` (the default) makes an interlaced
 /// source progressive at its frame rate, `field-rate` makes a picture of every field (50 fps from
-/// 25i), `off` keeps the fields and encodes them as fields with their order stated (H.264 only:
-/// x265 codes no interlaced pictures here). Pictures resized or made progressive blend their two
+/// 25i), `off` keeps the fields and encodes them as fields with their order stated (by a family
+/// that codes fields: `VideoFamily.codesFields`). Pictures resized or made progressive blend their two
 /// fields, so `off` keeps the stored size.
 extension SettingsAssistant {
     struct Interlacing {
@@ -13,7 +13,7 @@ extension SettingsAssistant {
         var keptFields: FieldOrder?
     }
 
-    func interlacing(source: FormatDescription, settings s: VideoSettings, codec: VideoCodec, size: (Int, Int),
+    func interlacing(source: FormatDescription, settings s: VideoSettings, family: VideoFamily, size: (Int, Int),
                      decide: (String, String, String, String) -> Void) throws(MediaError) -> Interlacing {
         let asked = s.deinterlace ?? .auto
         guard let order = source.fieldOrder, order.isInterlaced else {
@@ -38,8 +38,9 @@ extension SettingsAssistant {
                    "the source is \(order.description): each field is made a picture (bwdif), twice the source's\(rate)")
             return Interlacing(deinterlace: .field)
         case .off:
-            guard codec == .h264 else {
-                throw MediaError(.invalidSettings, "'deinterlace: off' keeps the \(order.description) source's fields, but x265 codes no interlaced pictures here: use 'codec: h264' to keep them, or let them be deinterlaced ('deinterlace: auto' or 'field-rate')",
+            guard family.codesFields else {
+                let keeper = VideoFamily.all.first { $0.codesFields }.map { "use 'codec: \($0.codec.rawValue)' to keep them, or " } ?? ""
+                throw MediaError(.invalidSettings, "'deinterlace: off' keeps the \(order.description) source's fields, but \(family.library) codes no interlaced pictures here: \(keeper)let them be deinterlaced ('deinterlace: auto' or 'field-rate')",
                                  setting: "deinterlace")
             }
             guard size == (source.width, source.height) else {
@@ -48,7 +49,7 @@ extension SettingsAssistant {
             }
             let kept: FieldOrder = order.topFieldFirst ? .tt : .bb
             decide("deinterlace", "off", "deinterlace.off",
-                   "as asked: the \(order.description) source's fields are kept and coded as fields (x264 interlaced), and the output states the order")
+                   "as asked: the \(order.description) source's fields are kept and coded as fields (\(family.library) interlaced), and the output states the order")
             return Interlacing(keptFields: kept)
         }
     }

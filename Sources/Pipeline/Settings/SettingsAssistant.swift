@@ -19,11 +19,11 @@ public struct SettingsAssistant: Sendable {
         func decide(_ setting: String, _ value: String, _ rule: String, _ reason: String) {
             decisions.append(Decision(setting: setting, value: value, rule: rule, reason: reason))
         }
-        let codec = s.codec ?? .h264
-        if s.codec == nil { decide("codec", "h264", "codec.default", "no codec asked for: H.264 plays everywhere") }
+        let codec = s.codec ?? VideoFamily.default.codec
+        if s.codec == nil { decide("codec", codec.rawValue, "codec.default", "no codec asked for: \(VideoFamily.default.displayName) plays everywhere") }
         else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
-        guard codec != .copy else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
-        let encoder = codec == .h264 ? "libx264" : "libx265"
+        guard let family = VideoFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
+        let encoder = family.encoder { capabilities($0) != nil }
 
         // Size.
         let (dw, dh) = source.displaySize
@@ -91,7 +91,7 @@ public struct SettingsAssistant: Sendable {
         if source.rotation != 0 {
             decide("rotation", "\(source.rotation)", "rotation.kept", "kept as the display matrix; pixels are not turned")
         }
-        let fields = try interlacing(source: source, settings: s, codec: codec, size: (cw, ch), decide: decide)
+        let fields = try interlacing(source: source, settings: s, family: family, size: (cw, ch), decide: decide)
 
         // HDR: kept where the output can carry it (10 bits), else tone-mapped to SDR.
         if s.hdr == .keep, let why = HDRSetting.keepRefusal(codec: codec, pixelFormat: s.pixelFormat) {
@@ -110,17 +110,13 @@ public struct SettingsAssistant: Sendable {
             }
             pixelFormat = asked
             decide("pixel-format", asked, Origin.settings, "as asked")
-        } else if codec == .hevc {
-            pixelFormat = hevcPixelFormat(source: source, keepHDR: keepHDR, supported: caps?.pixelFormats ?? [], decide: decide)
         } else {
-            pixelFormat = "yuv420p"
-            let chroma = ChromaFormat.sourceName(source.pixelFormat).flatMap { $0 == "4:2:0" ? nil : $0 }
-            if source.isHighBitDepth || chroma != nil {
-                let what = [source.isHighBitDepth ? "\(source.bitDepth ?? 10)-bit" : nil, chroma].compactMap { $0 }.joined(separator: " ")
-                decide("pixel-format", pixelFormat, source.isHighBitDepth ? "pixel-format.h264-8-bit" : "pixel-format.h264-420",
-                       "H.264 players expect 8-bit 4:2:0; the \(what) source is reduced (a 'pixel-format' keeps more, or 'codec: hevc')")
-            } else {
-                decide("pixel-format", pixelFormat, "pixel-format.8-bit-420", "8-bit 4:2:0 plays everywhere")
+            switch family.pixelFormats {
+            case .keepDepthAndChroma(let tenBitProfile):
+                pixelFormat = keptPixelFormat(source: source, family: family, encoder: encoder, tenBitProfile: tenBitProfile, keepHDR: keepHDR,
+                                              supported: caps?.pixelFormats ?? [], decide: decide)
+            case .eightBit420:
+                pixelFormat = eightBit420(source: source, family: family, decide: decide)
             }
         }
 
@@ -144,8 +140,9 @@ public struct SettingsAssistant: Sendable {
             quality = q
             decide("quality", formatNumber(q), Origin.settings, "constant quality as asked")
         } else {
-            quality = codec == .h264 ? 23 : 28
-            decide("quality", formatNumber(quality!), "quality.default", "\(encoder)'s default constant quality (CRF)")
+            quality = family.quality.defaultValue
+            decide("quality", formatNumber(family.quality.defaultValue), "quality.default",
+                   "\(encoder)'s default constant quality (\(family.quality.option.uppercased()))")
         }
 
         // GOP.
@@ -165,39 +162,36 @@ public struct SettingsAssistant: Sendable {
         }
 
         // Profile and level.
-        // x264's and x265's own `profile` option (and x264's `level`) among codec-options is what
-        // the encoder gets: it is the asked profile, checked and shown like `profile:`.
+        // The encoder's own `profile` option (and its level, `VideoFamily.level(in:)`) among
+        // codec-options is what it gets: the asked one, checked and shown like `profile:`.
         let profile: String
         if let p = s.profile ?? s.codecOptions["profile"] {
             profile = p
             decide("profile", p, Origin.settings, "as asked")
         } else {
-            profile = Self.profile(codec: codec, pixelFormat: pixelFormat)
+            profile = family.automaticProfile(depth: pixelFormatBitDepth(pixelFormat), chroma: pixelFormatChroma(pixelFormat))
             decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")
         }
-        var level = s.level ?? (codec == .h264 ? s.codecOptions["level"] : Self.x265Param("level-idc", in: s.codecOptions["x265-params"]))
+        var level = s.level ?? family.level(in: s.codecOptions)
         let encoderLevel: String?
+        let toldOnlyWhenAsked = family.levelSignalling.isToldOnlyWhenAsked
         if let l = level {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
-            try Levels.check(l, codec: codec, width: cw, height: ch, rate: gopRate)
-            let capped = codec == .hevc && s.bitrate == nil && s.maxBitrate == nil
-            decide("level", l, Origin.settings, capped ? "as asked: x265 keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)" : "as asked")
+            try Levels.check(l, family: family, width: cw, height: ch, rate: gopRate)
+            let capped = toldOnlyWhenAsked && s.bitrate == nil && s.maxBitrate == nil
+            decide("level", l, Origin.settings, capped ? "as asked: \(family.library) keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)" : "as asked")
             encoderLevel = l
-        } else if codec == .h264 {
-            level = Levels.h264(width: cw, height: ch, rate: gopRate)
-            if let l = level {
-                decide("level", l, "level.from-size-and-rate", "the lowest level that allows \(cw)x\(ch) at \(gopRate.decimalDescription) fps")
-            }
-            encoderLevel = level
         } else {
-            // Not told to x265: it signals the lowest level itself, where a level it is told turns
-            // on rate capping for a quality-coded stream (7 % more CPU on bench (i), other bits).
-            level = Levels.hevc(width: cw, height: ch, rate: gopRate)
+            // An encoder told only an asked level signals the lowest level itself, where one it is
+            // told turns on rate capping for a quality-coded stream (x265: 7 % more CPU on bench
+            // (i), other bits).
+            level = Levels.lowest(family, width: cw, height: ch, rate: gopRate)
             if let l = level {
-                decide("level", l, "level.from-size-and-rate", "the lowest level that allows \(cw)x\(ch) at \(gopRate.decimalDescription) fps (x265 works it out and signals it itself)")
+                decide("level", l, "level.from-size-and-rate", "the lowest level that allows \(cw)x\(ch) at \(gopRate.decimalDescription) fps"
+                       + (toldOnlyWhenAsked ? " (\(family.library) works it out and signals it itself)" : ""))
             }
-            encoderLevel = nil
+            encoderLevel = toldOnlyWhenAsked ? nil : level
         }
 
         return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelAspect: pixelAspect, pixelFormat: pixelFormat,
@@ -282,10 +276,26 @@ public struct SettingsAssistant: Sendable {
         return ToneMapping(transfer: range, sourcePrimaries: source.colorPrimaries, sourceMatrix: source.colorMatrix, sourceRange: source.colorRange, peakLuminance: peak)
     }
 
-    /// HEVC keeps the source's bit depth (10 bits for anything deeper, and for HDR) and its chroma
-    /// format (`ChromaFormat`), where this encoder takes them.
-    private func hevcPixelFormat(source: FormatDescription, keepHDR: Bool, supported: [String],
-                                 decide: (String, String, String, String) -> Void) -> String {
+    /// `PixelFormatRule.eightBit420`: what every player of the codec takes.
+    private func eightBit420(source: FormatDescription, family: VideoFamily, decide: (String, String, String, String) -> Void) -> String {
+        let pixelFormat = "yuv420p"
+        let chroma = ChromaFormat.sourceName(source.pixelFormat).flatMap { $0 == "4:2:0" ? nil : $0 }
+        if source.isHighBitDepth || chroma != nil {
+            let what = [source.isHighBitDepth ? "\(source.bitDepth ?? 10)-bit" : nil, chroma].compactMap { $0 }.joined(separator: " ")
+            // The way out: a family that keeps depth and chroma.
+            let keeper = VideoFamily.all.first { $0.pixelFormats.keepsDepth }.map { ", or 'codec: \($0.codec.rawValue)'" } ?? ""
+            decide("pixel-format", pixelFormat, "pixel-format.\(family.codec.rawValue)-\(source.isHighBitDepth ? "8-bit" : "420")",
+                   "\(family.displayName) players expect 8-bit 4:2:0; the \(what) source is reduced (a 'pixel-format' keeps more\(keeper))")
+        } else {
+            decide("pixel-format", pixelFormat, "pixel-format.8-bit-420", "8-bit 4:2:0 plays everywhere")
+        }
+        return pixelFormat
+    }
+
+    /// `PixelFormatRule.keepDepthAndChroma`: the source's bit depth (10 bits for anything deeper,
+    /// and for HDR) and its chroma format (`ChromaFormat`), where this encoder takes them.
+    private func keptPixelFormat(source: FormatDescription, family: VideoFamily, encoder: String, tenBitProfile: String, keepHDR: Bool,
+                                 supported: [String], decide: (String, String, String, String) -> Void) -> String {
         let tenBit = source.isHighBitDepth || keepHDR
         let chroma = ChromaFormat.kept(from: source.pixelFormat) ?? 420
         let named = ChromaFormat.sourceName(source.pixelFormat)
@@ -293,20 +303,21 @@ public struct SettingsAssistant: Sendable {
         if chroma != 420 {
             guard supported.isEmpty || supported.contains(wanted) else {
                 let fallback = ChromaFormat.pixelFormat(chroma: 420, tenBit: tenBit)
-                decide("pixel-format", fallback, "pixel-format.hevc-420-only",
-                       "the source is \(named ?? ChromaFormat.name(chroma)), but this libx265 does not take \(wanted): made 4:2:0")
+                decide("pixel-format", fallback, "pixel-format.\(family.codec.rawValue)-420-only",
+                       "the source is \(named ?? ChromaFormat.name(chroma)), but this \(encoder) does not take \(wanted): made 4:2:0")
                 return fallback
             }
-            let how = named == ChromaFormat.name(chroma) ? "HEVC keeps it" : "HEVC has no \(named ?? "such") format: \(ChromaFormat.name(chroma)) holds every chroma sample"
+            let how = named == ChromaFormat.name(chroma) ? "\(family.displayName) keeps it"
+                : "\(family.displayName) has no \(named ?? "such") format: \(ChromaFormat.name(chroma)) holds every chroma sample"
             let depth = source.isHighBitDepth ? "\(source.bitDepth ?? 10)-bit " : ""
             decide("pixel-format", wanted, "pixel-format.keep-chroma",
                    "the source is \(depth)\(named ?? ChromaFormat.name(chroma)): \(how)" + (keepHDR && !source.isHighBitDepth ? " (in 10 bits for HDR)" : ""))
             return wanted
         }
         if source.isHighBitDepth {
-            decide("pixel-format", wanted, "pixel-format.keep-10-bit", "the source is \(source.bitDepth ?? 10)-bit and HEVC Main 10 keeps it")
+            decide("pixel-format", wanted, "pixel-format.keep-10-bit", "the source is \(source.bitDepth ?? 10)-bit and \(family.displayName) \(tenBitProfile) keeps it")
         } else if keepHDR {
-            decide("pixel-format", wanted, "pixel-format.hdr-10-bit", "HDR needs 10 bits: HEVC Main 10")
+            decide("pixel-format", wanted, "pixel-format.hdr-10-bit", "HDR needs 10 bits: \(family.displayName) \(tenBitProfile)")
         } else {
             decide("pixel-format", wanted, "pixel-format.8-bit-420", "8-bit 4:2:0 plays everywhere" + (named == nil && source.pixelFormat != nil ? " (the source's \(source.pixelFormat!) is made Y'CbCr 4:2:0)" : ""))
         }
@@ -413,13 +424,13 @@ public struct SettingsAssistant: Sendable {
         func decide(_ setting: String, _ value: String, _ rule: String, _ reason: String) {
             decisions.append(Decision(setting: setting, value: value, rule: rule, reason: reason))
         }
-        let codec = s.codec ?? .aac
-        if s.codec == nil { decide("codec", "aac", "audio-codec.default", "AAC plays everywhere MP4 does") }
+        let codec = s.codec ?? AudioFamily.default.codec
+        if s.codec == nil { decide("codec", codec.rawValue, "audio-codec.default", "\(AudioFamily.default.displayName) plays everywhere MP4 does") }
         else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
-        guard codec != .copy else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
-        let encoder = "aac"
+        guard let family = AudioFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
+        let encoder = family.encoder { capabilities($0) != nil }
 
-        let rate = try sampleRate(source: source, settings: s, encoder: encoder, decide: decide)
+        let rate = try sampleRate(source: source, settings: s, family: family, encoder: encoder, decide: decide)
 
         let maxChannels = s.channels ?? Self.defaultMaxChannels
         let srcChannels = max(1, source.channels)
@@ -455,32 +466,6 @@ public struct SettingsAssistant: Sendable {
         return ResolvedAudioSettings(codec: codec, encoderName: encoder, sampleRate: rate, channels: channels,
                                      channelLayout: layout, bitrate: bitrate, codecOptions: s.codecOptions,
                                      decisions: decisions)
-    }
-
-    /// The value of `key` in an x265-params string (`a=1:b=2`), as x265 reads it (the last one wins).
-    static func x265Param(_ key: String, in params: String?) -> String? {
-        params?.split(separator: ":").compactMap { entry -> String? in
-            let kv = entry.split(separator: "=", maxSplits: 1)
-            return kv.count == 2 && kv[0] == key ? String(kv[1]) : nil
-        }.last
-    }
-
-    /// The lowest profile that carries the pixel format's bit depth and chroma: a profile too
-    /// small is refused by the encoder (10-bit 4:2:2 H.264 needs High 4:2:2, not High 10).
-    static func profile(codec: VideoCodec, pixelFormat: String) -> String {
-        let depth = pixelFormatBitDepth(pixelFormat), chroma = pixelFormatChroma(pixelFormat)
-        if codec == .hevc {
-            switch chroma {
-            case 444: return depth <= 8 ? "main444-8" : depth <= 10 ? "main444-10" : "main444-12"
-            case 422: return depth <= 10 ? "main422-10" : "main422-12"
-            default: return depth <= 8 ? "main" : depth <= 10 ? "main10" : "main12"
-            }
-        }
-        switch chroma {
-        case 444: return "high444"
-        case 422: return depth <= 10 ? "high422" : "high444"
-        default: return depth <= 8 ? "high" : depth <= 10 ? "high10" : "high444"
-        }
     }
 
     /// FFmpeg's standard layout for a channel count (what `av_channel_layout_default` gives), by
@@ -530,6 +515,3 @@ private func boxText(_ s: VideoSettings) -> String {
     "the \(s.width.map(String.init) ?? "any")x\(s.height.map(String.init) ?? "any") box"
 }
 
-func formatNumber(_ d: Double) -> String {
-    d == d.rounded() ? String(Int(d)) : String(d)
-}

@@ -32,12 +32,10 @@ struct SlowMotionPicker {
     /// NAL headers).
     init(piece: SlowMotionPiece, segment: TimeSegment, codecName: String, extradata: [UInt8], selective: Bool,
          file: String) throws(MediaError) {
-        switch codecName {
-        case "h264": codec = .h264
-        case "hevc": codec = .hevc
-        default:
+        guard let syntax = VideoFamily.of(streamCodec: codecName)?.frames else {
             throw MediaError(.unsupported, "its video is \(codecName): a phone's slow motion is read from the temporal layers of H.264 and HEVC only", file: file)
         }
+        codec = syntax
         framing = SlowMotionLayer.framing(codec: codec, extradata: extradata)
         self.piece = piece
         self.segment = segment

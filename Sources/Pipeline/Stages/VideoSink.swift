@@ -89,18 +89,10 @@ final class VideoSink: SinkStage {
                                               metadata: track.outputMetadata)
     }
 
+    /// The encoder's options (`VideoFamily.options`), in a stable order.
     static func encoderOptions(_ s: ResolvedVideoSettings) -> [(String, String)] {
         var opts = s.codecOptions
-        if let q = s.quality, opts["crf"] == nil { opts["crf"] = formatNumber(q) }
-        if s.encoderName == "libx265" {
-            // x265 prints its own banner on stderr unless told; keep the terminal for our progress.
-            var params = opts["x265-params"].map { [$0] } ?? []
-            if !(opts["x265-params"] ?? "").contains("log-level") { params.append("log-level=error") }
-            if let l = s.encoderLevel, SettingsAssistant.x265Param("level-idc", in: opts["x265-params"]) == nil { params.append("level-idc=\(l)") }
-            opts["x265-params"] = params.joined(separator: ":")
-        } else if let l = s.encoderLevel, opts["level"] == nil {
-            opts["level"] = l
-        }
+        if let family = VideoFamily.of(encoder: s.encoderName) { opts = family.options(opts, quality: s.quality, level: s.encoderLevel) }
         return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
@@ -122,7 +114,7 @@ final class VideoSink: SinkStage {
         }
         frame.pts = pts
         frame.clearPictureType()
-        // Kept fields: x264 codes each picture by the field order it states, whatever a scaler left.
+        // Kept fields: the encoder codes each picture by the field order it states, whatever a scaler left.
         if let o = settings.fieldOrder { frame.markInterlaced(topFieldFirst: o.topFieldFirst) }
         if duration > 0 { pendingDurations[pts] = duration }
         unitsOut += 1

@@ -382,7 +382,7 @@ struct Parser {
                     p.audio.codec = c
                     p.audioOnlyKeys.append((key, keyMark))
                 } else {
-                    error(value.mark, "'codec' must be one of h264, hevc, aac, copy, not \(value.kindDescription)")
+                    error(value.mark, "'codec' must be one of \(recipeCodecNames.joined(separator: ", ")), not \(value.kindDescription)")
                 }
             case .bitrate:
                 if let b = bitrate(value, key) { p.video.bitrate = b; p.audio.bitrate = b }
@@ -421,8 +421,9 @@ struct Parser {
                 }
                 p.video.frameRatePolicy = policy
             case .quality:
-                guard let s = value.scalar, let q = Double(s), q >= 0, q <= 51 else {
-                    error(value.mark, "'quality' must be a number from 0 (best) to 51 (smallest), not \(value.kindDescription)")
+                let scale = VideoFamily.qualityBounds
+                guard let s = value.scalar, let q = Double(s), scale.contains(q) else {
+                    error(value.mark, "'quality' must be a number from \(formatNumber(scale.lowerBound)) (best) to \(formatNumber(scale.upperBound)) (smallest), not \(value.kindDescription)")
                     continue
                 }
                 p.video.quality = q

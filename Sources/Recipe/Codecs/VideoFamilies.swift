@@ -1,0 +1,66 @@
+/// The video rows: Debian 12's FFmpeg 5.1 encoders.
+extension VideoFamily {
+    /// x264's and x265's presets, fastest first.
+    private static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+
+    public static let h264 = VideoFamily(
+        codec: .h264, streamCodec: "h264", displayName: "H.264", library: "x264",
+        encoders: ["libx264"],
+        quality: QualityScale(option: "crf", range: 0...51, defaultValue: 23),
+        speed: NamedOption(option: "preset", names: x26xPresets),
+        tune: NamedOption(option: "tune", names: ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]),
+        profiles: [
+            Profile("baseline", depth: 8, chroma: 420), Profile("main", depth: 8, chroma: 420), Profile("high", depth: 8, chroma: 420),
+            Profile("high10", depth: 10, chroma: 420), Profile("high422", depth: 10, chroma: 422), Profile("high444", depth: 14, chroma: 444),
+        ],
+        automaticProfiles: ["high", "high10", "high422", "high444"],
+        levels: .macroblocks([
+            ("1", 1485, 99), ("1b", 1485, 99), ("1.1", 3000, 396), ("1.2", 6000, 396), ("1.3", 11880, 396),
+            ("2", 11880, 396), ("2.1", 19800, 792), ("2.2", 20250, 1620), ("3", 40500, 1620),
+            ("3.1", 108000, 3600), ("3.2", 216000, 5120), ("4", 245760, 8192), ("4.1", 245760, 8192),
+            ("4.2", 522240, 8704), ("5", 589824, 22080), ("5.1", 983040, 36864), ("5.2", 2073600, 36864),
+            ("6", 4177920, 139264), ("6.1", 8355840, 139264), ("6.2", 16711680, 139264),
+        ]),
+        levelSignalling: .option("level"),
+        parameters: ParameterString(option: "x264-params", aliases: ["x264opts"], quiet: nil),
+        hdr: HDRSignalling(masteringDisplay: "mastering-display", contentLightLevel: "cll"),
+        pixelFormats: .eightBit420,
+        codesFields: true,
+        frames: .h264,
+        guessesShortEncodeDTS: false)
+
+    public static let hevc = VideoFamily(
+        codec: .hevc, streamCodec: "hevc", displayName: "HEVC", library: "x265",
+        encoders: ["libx265"],
+        quality: QualityScale(option: "crf", range: 0...51, defaultValue: 28),
+        speed: NamedOption(option: "preset", names: x26xPresets),
+        tune: NamedOption(option: "tune", names: ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]),
+        profiles: [
+            Profile("main", depth: 8, chroma: 420), Profile("main-intra", depth: 8, chroma: 420),
+            Profile("mainstillpicture", depth: 8, chroma: 420), Profile("msp", depth: 8, chroma: 420),
+            Profile("main10", depth: 10, chroma: 420), Profile("main10-intra", depth: 10, chroma: 420),
+            Profile("main12", depth: 12, chroma: 420), Profile("main12-intra", depth: 12, chroma: 420),
+            Profile("main422-10", depth: 10, chroma: 422), Profile("main422-10-intra", depth: 10, chroma: 422),
+            Profile("main422-12", depth: 12, chroma: 422), Profile("main422-12-intra", depth: 12, chroma: 422),
+            Profile("main444-8", depth: 8, chroma: 444), Profile("main444-intra", depth: 8, chroma: 444),
+            Profile("main444-stillpicture", depth: 8, chroma: 444),
+            Profile("main444-10", depth: 10, chroma: 444), Profile("main444-10-intra", depth: 10, chroma: 444),
+            Profile("main444-12", depth: 12, chroma: 444), Profile("main444-12-intra", depth: 12, chroma: 444),
+            Profile("main444-16-intra", depth: 16, chroma: 444), Profile("main444-16-stillpicture", depth: 16, chroma: 444),
+        ],
+        automaticProfiles: ["main", "main10", "main12", "main422-10", "main422-12", "main444-8", "main444-10", "main444-12"],
+        levels: .lumaSamples([
+            ("1", 36864, 552960), ("2", 122880, 3686400), ("2.1", 245760, 7372800),
+            ("3", 552960, 16588800), ("3.1", 983040, 33177600), ("4", 2228224, 66846720),
+            ("4.1", 2228224, 133693440), ("5", 8912896, 267386880), ("5.1", 8912896, 534773760),
+            ("5.2", 8912896, 1069547520), ("6", 35651584, 1069547520), ("6.1", 35651584, 2139095040),
+            ("6.2", 35651584, 4278190080),
+        ]),
+        levelSignalling: .parameterWhenAsked("level-idc"),
+        parameters: ParameterString(option: "x265-params", aliases: [], quiet: (key: "log-level", value: "error")),
+        hdr: HDRSignalling(masteringDisplay: "master-display", contentLightLevel: "max-cll"),
+        pixelFormats: .keepDepthAndChroma(tenBitProfile: "Main 10"),
+        codesFields: false,
+        frames: .hevc,
+        guessesShortEncodeDTS: true)
+}

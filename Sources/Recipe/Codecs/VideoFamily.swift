@@ -1,0 +1,228 @@
+/// Everything particular to one video encoder family, in one row: what a recipe calls it, the
+/// encoders that make it, how its quality, speed, profiles and levels are asked for, how it
+/// carries HDR, and how its compressed frames are read. The settings assistant, the encoder and
+/// the readers ask the row; adding a codec is adding a row to `VideoFamily.all`.
+/// FFmpeg-free (names and numbers only), so that recipes are checked against it too.
+public struct VideoFamily: Sendable {
+    /// The recipe's name for it (`codec: hevc`).
+    public let codec: VideoCodec
+    /// FFmpeg's name for its streams (a track's `format.codec`).
+    public let streamCodec: String
+    /// As people write it: `H.264`.
+    public let displayName: String
+    /// The encoder library's own name, as its messages (and ours about it) call it: `x264`.
+    public let library: String
+    /// FFmpeg's encoders for it, preferred first.
+    public let encoders: [String]
+    public let quality: QualityScale
+    /// The speed option (x264's `preset`) and its names, fastest first.
+    public let speed: NamedOption
+    /// The tuning option (x264's `tune`) and its names.
+    public let tune: NamedOption
+    /// Every profile the encoder has, with the most it carries.
+    public let profiles: [Profile]
+    /// The profiles the assistant chooses from, in order: the first that carries the pixel
+    /// format (else the first of the deepest that carries its chroma).
+    public let automaticProfiles: [String]
+    public let levels: LevelTable
+    public let levelSignalling: LevelSignalling
+    /// The encoder's own parameter string (`x265-params`).
+    public let parameters: ParameterString
+    /// Its keys for HDR10 static metadata in the parameter string (written as SEI).
+    public let hdr: HDRSignalling
+    public let pixelFormats: PixelFormatRule
+    /// Codes interlaced pictures as fields (`deinterlace: off`).
+    public let codesFields: Bool
+    /// How passthrough and selective decode read its compressed frames.
+    public let frames: FrameSyntax
+    /// The encoder stamps decode times it has not measured on an encode of 1 or 2 pictures
+    /// (x265: dts = pts − a B-frame delay known only after more pictures than that delay); two
+    /// pictures cannot be reordered, so their decode times are their presentation times.
+    public let guessesShortEncodeDTS: Bool
+
+    /// Options whose values are names the library checks itself (printing its own line on
+    /// stderr for one it does not know): checked first, the nearest name suggested.
+    public var namedOptions: [NamedOption] { [speed, tune] }
+
+    /// The rows, the default first.
+    public static let all: [VideoFamily] = [.h264, .hevc]
+    /// What a recipe that names no codec gets.
+    public static var `default`: VideoFamily { all[0] }
+
+    /// The qualities some family takes: what a recipe's `quality` is checked against before its
+    /// codec is known (a preset may name it).
+    public static var qualityBounds: ClosedRange<Double> {
+        all.map(\.quality.range.lowerBound).min()!...all.map(\.quality.range.upperBound).max()!
+    }
+
+    /// The row of a recipe's codec; nil for `copy`.
+    public static func of(_ codec: VideoCodec) -> VideoFamily? { all.first { $0.codec == codec } }
+    /// The row whose streams FFmpeg calls `name` (`h264`); nil for codecs with no row.
+    public static func of(streamCodec name: String) -> VideoFamily? { all.first { $0.streamCodec == name } }
+    /// The row of FFmpeg's encoder `name` (`libx265`); nil for encoders with no row.
+    public static func of(encoder name: String) -> VideoFamily? { all.first { $0.encoders.contains(name) } }
+
+    /// The first of its encoders that `isAvailable` says this FFmpeg has, else the preferred one
+    /// (whose absence is then reported by whoever opens it).
+    public func encoder(where isAvailable: (String) -> Bool) -> String {
+        encoders.first(where: isAvailable) ?? encoders[0]
+    }
+
+    /// The level asked among the codec options (x264's `level`, x265's `level-idc` parameter).
+    public func level(in codecOptions: [String: String]) -> String? {
+        switch levelSignalling {
+        case .option(let key): return codecOptions[key]
+        case .parameterWhenAsked(let key): return parameters.value(of: key, in: codecOptions)
+        }
+    }
+
+    /// `codecOptions` with the quality and the level the encoder is told added as this family
+    /// asks for them (where the options do not set them already), and the parameter string's
+    /// quiet entry.
+    public func options(_ codecOptions: [String: String], quality: Double?, level: String?) -> [String: String] {
+        var opts = codecOptions
+        if let q = quality, opts[self.quality.option] == nil { opts[self.quality.option] = formatNumber(q) }
+        var entries: [String] = []
+        switch levelSignalling {
+        case .option(let key):
+            if let l = level, opts[key] == nil { opts[key] = l }
+        case .parameterWhenAsked(let key):
+            if let l = level, parameters.value(of: key, in: opts) == nil { entries.append("\(key)=\(l)") }
+        }
+        return parameters.adding(entries, to: opts)
+    }
+
+    /// The lowest of `automaticProfiles` that carries `depth`-bit samples at `chroma` (444,
+    /// 422, 420); where none carries the depth, the first of the deepest that carries the chroma.
+    public func automaticProfile(depth: Int, chroma: Int) -> String {
+        let carriers = automaticProfiles.compactMap { name in profiles.first { $0.name == name } }.filter { $0.chroma >= chroma }
+        if let fit = carriers.first(where: { $0.depth >= depth }) { return fit.name }
+        let deepest = carriers.map(\.depth).max()
+        return carriers.first { $0.depth == deepest }?.name ?? automaticProfiles[automaticProfiles.count - 1]
+    }
+}
+
+/// Constant quality: the encoder's option, the values it takes (lower is better) and the default.
+public struct QualityScale: Sendable {
+    /// The encoder option the recipe's `quality` becomes (x264's `crf`).
+    public let option: String
+    public let range: ClosedRange<Double>
+    public let defaultValue: Double
+}
+
+/// A number as a recipe writes it: `23`, `23.5`.
+public func formatNumber(_ d: Double) -> String {
+    d == d.rounded() ? String(Int(d)) : String(d)
+}
+
+/// An option whose value is one of a list of names.
+public struct NamedOption: Sendable {
+    public let option: String
+    public let names: [String]
+}
+
+/// A profile and the most it carries: bits per sample and chroma (444, 422, 420).
+public struct Profile: Sendable {
+    public let name: String
+    public let depth: Int
+    public let chroma: Int
+
+    public init(_ name: String, depth: Int, chroma: Int) {
+        self.name = name; self.depth = depth; self.chroma = chroma
+    }
+}
+
+/// The levels of a codec's Annex A, by what each limits.
+public enum LevelTable: Sendable {
+    /// (name, max macroblocks per second, max frame size in macroblocks): H.264.
+    case macroblocks([(name: String, perSecond: Int64, perFrame: Int64)])
+    /// (name, max luma picture size, max luma samples per second): HEVC.
+    case lumaSamples([(name: String, perFrame: Int64, perSecond: Int64)])
+
+    public var names: [String] {
+        switch self {
+        case .macroblocks(let rows): return rows.map(\.name)
+        case .lumaSamples(let rows): return rows.map(\.name)
+        }
+    }
+}
+
+/// How the encoder is told the level.
+public enum LevelSignalling: Sendable {
+    /// By its option of this name, asked or worked out from size and rate (x264's `level`).
+    case option(String)
+    /// By this key of its parameter string, and only when asked: it signals the lowest level
+    /// itself, and a level it is told makes it cap a quality-coded stream's rate (x265's
+    /// `level-idc`: slower, and not the same bits run to run).
+    case parameterWhenAsked(String)
+
+    /// The encoder is told only an asked level (and signals the lowest one itself).
+    public var isToldOnlyWhenAsked: Bool {
+        if case .parameterWhenAsked = self { return true }
+        return false
+    }
+}
+
+/// The encoder's own `key=value:key=value` parameter string.
+public struct ParameterString: Sendable {
+    /// Its option, and other options the encoder reads the same way (x264's `x264opts`).
+    public let option: String
+    public let aliases: [String]
+    /// The entry without which the library prints its banner on stderr (x265's log level):
+    /// every encoder the lanes open gets it unless the recipe's string sets that key.
+    public let quiet: (key: String, value: String)?
+
+    /// The value of `key` in the options' parameter string, as the library reads it (the last
+    /// one wins).
+    public func value(of key: String, in codecOptions: [String: String]) -> String? {
+        codecOptions[option]?.split(separator: ":").compactMap { entry -> String? in
+            let kv = entry.split(separator: "=", maxSplits: 1)
+            return kv.count == 2 && kv[0] == key ? String(kv[1]) : nil
+        }.last
+    }
+
+    /// `options` with `entries` (`key=value`) added to the end of its parameter string, and the
+    /// quiet entry where the string does not mention its key.
+    public func adding(_ entries: [String], to options: [String: String]) -> [String: String] {
+        var parts = options[option].map { [$0] } ?? []
+        if let quiet, !(options[option] ?? "").contains(quiet.key) { parts.append("\(quiet.key)=\(quiet.value)") }
+        parts += entries
+        guard !parts.isEmpty else { return options }
+        var out = options
+        out[option] = parts.joined(separator: ":")
+        return out
+    }
+}
+
+/// The parameter-string keys HDR10 static metadata is written under (the values are
+/// `MasteringDisplay.encoderParameter` and `ContentLightLevel.encoderParameter`).
+public struct HDRSignalling: Sendable {
+    public let masteringDisplay: String
+    public let contentLightLevel: String
+}
+
+/// How the assistant picks a pixel format where the recipe names none.
+public enum PixelFormatRule: Sendable {
+    /// 8-bit 4:2:0 always (what every player of the codec takes); HDR is tone-mapped.
+    case eightBit420
+    /// The source's chroma format and depth (10 bits for anything deeper, and for HDR), where
+    /// the encoder takes them; `tenBitProfile` is said in the plan (`Main 10`).
+    case keepDepthAndChroma(tenBitProfile: String)
+
+    /// Whether the source's depth is kept (and an HDR source stays HDR, in 10 bits) without a
+    /// pixel format asked for.
+    public var keepsDepth: Bool {
+        if case .keepDepthAndChroma = self { return true }
+        return false
+    }
+}
+
+/// The bitstream syntax of a codec's compressed frames, which says how its frames are read
+/// without decoding: which ones nothing references (selective decode, trimming), which temporal
+/// layer a frame is in (slow motion), which profile its headers state.
+public enum FrameSyntax: Sendable {
+    /// H.264's NAL units: nal_ref_idc 0 marks a picture nothing references.
+    case h264
+    /// HEVC's NAL units: sub-layer non-reference types in the highest temporal layer.
+    case hevc
+}

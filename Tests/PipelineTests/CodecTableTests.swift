@@ -1,0 +1,133 @@
+@testable import Pipeline
+import Recipe
+import Testing
+
+/// The codec table (`VideoFamily`, `AudioFamily`): every row is whole and true of this FFmpeg
+/// build, and what the assistant and the encoder do comes from the row.
+@Suite("Codec table")
+struct CodecTableTests {
+    @Test("every codec a recipe names has exactly one row, and no two rows share a stream name or an encoder")
+    func oneRowPerCodec() {
+        for codec in VideoCodec.allCases where codec != .copy {
+            #expect(VideoFamily.all.filter { $0.codec == codec }.count == 1, "\(codec)")
+        }
+        for codec in AudioCodec.allCases where codec != .copy {
+            #expect(AudioFamily.all.filter { $0.codec == codec }.count == 1, "\(codec)")
+        }
+        #expect(Set(VideoFamily.all.map(\.streamCodec)).count == VideoFamily.all.count)
+        let encoders = VideoFamily.all.flatMap(\.encoders) + AudioFamily.all.flatMap(\.encoders)
+        #expect(Set(encoders).count == encoders.count)
+        #expect(recipeCodecNames == ["h264", "hevc", "aac", "copy"])
+    }
+
+    @Test("each video row is whole: its default quality within its range, its profiles, levels and names consistent",
+          arguments: VideoFamily.all.map(\.codec))
+    func videoRowInvariants(_ codec: VideoCodec) throws {
+        let row = try #require(VideoFamily.of(codec))
+        #expect(row.quality.range.contains(row.quality.defaultValue))
+        #expect(VideoFamily.qualityBounds.lowerBound <= row.quality.range.lowerBound
+                && row.quality.range.upperBound <= VideoFamily.qualityBounds.upperBound)
+        #expect(!row.encoders.isEmpty)
+        let profiles = row.profiles.map(\.name)
+        #expect(Set(profiles).count == profiles.count)
+        for name in row.automaticProfiles { #expect(profiles.contains(name), "\(name)") }
+        // The automatic profile for every format the assistant makes carries it.
+        for (depth, chroma) in [(8, 420), (10, 420), (8, 422), (10, 422), (8, 444), (10, 444)] {
+            let name = row.automaticProfile(depth: depth, chroma: chroma)
+            let p = try #require(row.profiles.first { $0.name == name })
+            #expect(p.depth >= depth && p.chroma >= chroma, "\(name) for \(depth)-bit \(chroma)")
+        }
+        #expect(row.namedOptions.contains { $0.option == row.speed.option })
+        for o in row.namedOptions { #expect(!o.names.isEmpty && Set(o.names).count == o.names.count, "\(o.option)") }
+        #expect(Set(row.levels.names).count == row.levels.names.count)
+        #expect(row.quality.option != row.parameters.option)
+    }
+
+    @Test("each row's encoder is in this FFmpeg and has the row's options: quality, speed, tune, parameter string with its HDR keys and level",
+          arguments: VideoFamily.all.map(\.codec))
+    func videoRowOptionsAreTheEncoders(_ codec: VideoCodec) throws {
+        let row = try #require(VideoFamily.of(codec))
+        let encoder = row.encoder(where: CodecSupport.canEncode)
+        #expect(CodecSupport.canEncode(encoder))
+        var c = EncoderConfiguration(codecName: encoder, timeBase: TimeBase(num: 1, den: 25))
+        (c.width, c.height, c.frameRate) = (64, 64, FrameRate(frames: 25))
+        c.setPixelFormat(named: "yuv420p")
+        // BT.2020 primaries, D65, 0.005–1000 cd/m² (in SEI units: 0.00002 and 0.0001 cd/m²).
+        c.masteringDisplay = MasteringDisplay(red: .init(35400, 14600), green: .init(8500, 39850), blue: .init(6550, 2300),
+                                              whitePoint: .init(15635, 16450), minLuminance: 50, maxLuminance: 10_000_000)
+        c.contentLightLevel = ContentLightLevel(maxCLL: 1000, maxFALL: 400)
+        let level = Levels.lowest(row, width: 64, height: 64, rate: FrameRate(frames: 25))
+        let options = row.options([row.speed.option: row.speed.names[0], row.tune.option: row.tune.names[0]],
+                                  quality: row.quality.defaultValue, level: level)
+        c.options = options.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        #expect(options[row.quality.option] == formatNumber(row.quality.defaultValue))
+        // Opened without a refusal: every name the row gives is the encoder's (an unknown one is
+        // a settings error, an unparsed parameter-string entry too).
+        _ = try Encoder(c)
+        let params = c.optionsWithHDR.first { $0.0 == row.parameters.option }?.1 ?? ""
+        #expect(params.contains("\(row.hdr.masteringDisplay)=") && params.contains("\(row.hdr.contentLightLevel)="), "\(params)")
+    }
+
+    @Test("each audio row: its encoder is in this FFmpeg, its fallback rates include 48 and 44.1 kHz")
+    func audioRows() {
+        for row in AudioFamily.all {
+            #expect(CodecSupport.canEncode(row.encoder(where: CodecSupport.canEncode)))
+            #expect(row.sampleRates.contains(48000) && row.sampleRates.contains(44100))
+        }
+    }
+
+    @Test("the assistant takes the encoder, default quality, profile and level signalling from the row",
+          arguments: VideoFamily.all.map(\.codec))
+    func assistantAsksTheRow(_ codec: VideoCodec) throws {
+        let row = try #require(VideoFamily.of(codec))
+        let source = SettingsAssistantTests.video(1920, 1080)
+        // Where this FFmpeg has none of the row's encoders, the preferred one is named (and
+        // refused when opened); otherwise the first it has.
+        let none = SettingsAssistant { _ in nil }
+        #expect(try none.video(source: source, settings: VideoSettings(codec: codec)).encoderName == row.encoders[0])
+        let r = try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec))
+        #expect(r.encoderName == row.encoder(where: CodecSupport.canEncode))
+        #expect(r.quality == row.quality.defaultValue)
+        #expect(r.decision("quality")?.reason == "\(r.encoderName)'s default constant quality (\(row.quality.option.uppercased()))")
+        #expect(r.profile == row.automaticProfile(depth: 8, chroma: 420))
+        #expect(r.level == Levels.lowest(row, width: 1920, height: 1080, rate: FrameRate(frames: 30)))
+        switch row.levelSignalling {
+        case .option(let key):
+            #expect(r.encoderLevel == r.level)
+            #expect(VideoSink.encoderOptions(r).first { $0.0 == key }?.1 == r.level)
+        case .parameterWhenAsked:
+            #expect(r.encoderLevel == nil)
+        }
+        let unnamed = try SettingsAssistant.system.video(source: source, settings: VideoSettings())
+        #expect(unnamed.codec == VideoFamily.default.codec && unnamed.encoderName == VideoFamily.default.encoder(where: CodecSupport.canEncode))
+    }
+
+    @Test("automatic profiles: the lowest that carries the format, else the first of the deepest that carries its chroma")
+    func automaticProfiles() {
+        let h264 = VideoFamily.h264, hevc = VideoFamily.hevc
+        #expect([8, 10, 12, 16].map { h264.automaticProfile(depth: $0, chroma: 420) } == ["high", "high10", "high444", "high444"])
+        #expect([8, 10, 12].map { h264.automaticProfile(depth: $0, chroma: 422) } == ["high422", "high422", "high444"])
+        #expect([8, 10, 12, 16].map { hevc.automaticProfile(depth: $0, chroma: 420) } == ["main", "main10", "main12", "main12"])
+        #expect([8, 10, 12, 16].map { hevc.automaticProfile(depth: $0, chroma: 422) } == ["main422-10", "main422-10", "main422-12", "main422-12"])
+        #expect([8, 10, 12, 16].map { hevc.automaticProfile(depth: $0, chroma: 444) } == ["main444-8", "main444-10", "main444-12", "main444-12"])
+    }
+
+    @Test("an option the chosen encoder does not have, and a speed name it does not know, are refused with the nearest name",
+          arguments: VideoFamily.all.map(\.codec))
+    func nearestNameThroughTheRow(_ codec: VideoCodec) throws {
+        let row = try #require(VideoFamily.of(codec))
+        let source = SettingsAssistantTests.video(320, 240)
+        func refusal(_ options: [String: String]) throws -> MediaError? {
+            let r = try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec, codecOptions: options))
+            do { _ = try Encoder(EncoderConfiguration.standIn(r)); return nil } catch { return error }
+        }
+        let encoder = row.encoder(where: CodecSupport.canEncode)
+        let option = try #require(try refusal([row.speed.option + "t": row.speed.names[0]]))
+        #expect(option.message == "the \(encoder) encoder has no option '\(row.speed.option)t' (did you mean '\(row.speed.option)'?)")
+        #expect(option.setting == "codec-options.\(row.speed.option)t")
+        let wanted = row.speed.names[4]
+        let name = try #require(try refusal([row.speed.option: wanted + "t"]))
+        #expect(name.message == "the \(encoder) encoder has no \(row.speed.option) '\(wanted)t' (did you mean '\(wanted)'?) (it has \(row.speed.names.joined(separator: ", ")))")
+        #expect(name.setting == "codec-options.\(row.speed.option)")
+    }
+}
