@@ -77,8 +77,6 @@ func printed(_ status: Int32, what: String = "the output") -> Int32 {
     }
 }
 
-// Before anything allocates much: freed large blocks go back to the system (MallocThreshold).
-MallocThreshold.fix()
 // First of all: a termination signal that comes from here on waits for its listener, so every
 // way out answers it (with --json, with its one JSON object).
 TerminationSignals.hold()

@@ -44,8 +44,12 @@ public enum AddressSpaceReserve {
         munmap(UnsafeMutableRawPointer(bitPattern: address), parachuteSize)
     }
 
+    /// mallopt(M_ARENA_MAX, 1); malloc.h is not in Swift's Glibc module.
     private static func oneArena() {
-        _ = GlibcMalloc.set(GlibcMalloc.arenaMax, 1)
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let M_ARENA_MAX: Int32 = -8
+        guard let f = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }  // RTLD_DEFAULT
+        _ = unsafeBitCast(f, to: Mallopt.self)(M_ARENA_MAX, 1)
     }
 
     /// The process's mapped size (VmSize), in bytes.
