@@ -72,6 +72,11 @@ struct BatchOutputsTests {
         let first = try batch(r, input: dir.file("in"), output: dir.file("out"))
         #expect((first["converted"] as? [String])?.sorted() == ["a.mp4", "b.mp4", "day1/c.mov"])
         #expect(files(dir.file("out")) == (Self.outputs("a") + Self.outputs("b") + Self.outputs("day1/c")).sorted())
+        // The second output takes no sound: said per source, naming that output.
+        let warnings = try #require(first["warnings"] as? [[String: Any]])
+        #expect(warnings.map { "\($0["source"] ?? "") \($0["output"] ?? "") \($0["track"] ?? "")" }.sorted()
+                == ["a.mp4 a-b.mkv 1", "b.mp4 b-b.mkv 1", "day1/c.mov day1/c-b.mkv 1"])
+        #expect(warnings.allSatisfy { ($0["message"] as? String)?.hasSuffix("is not written: no writer input takes it") == true }, "\(warnings)")
         for stem in ["a", "b", "day1/c"] {
             for o in Self.outputs(stem) { try expectMade(dir.file("out/" + o)) }
         }
@@ -87,6 +92,7 @@ struct BatchOutputsTests {
                 #expect(o.size == made.size && o.mtime.map { SourceIdentity.sameTime($0, made.mtime) } == true, "\(o)")
             }
             #expect(mine.first?.outputs?.allSatisfy { $0.size == nil && $0.mtime == nil } == true)
+            #expect(mine.last?.warnings?.count == 1 && mine.last?.warnings?.first?.hasPrefix("output \(stem)-b.mkv: track #1: audio ") == true, "\(mine)")
         }
         let journal = try String(contentsOfFile: F.journal(dir.file("out"), host: "host-a"), encoding: .utf8)
         let second = try batch(r, input: dir.file("in"), output: dir.file("out"))
