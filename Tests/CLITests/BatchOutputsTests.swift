@@ -209,6 +209,40 @@ struct BatchOutputsTests {
         #expect(second["converted"] as? [String] == [] && second["alreadyDone"] as? Int == 2)
     }
 
+    @Test("another host's live conversion: the temp file of its second output, unchanged past --claim-timeout, stays while the claim (named by the first output) beats; once the claim is dead, it goes")
+    func liveTempOfSecondOutput() throws {
+        let dir = Scratch()
+        try F.folder(dir.file("in"), ["a.mp4"])
+        let r = try recipe(dir)
+        let claims = dir.file("out/.reencode/claims")
+        try FileManager.default.createDirectory(atPath: claims, withIntermediateDirectories: true)
+        let claim = claims + "/" + FNV1a.hex("a-a.mp4") + ".claim"
+        try #"{"host":"elsewhere","pid":1,"token":"t","started":"x","source":"a.mp4"}"#.write(toFile: claim, atomically: true, encoding: .utf8)
+        // Its `started` line, written before any of its outputs could exist, names them all.
+        let started: [String: Any] = ["seq": 1, "time": "2026-11-28T00:00:00Z", "source": "a.mp4", "size": 1, "mtime": 1, "fingerprint": "f",
+                                      "recipe": "r", "status": "started", "attempt": 1, "host": "elsewhere", "pid": 1, "output": "a-a.mp4",
+                                      "outputs": Self.outputs("a").map { ["path": $0] }]
+        var line = try JSONSerialization.data(withJSONObject: started, options: [.sortedKeys])
+        line.append(UInt8(ascii: "\n"))
+        try line.write(to: URL(fileURLWithPath: dir.file("out/.reencode/ledger-elsewhere.jsonl")))
+        let temp = dir.file("out/.a-b.mkv.reencode-tmp-elsewhere-1-tok")
+        try Data("half an mkv".utf8).write(to: URL(fileURLWithPath: temp))
+        func run() throws -> [String: Any] {
+            try batch(r, input: dir.file("in"), output: dir.file("out"), ["--claim-timeout", "1", "--jobs", "1"])
+        }
+        #expect(try run()["claimedElsewhere"] as? [String] == ["a.mp4"])
+        // The claim beats; the temp file does not change (its writer waits for the others).
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: claim)
+        usleep(1_500_000)
+        let second = try run()
+        #expect(second["claimedElsewhere"] as? [String] == ["a.mp4"] && second["removedTempFiles"] as? Int == 0, "\(second)")
+        #expect(FileManager.default.fileExists(atPath: temp), "a live conversion's temp file was removed")
+        usleep(1_500_000)
+        let third = try run()
+        #expect(third["converted"] as? [String] == ["a.mp4"] && third["removedTempFiles"] as? Int == 1, "\(third)")
+        #expect(!FileManager.default.fileExists(atPath: temp))
+    }
+
     @Test("two sources share one output (the poster by {stem}, the media by {name}): the second in byte order is refused (73) naming it, nothing of it written")
     func sharedOutput() throws {
         let dir = Scratch()
