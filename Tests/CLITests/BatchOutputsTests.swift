@@ -124,12 +124,18 @@ struct BatchOutputsTests {
         #expect(third["converted"] as? [String] == [] && third["alreadyDone"] as? Int == 3)
     }
 
-    @Test("a file reencode batch did not make at one output path: that source is refused (73) and none of its outputs is written; --dry-run says so first")
-    func foreignFile() throws {
+    /// Sources a.mp4 and b.mp4, and a file of someone else's at `foreign` in the output folder.
+    func twoSources(foreign: String) throws -> Scratch {
         let dir = Scratch()
         try F.folder(dir.file("in"), ["a.mp4", "b.mp4"])
         try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
-        try Data("mine".utf8).write(to: URL(fileURLWithPath: dir.file("out/b-poster.jpg")))
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: dir.file("out/" + foreign)))
+        return dir
+    }
+
+    @Test("a file reencode batch did not make at one output path: that source is refused (73) and none of its outputs is written; --dry-run says so first")
+    func foreignFile() throws {
+        let dir = try twoSources(foreign: "b-poster.jpg")
         let r = try recipe(dir)
         let why = "its output b-poster.jpg already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
         let dry = try batch(r, input: dir.file("in"), output: dir.file("out"), ["--dry-run"])
@@ -147,10 +153,7 @@ struct BatchOutputsTests {
 
     @Test("a series of stills named once planned ({n}): a foreign file at its second still refuses the source (73), nothing of it written; its own stills are replaced when it converts again")
     func foreignStill() throws {
-        let dir = Scratch()
-        try F.folder(dir.file("in"), ["a.mp4", "b.mp4"])
-        try FileManager.default.createDirectory(atPath: dir.file("out"), withIntermediateDirectories: true)
-        try Data("mine".utf8).write(to: URL(fileURLWithPath: dir.file("out/b-2.jpg")))
+        let dir = try twoSources(foreign: "b-2.jpg")
         let r = try recipe(dir, Self.recipe.replacingOccurrences(of: "\"{stem}-poster.jpg\"", with: "\"{stem}-{n}.jpg\"")
                                          .replacingOccurrences(of: "at: 10%", with: "at: [10%, 50%]"))
         let run = try batch(r, input: dir.file("in"), output: dir.file("out"), status: 1)
