@@ -17,8 +17,8 @@ struct BatchCommand: Command {
         USAGE: \(usage)
 
         ARGUMENTS:
-          RECIPE                  The recipe (its output name is used; its folder is replaced by the
-                                  mirror of the source's folder under --output-dir).
+          RECIPE                  The recipe (each output's name is used; its folder is replaced by
+                                  the mirror of the source's folder under --output-dir).
 
         OPTIONS:
           --input-dir DIR         The folder tree to convert (links are not followed out of it).
@@ -205,10 +205,6 @@ struct BatchCommand: Command {
         do throws(RecipeErrors) { try RecipeCompiler.refuseUnsupportedComposition(recipe) } catch {
             return fail(ExitCode.invalidRecipe, error.diagnostics.map(\.description))
         }
-        // Its ledger knows one output per source; several from one read are `run`'s for now.
-        if let mark = recipe.outputsMark {
-            return fail(ExitCode.invalidRecipe, [recipe.diagnostic(mark, "batch writes one output per source, and this recipe writes \(recipe.outputs.count) ('outputs'): use 'run' for each file, or one recipe per output").description])
-        }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: inputDir, isDirectory: &isDir), isDir.boolValue else {
             return fail(ExitCode.noInput, ["error: \(inputDir): no such folder"])
@@ -299,7 +295,10 @@ struct BatchCommand: Command {
             writeOut(Self.summary(report))
             for f in report.failed { writeOut("  failed: \(line(f.source)) (exit \(f.exitCode)): \(line(f.error))") }
             for f in report.postponed { writeOut("  postponed: \(line(f.source)) (exit \(f.exitCode)): \(line(f.error))") }
-            for w in report.warnings { writeOut("  warning: \(line(w.notice.file ?? w.source)): \(line("\(w.notice)"))") }
+            for w in report.warnings {
+                let into = w.output.map { " → \(line($0))" } ?? ""
+                writeOut("  warning: \(line(w.notice.file ?? w.source))\(into): \(line("\(w.notice)"))")
+            }
         }
         return code
     }
@@ -348,6 +347,7 @@ struct BatchCommand: Command {
             "warnings": r.warnings.map { w -> [String: Any] in
                 var o = noticeObject(w.notice, source: w.source)
                 o["source"] = w.source
+                if let output = w.output { o["output"] = output }
                 return o
             },
         ]

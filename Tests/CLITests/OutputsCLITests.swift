@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Testing
 
 private let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -80,18 +81,22 @@ struct OutputsCLITests {
         #expect(dir.contents.sorted() == ["r.yaml", "s.mp4"], "\(dir.contents)")
     }
 
-    @Test("-o with several outputs is a usage error (64); batch refuses them at the recipe's line (65); nothing written")
+    @Test("-o with several outputs is a usage error (64), nothing written; batch takes them: each source makes every output, mirrored, and the ledger lists them")
     func refusals() throws {
         let dir = Scratch()
-        try makeShortSource(dir.file("s.mp4"), seconds: 1, width: 320, height: 180)
-        let r = try Binary.run(["run", renditions, "-i", dir.file("s.mp4"), "-o", dir.file("x.mp4")])
+        try FileManager.default.createDirectory(atPath: dir.file("in/day1"), withIntermediateDirectories: true)
+        try makeShortSource(dir.file("in/day1/s.mp4"), seconds: 1, width: 320, height: 180)
+        let r = try Binary.run(["run", renditions, "-i", dir.file("in/day1/s.mp4"), "-o", dir.file("x.mp4")])
         #expect(r.status == 64)
         #expect(r.stderr == "error: \(renditions): -o names one output, but the recipe writes 4 ('outputs' (13:1)): each one's path is in the recipe\n")
-        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: false)
-        let b = try Binary.run(["batch", renditions, "--input-dir", dir.file("in"), "--output-dir", dir.file("out")])
-        #expect(b.status == 65)
-        #expect(b.stderr.hasPrefix("\(renditions):13:1: error: batch writes one output per source, and this recipe writes 4 ('outputs')"), "\(b.stderr)")
-        #expect(dir.contents.sorted() == ["in", "s.mp4"])
+        #expect(dir.contents.sorted() == ["in"])
+        BatchFixture.settle(dir.file("in"))
+        let b = try Binary.run(["batch", renditions, "--input-dir", dir.file("in"), "--output-dir", dir.file("out"), "--settle", "0"], timeLimit: 180)
+        #expect(b.status == 0, "\(b.stdout) \(b.stderr)")
+        let made = ["1080p.mp4", "720p.mp4", "480p.mp4", "poster.jpg"].map { "day1/s-" + $0 }
+        #expect(made.allSatisfy { FileManager.default.fileExists(atPath: dir.file("out/" + $0)) })
+        let done = try #require(BatchFixture.ledger(dir.file("out")).last)
+        #expect(done.status == .done && done.output == made[0] && done.outputs?.map(\.path) == made)
     }
 
     @Test("stills in a recipe: a time outside the source refused at its line (65) by run and plan, nothing written")

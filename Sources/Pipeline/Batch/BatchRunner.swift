@@ -82,7 +82,12 @@ public struct BatchReport: Sendable {
     public var refused: [Skipped] = []
     /// What converted files' outputs do not keep (a plan's notices), per source, in the order
     /// the files finished.
-    public struct Warning: Sendable { public let source: String; public let notice: PlanNotice }
+    public struct Warning: Sendable {
+        public let source: String
+        public let notice: PlanNotice
+        /// The output it is about, when the recipe has several (`outputs:`).
+        public var output: String?
+    }
     public var warnings: [Warning] = []
     public var removedTempFiles = 0
     public var removedClaims = 0
@@ -112,7 +117,8 @@ public enum BatchEvent: Sendable {
 public final class BatchRunner: Sendable {
     public let options: BatchOptions
     private let cancelled = Atomic<Bool>(false)
-    private let sessions = Locked<[ObjectIdentifier: ExportSession]>([:])
+    /// How to stop each conversion under way (an export session, or a recipe's stills alone).
+    private let sessions = Locked<[UUID: @Sendable () -> Void]>([:])
     /// Output subfolders this run made: removed at the end if still empty (a cancel, a failure).
     private let madeFolders = Locked<[String]>([])
 
@@ -140,7 +146,7 @@ public final class BatchRunner: Sendable {
 
     public func cancel() {
         cancelled.store(true, ordering: .releasing)
-        sessions.withLock { for s in $0.values { s.cancel() } }
+        sessions.withLock { for stop in $0.values { stop() } }
     }
 
     public func run(events: @escaping @Sendable (BatchEvent) -> Void = { _ in }) throws -> BatchReport {
@@ -194,9 +200,9 @@ public final class BatchRunner: Sendable {
                     let outcome = self.process(todo[i], index: i, of: todo.count, events: events)
                     shared.withLock { s in
                         switch outcome {
-                        case .converted(let media, let bytes, let notices):
+                        case .converted(let media, let bytes, let warnings):
                             s.report.converted.append(todo[i].rel); s.report.mediaSeconds += media; s.report.bytesIn += bytes
-                            s.report.warnings += notices.map { BatchReport.Warning(source: todo[i].rel, notice: $0) }
+                            s.report.warnings += warnings
                         case .failed(let f): s.report.failed.append(f)
                         case .postponed(let f): s.report.postponed.append(f)
                         case .claimed: s.report.claimedElsewhere.append(todo[i].rel)
@@ -228,10 +234,9 @@ public final class BatchRunner: Sendable {
     private func plan(_ base: BatchReport, started: Date) throws -> BatchReport {
         var report = base
         ledger.refresh()
-        let lastClaims = ledger.lastClaims()
         let todo = classify(try scan(), now: HostClock.now(), report: &report, events: { _ in }, record: false)
         for item in todo {
-            if let why = refusal(item, lastClaim: lastClaims[item.outputRel]) {
+            if let why = refusal(item, outputs: item.outputRels) {
                 report.refused.append(BatchReport.Skipped(path: item.rel, reason: why))
             } else {
                 report.planned.append(item.rel)
@@ -247,8 +252,12 @@ public final class BatchRunner: Sendable {
     struct Item: Sendable {
         let rel: String
         let path: String
-        let outputRel: String
-        let outputPath: String
+        /// Its outputs, relative to the output folder, in the recipe's order
+        /// (`outputRelativePaths`); the first names its claim.
+        let outputRels: [String]
+        var outputRel: String { outputRels[0] }
+        var outputPath: String { outputDir + "/" + outputRel }
+        let outputDir: String
         let identity: SourceIdentity
         let ctime: Double
         /// Failed attempts of this version in the ledger when this run read it.
@@ -274,21 +283,10 @@ public final class BatchRunner: Sendable {
                                          own: OwnOutputs(root: root, outRoot: outRoot, outputs: known))
         let found = try SourceScan.walk(root: root, outputs: outputs, extensions: options.extensions)
         let items = found.found.map { f in
-            let outRel = outputRelativePath(for: f.rel)
-            return Item(rel: f.rel, path: f.path, outputRel: outRel, outputPath: options.outputDir + "/" + outRel,
-                        identity: f.identity, ctime: f.ctime)
+            Item(rel: f.rel, path: f.path, outputRels: outputRelativePaths(for: f.rel), outputDir: options.outputDir,
+                 identity: f.identity, ctime: f.ctime)
         }
         return Scan(items: items, skipped: found.skipped, duplicates: found.duplicates.map(\.rel).sorted(), ownOutputs: found.ownOutputs)
-    }
-
-    /// The recipe's output name (its last path component, tokens from the source) in the mirror
-    /// of the source's folder.
-    func outputRelativePath(for rel: String) -> String {
-        let ext = options.recipe.output.format?.value.rawValue ?? "mp4"
-        // FilePaths, not NSString: its path methods trap on one-letter names.
-        let template = options.recipe.output.path.map { FilePaths.name(of: $0.value) } ?? "{stem}.\(ext)"
-        let name = RecipeCompiler.expand(template, source: FilePaths.name(of: rel))
-        return rel.contains("/") ? FilePaths.folder(of: rel) + "/" + name : name
     }
 
     func inShard(_ rel: String) -> Bool {
@@ -301,7 +299,7 @@ public final class BatchRunner: Sendable {
     func owners(_ items: [Item], lastClaims: [String: LedgerEntry]) -> [String: String] {
         let recorded = lastClaims.mapValues(\.source)
         var byOutput: [String: [String]] = [:]
-        for i in items { byOutput[i.outputRel, default: []].append(i.rel) }
+        for i in items { for o in Set(i.outputRels) { byOutput[o, default: []].append(i.rel) } }
         var owner: [String: String] = [:]
         for (output, sources) in byOutput {
             if let r = recorded[output], sources.contains(r) { owner[output] = r; continue }
@@ -347,7 +345,7 @@ public final class BatchRunner: Sendable {
             }
             let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
             let done: Bool
-            do { done = try isDone(item, lastClaim: lastClaims[item.outputRel], record: record) } catch {
+            do { done = try isDone(item, record: record) } catch {
                 // A shortage of the system's while reading the source: judged next run.
                 let (message, code) = Self.describe(error)
                 report.postponed.append(BatchReport.Failure(source: item.rel, error: message, exitCode: code))
@@ -369,8 +367,9 @@ public final class BatchRunner: Sendable {
                 report.retryLater.append(item.rel)
                 continue
             }
-            if let o = owner[item.outputRel], o != item.rel {
-                item.conflict = "its output \(item.outputRel) is also the output of \(o): not converted (rename one of them, or put {ext} in the recipe's output name)"
+            // Every output has one owner: a source that shares one with another that owns it is refused.
+            if let (output, o) = item.outputRels.lazy.compactMap({ r in owner[r].flatMap { $0 != item.rel ? (r, $0) : nil } }).first {
+                item.conflict = "its output \(output) is also the output of \(o): not converted (rename one of them, or put {ext} in the recipe's output name)"
             }
             todo.append(item)
         }
@@ -383,10 +382,11 @@ public final class BatchRunner: Sendable {
             && (options.ignoreRecipeChange || e.recipe == options.recipeHash)
     }
 
-    /// The output in place is the one this source's last conversion with this recipe made: the
-    /// ledger's last entry for that output is this version's `done` (not a `started` whose
-    /// conversion was cut short, not another recipe's or another source's), and the file still
-    /// has the size and mtime recorded then (older entries lack them).
+    /// The outputs in place are the ones this source's last conversion with this recipe made: the
+    /// ledger's last entry for its first output is this version's `done` (not a `started` whose
+    /// conversion was cut short, not another recipe's or another source's), so is the last entry
+    /// of every file that `done` names, and each file still has the size and mtime recorded then
+    /// (older entries lack them).
     /// And the source is still the file that was converted: its ctime is one that a client
     /// recorded for this conversion (each client sees its own: sshfs reports the mtime as the
     /// ctime; inode numbers are not compared at all, each sshfs or NFS client may number files
@@ -395,9 +395,13 @@ public final class BatchRunner: Sendable {
     /// a `done` line with this ctime is appended (unless `record` is false, a dry run), so that
     /// later runs know the file by a stat again. Entries without a ctime are judged by size and
     /// mtime alone.
-    func isDone(_ item: Item, lastClaim: LedgerEntry?, record: Bool = true) throws -> Bool {
-        guard let done = lastClaim, done.status == .done, done.source == item.rel, sameVersion(done, item),
-              let output = SourceIdentity.of(item.outputPath), Self.isRecordedOutput(output, of: done) else { return false }
+    func isDone(_ item: Item, record: Bool = true) throws -> Bool {
+        let isThisDone = { (e: LedgerEntry?) -> Bool in e.map { $0.status == .done && $0.source == item.rel && self.sameVersion($0, item) } ?? false }
+        guard let done = ledger.lastClaim(of: item.outputRel), isThisDone(done) else { return false }
+        for file in done.files {
+            guard file.path == item.outputRel || isThisDone(ledger.lastClaim(of: file.path)),
+                  let output = SourceIdentity.of(options.outputDir + "/" + file.path), Self.isRecordedOutput(output, of: file) else { return false }
+        }
         guard done.ctime != nil else { return true }
         let seen = ledger.history(of: item.rel).filter {
             $0.status == .done && $0.output == done.output && $0.fingerprint == done.fingerprint && sameVersion($0, item)
@@ -420,14 +424,14 @@ public final class BatchRunner: Sendable {
     }
 
     /// The output file has the size and mtime the `done` entry recorded (true when it recorded none).
-    static func isRecordedOutput(_ output: SourceIdentity, of done: LedgerEntry) -> Bool {
-        guard let size = done.outputSize, let mtime = done.outputMtime else { return true }
+    static func isRecordedOutput(_ output: SourceIdentity, of done: LedgerEntry.Output) -> Bool {
+        guard let size = done.size, let mtime = done.mtime else { return true }
         return output.size == size && SourceIdentity.sameTime(output.mtime, mtime)
     }
 
     // MARK: Convert one
 
-    enum Outcome { case converted(Double, Int64, [PlanNotice]), failed(BatchReport.Failure), postponed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
+    enum Outcome { case converted(Double, Int64, [BatchReport.Warning]), failed(BatchReport.Failure), postponed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
 
     /// The entry says its source made, or began to make, its output (a crash may come between
     /// the output's rename and the `done` line: the `started` line before it still names the owner).
@@ -455,13 +459,12 @@ public final class BatchRunner: Sendable {
         // another host tried during this run waits for the next.
         ledger.refresh()
         let history = ledger.history(of: item.rel).filter { sameVersion($0, item) }
-        let lastClaim = ledger.lastClaim(of: item.outputRel)
         // A shortage of the system's while reading the source: nothing recorded, judged next run.
         let postpone = { (e: Error) -> Outcome in
             let (message, code) = Self.describe(e)
             return .postponed(BatchReport.Failure(source: item.rel, error: message, exitCode: code))
         }
-        do { if try isDone(item, lastClaim: lastClaim) { return .doneElsewhere } } catch { return postpone(error) }
+        do { if try isDone(item) { return .doneElsewhere } } catch { return postpone(error) }
         let failures = history.filter { $0.status == .failed }.count
         if failures >= options.maxAttempts { return .givenUp }
         if failures > item.failuresAtScan { return .triedElsewhere }
@@ -472,54 +475,61 @@ public final class BatchRunner: Sendable {
                                 attempt: failures + 1, error: nil, exitCode: nil, output: item.outputRel, seconds: nil,
                                 host: options.host, pid: getpid())
         entry.ctime = item.ctime
-        let outputExists = FileManager.default.fileExists(atPath: item.outputPath)
-        let refused = refusal(item, lastClaim: lastClaim)
         var media = 0.0
-        var notices: [PlanNotice] = []
-        if let refused {
+        var warnings: [BatchReport.Warning] = []
+        // A refused source records its refusal; its outputs are left as they are.
+        let refuse = { (entry: inout LedgerEntry, why: String) in
             entry.status = .failed
-            entry.error = "\(item.rel): \(refused)"
+            entry.error = "\(item.rel): \(why)"
             entry.exitCode = LedgerExitCode.outputTaken
             entry.output = nil
+        }
+        if let refused = refusal(item, outputs: item.outputRels) {
+            refuse(&entry, refused)
         } else {
             events(.started(item.rel, index: index + 1, of: total))
             do { entry.fingerprint = try SourceIdentity.fingerprint(item.path, size: item.identity.size) } catch { return postpone(error) }
-            // Ownership first: once the output can exist, the ledger names its source.
-            var start = entry
-            start.status = .started
-            start.stored = clock.now()
-            do { try ledger.append(start) } catch {
-                let (m, c) = Self.describe(error)
-                events(.failed(item.rel, message: m))
-                return .failed(BatchReport.Failure(source: item.rel, error: m, exitCode: c))
-            }
             do {
                 // Side by side with other jobs: FFmpeg's log lines stay with their conversion.
-                let result = try FFmpegLog.scoped {
-                    // Made just before the conversion, and again if another run removed it as
-                    // empty meanwhile.
-                    try SharedFolder.retryingIfRemoved(output: item.outputPath, make: { try makeFolders(for: item.outputPath) }) {
-                        var recipe = options.recipe
-                        recipe.output.overwrite = false
-                        let compiled = try RecipeCompiler.compile(recipe, input: item.path, output: item.outputPath, overwrite: outputExists)
-                        notices = compiled.plan.notices
-                        let session = ExportSession(plan: compiled.plan)
-                        let key = ObjectIdentifier(session)
-                        sessions.withLock { $0[key] = session }
-                        defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
-                        if cancelled.load(ordering: .acquiring) { session.cancel() }
-                        try makeFolders(for: item.outputPath)
-                        return try session.run()
+                var conversion = try FFmpegLog.scoped { try plan(item) }
+                // A series of stills is named once planned: its files are judged again.
+                if let refused = refusal(item, outputs: conversion.outputs) {
+                    refuse(&entry, refused)
+                } else {
+                    conversion.replacingOwn()
+                    if conversion.several { entry.outputs = conversion.outputs.map { LedgerEntry.Output(path: $0) } }
+                    // Ownership first: once an output can exist, the ledger names its source.
+                    var start = entry
+                    start.status = .started
+                    start.stored = clock.now()
+                    do { try ledger.append(start) } catch {
+                        let (m, c) = Self.describe(error)
+                        events(.failed(item.rel, message: m))
+                        return .failed(BatchReport.Failure(source: item.rel, error: m, exitCode: c))
                     }
-                }
-                media = result.duration.seconds
-                let output = SourceIdentity.of(item.outputPath)
-                entry.outputSize = output?.size
-                entry.outputMtime = output?.mtime
-                if !notices.isEmpty { entry.warnings = notices.map { ($0.file.map { "\($0): " } ?? "") + $0.description } }
-                guard claim.isHeld else {
-                    // We stalled past the timeout and another machine took over: its result stands.
-                    return .claimed
+                    for line in conversion.leftOut { events(.warning(item.rel, message: line)) }
+                    media = try FFmpegLog.scoped {
+                        // Made just before the conversion, and again if another run removed it as
+                        // empty meanwhile.
+                        try SharedFolder.retryingIfRemoved(output: item.outputPath, make: { try makeFolders(for: item.outputPath) }) {
+                            try makeFolders(for: item.outputPath)
+                            return try convert(conversion)
+                        }
+                    }
+                    entry.outputs = entry.outputs?.map { o in
+                        let made = SourceIdentity.of(options.outputDir + "/" + o.path)
+                        return LedgerEntry.Output(path: o.path, size: made?.size, mtime: made?.mtime)
+                    }
+                    let output = SourceIdentity.of(item.outputPath)
+                    entry.outputSize = output?.size
+                    entry.outputMtime = output?.mtime
+                    warnings = conversion.warnings(source: item.rel, relative: relative)
+                    let said = warnings.map { w in (w.output.map { "output \($0): " } ?? "") + (w.notice.file.map { "\($0): " } ?? "") + w.notice.description }
+                    if !said.isEmpty || !conversion.leftOut.isEmpty { entry.warnings = said + conversion.leftOut }
+                    guard claim.isHeld else {
+                        // We stalled past the timeout and another machine took over: its result stands.
+                        return .claimed
+                    }
                 }
             } catch let e as MediaError where e.kind == .cancelled {
                 return .cancelled
@@ -532,12 +542,14 @@ public final class BatchRunner: Sendable {
                 entry.error = e.description
                 entry.exitCode = e.exitCode
                 entry.output = nil
+                entry.outputs = nil
             } catch {
                 let (message, code) = Self.describe(error)
                 entry.status = .failed
                 entry.error = message
                 entry.exitCode = code
                 entry.output = nil
+                entry.outputs = nil
             }
         }
         entry.seconds = Date().timeIntervalSince(t0)
@@ -556,19 +568,42 @@ public final class BatchRunner: Sendable {
         }
         moveDone(item, events: events)
         events(.finished(item.rel, seconds: entry.seconds ?? 0))
-        return .converted(media, item.identity.size, notices)
+        return .converted(media, item.identity.size, warnings)
+    }
+
+    /// Runs a planned conversion (its media files from one read, or its stills alone), stoppable
+    /// by `cancel`: every output in place, or none. Returns the media's length in seconds.
+    private func convert(_ c: BatchConversion) throws -> Double {
+        let stop: @Sendable () -> Void
+        let run: () throws -> Double
+        if c.files.isEmpty {
+            let stills = StillRun(plans: c.stills)
+            stop = { stills.cancel() }
+            run = { try stills.run(); return c.stills.first?.duration.seconds ?? 0 }
+        } else {
+            let session = ExportSession(plans: c.files, stills: c.stills)
+            stop = { session.cancel() }
+            run = { try session.runAll()[0].duration.seconds }
+        }
+        let key = UUID()
+        sessions.withLock { $0[key] = stop }
+        defer { sessions.withLock { _ = $0.removeValue(forKey: key) } }
+        if cancelled.load(ordering: .acquiring) { stop() }
+        return try run()
     }
 
     /// Why the item must not be converted, or nil. An output is only ever replaced by a new
     /// conversion of the source it was recorded for: never another source's output, never a file
-    /// the batch did not make.
-    func refusal(_ item: Item, lastClaim: LedgerEntry?) -> String? {
+    /// the batch did not make. Each of `outputs` (relative) is judged; one refused refuses all.
+    func refusal(_ item: Item, outputs: [String]) -> String? {
         if let conflict = item.conflict { return conflict }
-        guard FileManager.default.fileExists(atPath: item.outputPath) else { return nil }
-        let lastOwner = lastClaim?.source
-        guard lastOwner != item.rel else { return nil }
-        return lastOwner.map { "its output \(item.outputRel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
-            ?? "its output \(item.outputRel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
+        for rel in outputs where FileManager.default.fileExists(atPath: options.outputDir + "/" + rel) {
+            let lastOwner = ledger.lastClaim(of: rel)?.source
+            guard lastOwner != item.rel else { continue }
+            return lastOwner.map { "its output \(rel) is the output of \($0): left alone, not converted (rename one of them, or put {ext} in the recipe's output name)" }
+                ?? "its output \(rel) already exists and was not made by reencode batch for this source: left alone, not converted (move it away to convert)"
+        }
+        return nil
     }
 
     /// Makes the output's missing folders, remembering them so that they can go again if they
@@ -635,6 +670,8 @@ public final class BatchRunner: Sendable {
     /// `--claim-timeout` (`Heartbeats`; never an age computed from another machine's clock).
     func sweep(_ report: inout BatchReport) {
         let fm = FileManager.default
+        // Who owns each output, for temp files of outputs other than a source's first.
+        ledger.refresh()
         // No claims folder yet: no claims to sweep.
         if let claims = try? fm.contentsOfDirectory(atPath: claimsDir) {
             for c in claims where c.contains(".claim" + Claim.newSuffix) {
@@ -677,9 +714,15 @@ public final class BatchRunner: Sendable {
         if let owner, owner.host == TempFile.host, owner.pid != getpid(), kill(owner.pid, 0) != 0, errno == ESRCH { return true }
         var st = stat()
         guard stat(options.outputDir + "/" + rel, &st) == 0, watch.unchanged("temp:" + rel, beat: Heartbeats.beat(st)) else { return false }
-        let claim = claimPath(forOutput: outRel)
-        guard let owner, let holder = Claim.read(claim), !Claim.isStale(claim, host: options.host, watch: watch) else { return true }
-        return !(HostIdentity.fileTag(holder.host) == owner.host && holder.pid == owner.pid)
+        guard let owner else { return true }
+        // The claim is named by its source's first output; the `started` line, written before
+        // any output exists, names the source of each (`outputs:`).
+        let covering = [outRel] + (ledger.lastClaim(of: outRel).map { [outputRelativePath(for: $0.source)] } ?? [])
+        return !covering.contains { output in
+            let claim = claimPath(forOutput: output)
+            guard let holder = Claim.read(claim), !Claim.isStale(claim, host: options.host, watch: watch) else { return false }
+            return HostIdentity.fileTag(holder.host) == owner.host && holder.pid == owner.pid
+        }
     }
 }
 

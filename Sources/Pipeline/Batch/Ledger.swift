@@ -42,6 +42,17 @@ public struct LedgerEntry: Codable, Sendable {
     /// name since, or a change by hand, converts again. Absent in older ledgers.
     public var outputSize: Int64?
     public var outputMtime: Double?
+    /// A recipe with `outputs:`: every file the conversion made (or, on `started`, is making),
+    /// in the recipe's order, each with its size and mtime on `done`; `output` is then the first
+    /// output's name (a series of stills: its pattern, `{n}` and `{time}` left in). Absent with
+    /// one output, and in older ledgers.
+    public var outputs: [Output]?
+    public struct Output: Codable, Sendable, Equatable {
+        public var path: String
+        public var size: Int64?
+        public var mtime: Double?
+        public init(path: String, size: Int64? = nil, mtime: Double? = nil) { self.path = path; self.size = size; self.mtime = mtime }
+    }
     /// The ledger's order: one more than the highest `seq` its writer had read (absent in
     /// `ledger.jsonl` of older versions: those come first, in file order). A conversion's lines,
     /// written under its claim after reading, come after everything that claim let it see.
@@ -49,6 +60,14 @@ public struct LedgerEntry: Codable, Sendable {
     /// `done`: what the output does not keep (the plan's warnings: `track #3: …`), absent when
     /// it keeps everything.
     public var warnings: [String]?
+
+    /// Every file the entry names: `outputs`, else `output` alone (one output, older ledgers).
+    public var files: [Output] {
+        outputs ?? output.map { [Output(path: $0, size: outputSize, mtime: outputMtime)] } ?? []
+    }
+
+    /// Every path the entry makes its source the owner of: `output` and each of `outputs`.
+    var claimedPaths: [String] { (output.map { [$0] } ?? []) + (outputs ?? []).map(\.path).filter { $0 != output } }
 
     public init(time: String, source: String, size: Int64, mtime: Double, fingerprint: String, recipe: String, status: Status,
                 attempt: Int, error: String?, exitCode: Int32?, output: String?, seconds: Double?, host: String, pid: Int32) {

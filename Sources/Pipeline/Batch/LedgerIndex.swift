@@ -109,7 +109,8 @@ struct LedgerIndex {
         bySource[key, default: []].append(p)
         let n = bySource[key]!.count
         if n > 1, bySource[key]![n - 2].place > p.place { bySource[key]!.sort { $0.place < $1.place } }
-        if BatchRunner.claimsOutput(p.entry), let o = p.entry.output, lastClaims[o].map({ $0.place < p.place }) ?? true {
+        guard BatchRunner.claimsOutput(p.entry) else { return }
+        for o in p.entry.claimedPaths where lastClaims[o].map({ $0.place < p.place }) ?? true {
             lastClaims[o] = p
         }
     }

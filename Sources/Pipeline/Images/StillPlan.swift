@@ -21,7 +21,7 @@ public struct StillPlan: Sendable {
     public let width: Int, height: Int
     /// How an HDR source is made SDR; nil for SDR.
     public let toneMapping: ToneMapping?
-    public let overwrite: Bool
+    public internal(set) var overwrite: Bool
     public let stills: [PlannedStill]
     /// The contact sheet the stills are tiles of; nil: a file per still.
     public let sheet: StillSheet?

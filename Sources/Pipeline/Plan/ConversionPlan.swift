@@ -27,7 +27,8 @@ public struct ConversionPlan: Sendable {
     public let outputPath: String
     public let format: ContainerFormat
     public let optimizeForNetwork: Bool
-    public let overwrite: Bool
+    /// Replace a file at `outputPath` (a batch decides per output, after the plan: `BatchRunner`).
+    public internal(set) var overwrite: Bool
     /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
     /// Where the source's material goes on the output's timeline: the time range as one segment
