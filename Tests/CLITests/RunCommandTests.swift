@@ -179,13 +179,22 @@ struct RunCommandTests {
                 }
                 continue
             }
+            // Still images (`images:` outputs) are named from the source: each its frame, read back.
+            let stills = try RecipeCompiler.compileOutputs(recipe, input: src).images.map(\.plan)
+            let stillFiles = Set(stills.flatMap { p in p.stills.map(\.path) + [p.sheet?.webVTT].compactMap { $0 } })
             let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)
             #expect(r.status == 0, "\(name): \(r.stderr)")
             let made = dir.contents.filter { $0 != "clip.mp4" }
             let produced = made.first == "out" ? try FileManager.default.contentsOfDirectory(atPath: dir.file("out")).map { "out/" + $0 } : made
-            // One file per output of the recipe (`outputs:` lists several), each checked alike.
-            try #require(produced.count == max(1, recipe.outputs.count), "\(name) made \(produced)")
-            for file in produced.sorted() {
+            #expect(stillFiles.isSubset(of: produced.map(dir.file)), "\(name) made \(produced), not all of \(stillFiles.sorted())")
+            for still in stills.filter({ $0.sheet == nil }).flatMap(\.stills) {
+                let frame = Int((still.shown.seconds * 120).rounded())
+                #expect(try SampleReaderStamps.read(still.path).first == frame, "\(name): \(still.path) shows another frame than \(frame)")
+            }
+            let media = produced.filter { !stillFiles.contains(dir.file($0)) }
+            // One file per media output of the recipe (`outputs:` lists several), each checked alike.
+            try #require(media.count == recipe.eachOutput.count, "\(name) made \(produced)")
+            for file in media.sorted() {
                 let out = dir.file(file)
                 let expected = recipe.timeRange.map { MediaTime.min($0.range.end, MediaTime(seconds: 3)) - $0.start } ?? MediaTime(seconds: 3)
                 let asset = try Asset.load(out)
