@@ -91,6 +91,8 @@ struct PlanCommand: Command {
             let lane = outputs[members[0].output].plan.lanes[members[0].track]
             var o: [String: Any] = ["sourceTrack": lane.track.index, "type": lane.track.mediaType.rawValue, "decoded": Self.decodes(lane),
                                     "feeds": members.map { ["output": numbers[$0.output], "track": $0.track + 1] }]
+            // The composition's track, played (read, drawn and mixed) once for every output it feeds.
+            if outputs[members[0].output].plan.isComposed { o["composition"] = true }
             let own = zip(stills, riding).filter { $0.1 == f }.map(\.0)
             if !own.isEmpty { o["stills"] = own }
             return o
@@ -104,12 +106,20 @@ struct PlanCommand: Command {
     static func readsText(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe], numbers: [Int],
                           stills: [Int] = [], riding: [Int?] = []) -> String {
         let source = outputs.first?.plan.source.path ?? "the source"
-        var lines = ["one read of \(source) for \(numbers.count + stills.count) outputs"]
+        // A composition's tracks are played once — read, cut, drawn and mixed — by output 1's lanes.
+        let composed = outputs.first?.plan.isComposed == true
+        var lines = [composed ? "one play of the composition for \(numbers.count) outputs (each track read, drawn and mixed once)"
+                              : "one read of \(source) for \(numbers.count + stills.count) outputs"]
         for (f, members) in lanes.enumerated() {
             let lane = outputs[members[0].output].plan.lanes[members[0].track]
             let own = zip(stills, riding).filter { $0.1 == f }.map { "stills of output \($0.0)" }
+            let feeds = (members.map { "output \(numbers[$0.output]) track \($0.track + 1)" } + own).joined(separator: ", ")
+            if composed {
+                lines.append("  the composition's \(lane.track.mediaType.rawValue) \(members.count > 1 ? "played once" : "played") → \(feeds)")
+                continue
+            }
             let how = Self.decodes(lane) ? (members.count + own.count > 1 ? "decoded once" : "decoded") : "copied"
-            lines.append("  #\(lane.track.index) \(lane.track.mediaType.rawValue) \(how) → " + (members.map { "output \(numbers[$0.output]) track \($0.track + 1)" } + own).joined(separator: ", "))
+            lines.append("  #\(lane.track.index) \(lane.track.mediaType.rawValue) \(how) → " + feeds)
         }
         for (number, lane) in zip(stills, riding) where lane == nil {
             lines.append("  stills of output \(number): decoded on their own, from each still's sync sample to its frame")

@@ -119,4 +119,49 @@ struct OutputsCLITests {
         #expect(plan.status == 65 && plan.stderr == r.stderr)
         #expect(dir.contents.sorted() == ["r.yaml", "s.mp4"])
     }
+
+    @Test("a composition with several outputs: plan says it is played once for both, run writes both cut alike; a second frame rate refused at its line (65), nothing written")
+    func composition() throws {
+        let dir = Scratch()
+        try makeShortSource(dir.file("s.mp4"), seconds: 2, width: 320, height: 180)
+        func recipe(_ second: String) -> String {
+            """
+            recipe: 1
+            reader: { outputs: { v: { track: video }, a: { track: audio } } }
+            composition:
+              video:
+                - { end: 0.5s }
+                - { start: 1.5s }
+            outputs:
+              - path: big.mp4
+                inputs:
+                  - { source: v, settings: { codec: h264, frame-rate: 30, codec-options: { preset: ultrafast } } }
+                  - { source: a, settings: { codec: aac } }
+              - path: small.mkv
+                inputs:
+                  - { source: v, settings: { codec: h264, \(second), codec-options: { preset: ultrafast } } }
+            """
+        }
+        try recipe("width: 160, height: 90, frame-rate: 30").write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let plan = try Binary.run(["plan", "r.yaml", "-i", "s.mp4"], cwd: dir.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.hasSuffix("one play of the composition for 2 outputs (each track read, drawn and mixed once)\n"
+            + "  the composition's video played once → output 1 track 1, output 2 track 1\n  the composition's audio played → output 1 track 2\n"), "\(plan.stdout)")
+        let r = try Binary.run(["run", "r.yaml", "-i", "s.mp4", "--progress", "none"], cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        // 0.5 s and the last 0.5 s of 120 fps pictures at 30 fps: 15 + 15 frames.
+        for (file, probed) in [("big.mp4", "320,180,30"), ("small.mkv", "160,90,30")] {
+            let got = try SlowMotionCompositionCLITests.ffprobe(["-select_streams", "v:0", "-count_frames", "-show_entries", "stream=width,height,nb_read_frames",
+                                                                "-of", "csv=p=0", dir.file(file)])
+            #expect(got == [probed], "\(file)")
+        }
+        try FileManager.default.removeItem(atPath: dir.file("big.mp4"))
+        try FileManager.default.removeItem(atPath: dir.file("small.mkv"))
+
+        try recipe("frame-rate: 24").write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let refused = try Binary.run(["run", "r.yaml", "-i", "s.mp4"], cwd: dir.path)
+        #expect(refused.status == 65)
+        #expect(refused.stderr.hasPrefix("r.yaml:14:32: error: output 2's video is at 24 fps, output 1's at 30 fps: the outputs of a composition show its pictures at one frame rate\n"), "\(refused.stderr)")
+        #expect(dir.contents.sorted() == ["r.yaml", "s.mp4"])
+    }
 }

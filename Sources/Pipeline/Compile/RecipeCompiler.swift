@@ -80,8 +80,21 @@ public enum RecipeCompiler {
                 errors += e.diagnostics
             }
         }
+        if errors.isEmpty, let refusal = OutputSet.compositionRefusal(compiled.map(\.plan)) {
+            errors.append(compositionRefusal(refusal, in: recipe, compiled: compiled))
+        }
         if !errors.isEmpty { throw RecipeErrors(errors) }
         return compiled
+    }
+
+    /// A later output of a composition that cannot take a track from the first output's, at the
+    /// settings of the writer input that makes it.
+    private static func compositionRefusal(_ refusal: (output: Int, track: Int, reason: String), in recipe: Recipe,
+                                           compiled: [CompiledRecipe]) -> Diagnostic {
+        let outputs = recipe.outputs.filter { $0.images == nil }
+        let number = compiled[refusal.output].origins[refusal.track].writerInput
+        let input = outputs[refusal.output].writerInputs.first { $0.number == number }
+        return recipe.diagnostic(input.map(settingsMark) ?? outputs[refusal.output].mark, refusal.reason)
     }
 
     /// The files a recipe reads, each loaded once for all its outputs.

@@ -49,7 +49,7 @@ public struct ConversionPlan: Sendable {
     /// planner's last pass (`Negotiation`) made it.
     public internal(set) var graph: PlanGraph?
     /// The timeline is a composition's (`composed`), not the time range alone.
-    var isComposed = false
+    public internal(set) var isComposed = false
     /// Timeline segments (indices) played at another speed, with the `audio-stretch:` method
     /// their sound is stretched by (`mute`: silence of their target length).
     var audioStretches: [Int: AudioStretch] = [:]

@@ -179,18 +179,19 @@ public final class ExportSession: Sendable {
                 let offered = first.pictureFormat
                 if !plan.videoLayers.isEmpty {
                     let canvas = try agreed(plan, output: i, offered: offered, input: layerCanvas(s, timing: offered))
-                    let work = try layeredLane(plan, output: i, env: env, settings: s, inputs: inputs, first: first, canvas: canvas, make: make)
+                    let work = try layeredLane(plan, output: i, env: env, settings: s, inputs: inputs, first: first, canvas: canvas, tee: tee, make: make)
                     return MadeLane(work: work, offered: .pictures(offered), sinkInput: .pictures(canvas))
                 }
                 let input = try agreed(plan, output: i, offered: offered, input: offered)
                 let own = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: input,
-                                        pictures: plan.extraSources.isEmpty ? .asDecoded : .fitted, fades: plan.pictureFades)
+                                        pictures: pictures(plan), fades: plan.pictureFades)
                 let stillSinks = (tee?.stills ?? []).map { (sink: StillSink($0, timeBase: first.sourceTimeBase) { env.cancellation.isCancelled } as any SinkStage,
                                                             file: $0.plan.sheet?.path ?? $0.plan.stills[0].path) }
                 let sink = try teed(own, plan, tee, also: stillSinks) { (other, j, env) throws(MediaError) -> any SinkStage in
                     guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
                     let edge = try agreed(other, output: j, offered: offered, input: offered)
-                    return try VideoSink(env: env, output: j, track: other.lanes[j].track, settings: os, input: edge, fades: other.pictureFades)
+                    return try VideoSink(env: env, output: j, track: other.lanes[j].track, settings: os, input: edge,
+                                         pictures: pictures(other), fades: other.pictureFades)
                 }
                 var stage: any SourceStage = first
                 if plan.isComposed {
@@ -317,6 +318,11 @@ public final class ExportSession: Sendable {
         return edge
     }
 
+    /// What a plan's pictures still need when they reach its sink (without layers).
+    private static func pictures(_ plan: ConversionPlan) -> VideoSink.Pictures {
+        plan.extraSources.isEmpty ? .asDecoded : .fitted
+    }
+
     /// The compositor's pictures: the output's size and pixel format, on the sources' timing.
     private static func layerCanvas(_ s: ResolvedVideoSettings, timing: PictureFormat) -> PictureFormat {
         PictureFormat(width: s.width, height: s.height, pixelFormat: s.pixelFormat, timeBase: timing.timeBase, frameRate: timing.frameRate)
@@ -333,15 +339,21 @@ public final class ExportSession: Sendable {
     /// where its segments are) into the compositor, into the sink (opened for `canvas`). `first`
     /// is `inputs[0]`'s stage, made already.
     private static func layeredLane(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment, settings s: ResolvedVideoSettings,
-                                    inputs: [SourceInput], first: VideoSource, canvas: PictureFormat,
+                                    inputs: [SourceInput], first: VideoSource, canvas: PictureFormat, tee: Tee?,
                                     make: @escaping SequenceCombiner.Maker) throws(MediaError) -> any LaneWork {
         let lp = plan.lanes[i]
         guard let rate = s.frameRate, let format = PixelFormat(named: s.pixelFormat) else {
             throw MediaError(.processing, "layers are drawn on a constant frame rate in a known pixel format")
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
-        let sink = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: canvas,
-                                 pictures: .finished, fades: plan.pictureFades)
+        let own = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: canvas,
+                                pictures: .finished, fades: plan.pictureFades)
+        // Other outputs take the canvas as drawn, scaled to their size (`OutputSet.compositionRefusal`).
+        let sink = try teed(own, plan, tee) { (other, j, env) throws(MediaError) -> any SinkStage in
+            guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
+            let edge = try agreed(other, output: j, offered: canvas, input: layerCanvas(os, timing: canvas))
+            return try VideoSink(env: env, output: j, track: other.lanes[j].track, settings: os, input: edge, pictures: .finished, fades: other.pictureFades)
+        }
         var layers: [VideoCompositor.Layer] = []
         for (j, style) in plan.videoLayers.enumerated() {
             let own = inputs.filter { $0.videoLayer == j }
@@ -411,8 +423,9 @@ public final class ExportSession: Sendable {
         for (f, feed) in feeds.enumerated() {
             let (k, i) = feed.members[0]
             let riding = zip(makers, stillFeeds).filter { $0.1 == f }.map(\.0)
+            // A composition's lanes read as the first output's plan says (`OutputSet.readers`).
             let tee = plans.count == 1 && riding.isEmpty ? nil
-                : Tee(readerOutput: plans.count == 1 ? nil : f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) }, stills: riding)
+                : Tee(readerOutput: plans.count == 1 || plans[0].isComposed ? nil : f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) }, stills: riding)
             lanes.append(Lane(name: "\(f)-track\(plans[k].lanes[i].track.index)", work: try Self.laneWork(plans[k], output: i, env: envs[k], tee: tee).work))
         }
         for (k, writer) in writers.enumerated() {

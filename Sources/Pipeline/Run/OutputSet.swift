@@ -5,7 +5,8 @@ import Recipe
 /// track shares its lane with an earlier one whose decoded frames are the same — the same source
 /// track decoded for the same frame rate and deinterlacing, or the same track's sound on the same
 /// sample clock; every other track (a copied one, one conformed to another rate) reads its own
-/// output of the same reader.
+/// output of the same reader. Outputs of a composition take every track from the first output's
+/// lanes, which play the timeline once (`compositionRefusal` says when they cannot).
 public enum OutputSet {
     /// Output tracks made from one reading and decode, and the source stream they read.
     struct Feed {
@@ -15,11 +16,15 @@ public enum OutputSet {
     }
 
     /// Refuses outputs that cannot share one read: they must read one file over one time range,
-    /// and be plain conversions (a composition writes one output).
+    /// or all play one composition whose tracks the first output makes for them all.
     static func check(_ plans: [ConversionPlan]) throws(MediaError) {
         guard let first = plans.first, plans.count > 1 else { return }
-        for p in plans where p.isComposed {
-            throw MediaError(.processing, "a composition writes one output; this one is one of \(plans.count) from one read", file: p.outputPath)
+        for p in plans where p.isComposed != first.isComposed {
+            throw MediaError(.processing, "outputs of one read either all play the composition or none does", file: p.outputPath)
+        }
+        if let refusal = compositionRefusal(plans) {
+            let p = plans[refusal.output]
+            throw MediaError(.processing, refusal.reason, file: p.outputPath, track: p.lanes[refusal.track].track.index)
         }
         for p in plans.dropFirst() where p.source.path != first.source.path || p.timeRange != first.timeRange || p.selectiveDecode != first.selectiveDecode {
             throw MediaError(.processing, "it reads \(p.source.path) over \(p.timeRange), not what \(first.outputPath) reads (\(first.source.path) over \(first.timeRange)): outputs of one read read alike",
@@ -29,6 +34,58 @@ public enum OutputSet {
         for p in plans where !seen.insert(p.outputPath).inserted {
             throw MediaError(.usage, "two outputs of one read are the same file", file: p.outputPath)
         }
+    }
+
+    /// Why a later output cannot take a track from the first output's composition (nil: every
+    /// one can). The first output's lanes play the timeline — read, drawn and mixed once — and
+    /// the others' sinks take what they make: so each later track must be one the first output
+    /// writes, at its frame or sample rate; with layers, no larger than the first output's canvas
+    /// and in its colours (the layers are drawn and tone-mapped once, on that canvas). 0-based.
+    public static func compositionRefusal(_ plans: [ConversionPlan]) -> (output: Int, track: Int, reason: String)? {
+        guard plans.count > 1, let lead = plans.first, lead.isComposed else { return nil }
+        for (k, plan) in plans.enumerated().dropFirst() {
+            for (j, lane) in plan.lanes.enumerated() {
+                let kind = lane.track.mediaType.rawValue
+                guard let first = lead.lanes.first(where: { $0.track.mediaType == lane.track.mediaType && $0.track.index == lane.track.index }) else {
+                    return (k, j, "output \(k + 1) writes the composition's \(kind), which output 1 does not: output 1 plays the composition for every output, so it writes every track another output writes")
+                }
+                if let why = unlike(lane, first, layered: !lead.videoLayers.isEmpty) {
+                    return (k, j, "output \(k + 1)'s \(kind) \(why)")
+                }
+            }
+        }
+        return nil
+    }
+
+    /// How `lane` differs from `first`, the first output's like track, in what it would have to
+    /// make for itself (nil: it takes `first`'s pictures or sound as they are).
+    private static func unlike(_ lane: LanePlan, _ first: LanePlan, layered: Bool) -> String? {
+        switch (lane.kind, first.kind) {
+        case (.video(let s), .video(let f)):
+            if s.frameRate != f.frameRate || s.deinterlace != f.deinterlace {
+                return "is at \(s.frameRate.map { "\($0) fps" } ?? "the sources' rate"), output 1's at \(f.frameRate.map { "\($0) fps" } ?? "the sources' rate"): the outputs of a composition show its pictures at one frame rate"
+            }
+            guard layered else { return nil }
+            if s.width > f.width || s.height > f.height {
+                return "is \(s.width)x\(s.height), larger than output 1's \(f.width)x\(f.height), the canvas the composition's layers are drawn on once for every output: list the largest output first"
+            }
+            if s.toneMapping != f.toneMapping || s.colorMatrix != f.colorMatrix || s.colorPrimaries != f.colorPrimaries
+                || s.colorTransfer != f.colorTransfer || s.colorRange != f.colorRange {
+                return "is in other colours than output 1's (\(colours(s)), not \(colours(f))), whose canvas the composition's layers are drawn and tone-mapped on once for every output: give the outputs the same 'hdr' and colour settings"
+            }
+            return nil
+        case (.audio(let s), .audio(let f)):
+            guard s.sampleRate != f.sampleRate else { return nil }
+            return "is at \(s.sampleRate) Hz, output 1's at \(f.sampleRate) Hz: the outputs of a composition mix its sound at one sample rate"
+        default:
+            return "is copied or a subtitle track, which a composition does not play"
+        }
+    }
+
+    /// `bt709/bt709/bt709 tv, tone-mapped` for a message.
+    private static func colours(_ s: ResolvedVideoSettings) -> String {
+        let tags = [s.colorPrimaries, s.colorTransfer, s.colorMatrix].map { $0 ?? "unknown" }.joined(separator: "/") + " " + (s.colorRange ?? "tv")
+        return s.toneMapping == nil ? tags : tags + ", tone-mapped"
     }
 
     /// Per lane of the run, the (output, output track) pairs it feeds, 0-based: what `plan` shows.
@@ -58,7 +115,8 @@ public enum OutputSet {
     /// The readers of the run: one plan's own; several plans' one reading of the source, one
     /// reader output per feed.
     static func readers(_ plans: [ConversionPlan], feeds: [Feed]) -> ReaderPool {
-        guard plans.count > 1, let g = plans[0].readerGroups.first else { return plans[0].makeReaders() }
+        // A composition's reading is the first output's: it plays the timeline for every output.
+        guard plans.count > 1, !plans[0].isComposed, let g = plans[0].readerGroups.first else { return plans[0].makeReaders() }
         return ReaderPool(groups: [ReaderPool.Group(source: g.source, streams: feeds.map(\.stream), lanes: Array(feeds.indices), start: g.start)])
     }
 

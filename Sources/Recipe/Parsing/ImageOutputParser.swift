@@ -130,7 +130,8 @@ extension Parser {
     }
 
     /// Why an image output's `source` cannot give it pictures, where that needs no source: it
-    /// names no reader output, or one that copies its samples or names a track that is not video.
+    /// names no reader output, or one that copies its samples, names a track that is not video or
+    /// reads a composition.
     func imageSourceRefusal(_ images: ImageOutputSpec, output number: Int) -> Diagnostic? {
         let name = images.source.value
         guard let out = recipe.readerOutput(name) else {
@@ -142,6 +143,10 @@ extension Parser {
         }
         if !out.decode {
             return recipe.diagnostic(images.source.mark, "the images of output \(number) are of '\(name)', which is not decoded ('decode: false'): stills are of decoded pictures")
+        }
+        // A still of a composition would be drawn from its timeline, which only its lanes render.
+        if recipe.composition != nil {
+            return recipe.diagnostic(images.source.mark, "the images of output \(number) are of '\(name)', which reads the composition: stills of a composition are not supported yet (stills read a file's own video track)")
         }
         return nil
     }

@@ -560,9 +560,6 @@ struct Parser {
         for o in recipe.outputs where o.writerInputs.isEmpty && o.images == nil {
             error(o.mark, "output \(o.number) has no inputs: add at least one under its inputs:")
         }
-        if recipe.composition != nil, let mark = recipe.outputsMark {
-            error(mark, "a composition writes one output: use 'output' and 'writer' (several outputs read one file)")
-        }
         // Each diagnostic once, found in constant time (a generated recipe can have thousands).
         var reported = Set(errors)
         func report(_ d: Diagnostic) { if reported.insert(d).inserted { add(d) } }
