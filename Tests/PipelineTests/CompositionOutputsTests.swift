@@ -89,6 +89,40 @@ struct CompositionOutputsTests {
         try Self.expectAsAlone(recipe, source: src, results: results, dir: dir)
     }
 
+    @Test("two files joined, each fitted into every output's size, with a second file's sound mixed under: both outputs as alone, one lane per track")
+    func joinedAndMixed() throws {
+        let dir = Scratch()
+        let src = try Self.source(dir)
+        let other = dir.file("other.mp4")
+        try Media.make(other, video: GeneratedVideoFormat(width: 160, height: 120, frameRate: FrameRate(frames: 30)), frames: 60, audio: true,
+                       markers: Media.Markers(firstMarker: 45, markerEvery: 60))
+        let composition = """
+              video:
+                - { source: clip, end: 1s }
+                - { source: other }
+              mix:
+                - segments:
+                    - { source: other }
+                  volume: -6dB
+            """
+        let sources = "sources:\n  clip: \"{input}\"\n  other: \(other)"
+        let recipe = try Self.recipe(dir, composition: composition, outputs: Self.outputs(dir), sources: sources)
+        let outputs = try RecipeCompiler.compileAll(recipe, input: src)
+        let session = ExportSession(plans: outputs.map(\.plan))
+        let results = try session.runAll()
+        #expect(session.lanesInLastRun == 2)
+        // 0–1 s of the clip, then the other file's 2 s (its own stamps 0–59).
+        for r in results {
+            #expect(try Media.stamps(r.outputPath).map(\.stamp) == (Array(0..<30) + Array(0..<60)).map { Optional($0) }, "\(r.outputPath)")
+            // The clip's burst at 0.5 s; the other file's at 1.5 s, twice: in its own sound at
+            // 1 s + 1.5 s and mixed under from 0 s.
+            let onsets = try Media.burstOnsets(r.outputPath)
+            #expect(onsets.count == 3 && abs(onsets[0] - 0.5) < 0.002 && abs(onsets[1] - 1.5) < 0.002 && abs(onsets[2] - 2.5) < 0.002,
+                    "\(r.outputPath): \(onsets)")
+        }
+        try Self.expectAsAlone(recipe, source: src, results: results, dir: dir)
+    }
+
     /// A red inset over the bottom right quarter of the source, all along.
     static func inset(_ dir: Scratch) throws -> String {
         let inset = dir.file("inset.mp4")
