@@ -29,9 +29,7 @@ final class StillFiles {
     /// a later one cannot be placed); a stop before leaves `.cancelled` for `discard`.
     func commit(isCancelled: () -> Bool) throws(MediaError) {
         if isCancelled() { throw MediaError.cancelled() }
-        let files = unplaced
-        // One still replaces its file by a rename alone: keeping the old one needs a hard link.
-        if files.count == 1 { try TempFile.commit(files[0].temp, to: files[0].output, overwrite: files[0].overwrite) } else { try TempFile.commit(files) }
+        try TempFile.commit(unplaced)
         forgetPlaced()
     }
 

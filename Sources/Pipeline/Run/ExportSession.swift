@@ -118,13 +118,7 @@ public final class ExportSession: Sendable {
             }
             if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
             let files = zip(temps, plans).map { ($0, $1.outputPath, $1.overwrite) } + stillFiles.unplaced
-            // One output replaces its file by a rename alone: keeping the old one needs a hard
-            // link, which some file systems lack, and nothing else could fail after it.
-            if files.count == 1 {
-                try TempFile.commit(temps[0], to: plan.outputPath, overwrite: plan.overwrite)
-            } else {
-                try TempFile.commit(files)
-            }
+            try TempFile.commit(files)
             stillFiles.forgetPlaced()
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             return zip(plans, lanes).map { p, lanes in

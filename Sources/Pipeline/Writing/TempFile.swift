@@ -67,8 +67,11 @@ enum TempFile {
     /// Several outputs of one run moved into place together: every one, or none. All are made
     /// durable first; an output each one replaces is kept under a temp name until the last is in
     /// place, so that a failure part way puts back what was there and removes what was new.
-    /// The temp files are gone either way.
+    /// The temp files are gone either way. One output replaces its file by a rename alone:
+    /// keeping the old one needs a hard link, which some file systems lack, and nothing else
+    /// could fail after it.
     static func commit(_ outputs: [(temp: String, output: String, overwrite: Bool)]) throws(MediaError) {
+        if outputs.count == 1, let o = outputs.first { return try commit(o.temp, to: o.output, overwrite: o.overwrite) }
         var placed: [(output: String, replaced: String?)] = []
         do throws(MediaError) {
             for o in outputs { try flush(o.temp, output: o.output) }
