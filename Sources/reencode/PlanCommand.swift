@@ -64,6 +64,7 @@ struct PlanCommand: Command {
         let total = outputs.count + compiled.images.count
         let reads = OutputSet.lanes(outputs.map(\.plan))
         let riding = OutputSet.stillFeeds(outputs.map(\.plan), stills: compiled.images.map(\.plan))
+        let shared = SharedRead(reads, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)
         if json {
             let images = zip(compiled.images, riding).map { image, lane -> [String: Any] in
                 var o = ImagesCommand.object(image.plan)
@@ -72,63 +73,13 @@ struct PlanCommand: Command {
                 return o
             }
             writeOut(jsonString(["outputs": outputs.map { Self.object(r, $0) }, "images": images,
-                                 "reads": Self.readsObject(reads, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)] as [String: Any]))
+                                 "reads": shared.object] as [String: Any]))
         } else {
             var each = zip(outputs, numbers).map { c, n in (n, "output \(n) of \(total)\n" + Self.text(r, c)) }
             each += compiled.images.map { ($0.number, "output \($0.number) of \(total): still images\n" + ImagesCommand.text($0.plan)) }
-            writeOut((each.sorted { $0.0 < $1.0 }.map(\.1) + [Self.readsText(reads, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)]).joined(separator: "\n"))
+            writeOut((each.sorted { $0.0 < $1.0 }.map(\.1) + [shared.text]).joined(separator: "\n"))
         }
         return ExitCode.ok
-    }
-
-    /// How several outputs share one read: per lane of the run, the source track it reads and the
-    /// output tracks it feeds (1-based, as the plan numbers them; `numbers` are the media-file
-    /// outputs' numbers in the recipe), and the image outputs (`stills`) it hands pictures to
-    /// (`riding`: per image output, its lane; nil, decoded on its own).
-    static func readsObject(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe], numbers: [Int],
-                            stills: [Int] = [], riding: [Int?] = []) -> [[String: Any]] {
-        var out: [[String: Any]] = lanes.enumerated().map { f, members in
-            let lane = outputs[members[0].output].plan.lanes[members[0].track]
-            var o: [String: Any] = ["sourceTrack": lane.track.index, "type": lane.track.mediaType.rawValue, "decoded": Self.decodes(lane),
-                                    "feeds": members.map { ["output": numbers[$0.output], "track": $0.track + 1] }]
-            // The composition's track, played (read, drawn and mixed) once for every output it feeds.
-            if outputs[members[0].output].plan.isComposed { o["composition"] = true }
-            let own = zip(stills, riding).filter { $0.1 == f }.map(\.0)
-            if !own.isEmpty { o["stills"] = own }
-            return o
-        }
-        for (number, lane) in zip(stills, riding) where lane == nil {
-            out.append(["stills": [number], "decoded": true, "own": true])
-        }
-        return out
-    }
-
-    static func readsText(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe], numbers: [Int],
-                          stills: [Int] = [], riding: [Int?] = []) -> String {
-        let source = outputs.first?.plan.source.path ?? "the source"
-        // A composition's tracks are played once — read, cut, drawn and mixed — by output 1's lanes.
-        let composed = outputs.first?.plan.isComposed == true
-        var lines = [composed ? "one play of the composition for \(numbers.count) outputs (each track read, drawn and mixed once)"
-                              : "one read of \(source) for \(numbers.count + stills.count) outputs"]
-        for (f, members) in lanes.enumerated() {
-            let lane = outputs[members[0].output].plan.lanes[members[0].track]
-            let own = zip(stills, riding).filter { $0.1 == f }.map { "stills of output \($0.0)" }
-            let feeds = (members.map { "output \(numbers[$0.output]) track \($0.track + 1)" } + own).joined(separator: ", ")
-            if composed {
-                lines.append("  the composition's \(lane.track.mediaType.rawValue) \(members.count > 1 ? "played once" : "played") → \(feeds)")
-                continue
-            }
-            let how = Self.decodes(lane) ? (members.count + own.count > 1 ? "decoded once" : "decoded") : "copied"
-            lines.append("  #\(lane.track.index) \(lane.track.mediaType.rawValue) \(how) → " + feeds)
-        }
-        for (number, lane) in zip(stills, riding) where lane == nil {
-            lines.append("  stills of output \(number): decoded on their own, from each still's sync sample to its frame")
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    private static func decodes(_ lane: LanePlan) -> Bool {
-        switch lane.kind { case .video, .audio, .subtitle: return true; case .passthrough: return false }
     }
 
     /// `recipe` or `preset NAME` for a value the recipe gave, `assistant` for a derived one.
