@@ -17,7 +17,7 @@ struct CodecTableTests {
         #expect(Set(VideoFamily.all.map(\.streamCodec)).count == VideoFamily.all.count)
         let encoders = VideoFamily.all.flatMap(\.encoders) + AudioFamily.all.flatMap(\.encoders)
         #expect(Set(encoders).count == encoders.count)
-        #expect(recipeCodecNames == ["h264", "hevc", "aac", "copy"])
+        #expect(recipeCodecNames == ["h264", "hevc", "aac", "opus", "flac", "alac", "pcm", "copy"])
     }
 
     @Test("each video row is whole: its default quality within its range, its profiles, levels and names consistent",
@@ -68,11 +68,17 @@ struct CodecTableTests {
         #expect(params.contains("\(row.hdr.masteringDisplay)=") && params.contains("\(row.hdr.contentLightLevel)="), "\(params)")
     }
 
-    @Test("each audio row: its encoder is in this FFmpeg, its fallback rates include 48 and 44.1 kHz")
+    @Test("each audio row: its encoders are in this FFmpeg; its fallback rates include 48 and 44.1 kHz, or it takes any rate, or makes its own")
     func audioRows() {
         for row in AudioFamily.all {
-            #expect(CodecSupport.canEncode(row.encoder(where: CodecSupport.canEncode)))
-            #expect(row.sampleRates.contains(48000) && row.sampleRates.contains(44100))
+            #expect(CodecSupport.canEncode(row.encoder(where: CodecSupport.canEncode)), "\(row.codec)")
+            for e in row.encodersByDepth.values { #expect(CodecSupport.canEncode(e), "\(e)") }
+            if let fixed = row.fixedRate {
+                #expect(row.sampleRates.contains(fixed.rate), "\(row.codec)")
+            } else {
+                #expect(row.sampleRates.isEmpty || row.sampleRates.contains(48000) && row.sampleRates.contains(44100), "\(row.codec)")
+            }
+            #expect(row.lossless == row.sampleRates.isEmpty, "\(row.codec): a lossless codec takes any rate")
         }
     }
 

@@ -140,7 +140,9 @@ struct NeverRaisedTests {
         if p.audio.codec != .copy {
             for s in Self.poorSounds {
                 let r = try Self.assistant.audio(source: s, settings: p.audio)
-                #expect(r.sampleRate <= s.sampleRate && r.channels <= s.channels && r.bitrate <= s.bitRate!, "\(name): \(r.decisions)")
+                // Opus codes at 48 kHz whatever it is given (the one rate a codec makes itself).
+                let rate = p.audio.codec.flatMap(AudioFamily.of)?.fixedRate?.rate ?? s.sampleRate
+                #expect(r.sampleRate <= max(rate, s.sampleRate) && r.channels <= s.channels && r.bitrate <= s.bitRate!, "\(name): \(r.decisions)")
             }
         }
         guard p.video.codec != .copy, !BuiltinPresets.audioOnly.contains(name) else { return }

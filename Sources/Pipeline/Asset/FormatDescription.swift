@@ -33,6 +33,7 @@ public struct FormatDescription: Sendable, Hashable {
     /// Degrees the picture is turned clockwise for display (0, 90, 180, 270), from the display matrix.
     public var rotation: Int = 0
     public var pixelFormat: String?
+    /// Bits per sample: a picture's luma, or integer sound samples' (nil for float sound).
     public var bitDepth: Int?
     public var colorPrimaries: String?
     public var colorTransfer: String?

@@ -112,7 +112,8 @@ extension EncoderConfiguration {
     static func audio(_ s: ResolvedAudioSettings) -> EncoderConfiguration {
         var c = EncoderConfiguration(codecName: s.encoderName, timeBase: TimeBase(num: 1, den: Int32(s.sampleRate)))
         c.sampleRate = Int32(s.sampleRate)
-        c.samplesArePlanarFloat()
+        c.setSampleFormat(named: s.sampleFormat)
+        c.bitsPerSample = Int32(s.bitDepth ?? 0)
         c.channels = Int32(s.channels)
         c.channelLayout = s.channelLayout
         c.bitRate = Int64(s.bitrate)

@@ -28,6 +28,8 @@ struct EncoderConfiguration {
     // audio
     var sampleRate: Int32 = 0
     var sampleFormat: AVSampleFormat = AV_SAMPLE_FMT_NONE
+    /// The samples' real depth when it is less than their format's (24 bits in 32-bit samples); 0: the format's.
+    var bitsPerSample: Int32 = 0
     var channels: Int32 = 0
     /// The channel layout by its FFmpeg name (`stereo`, `2.1`); nil: the default one for `channels`.
     var channelLayout: String?
@@ -45,8 +47,8 @@ extension EncoderConfiguration {
     /// The pixel format by FFmpeg's name (unknown: none, which the encoder refuses when it opens).
     mutating func setPixelFormat(named name: String) { pixelFormat = av_get_pix_fmt(name) }
 
-    /// Planar 32-bit float samples: what every audio stage hands an encoder.
-    mutating func samplesArePlanarFloat() { sampleFormat = AV_SAMPLE_FMT_FLTP }
+    /// The samples the encoder takes, by FFmpeg's name (unknown: none, which it refuses when it opens).
+    mutating func setSampleFormat(named name: String) { sampleFormat = av_get_sample_fmt(name) }
 
     /// Sets the colour tags from FFmpeg's names (nil or unknown: unspecified).
     mutating func setColor(primaries: String?, transfer: String?, matrix: String?, range: String?) {
@@ -152,6 +154,7 @@ final class Encoder {
         } else {
             ctx.pointee.sample_rate = c.sampleRate
             ctx.pointee.sample_fmt = c.sampleFormat
+            if c.bitsPerSample > 0 { ctx.pointee.bits_per_raw_sample = c.bitsPerSample }
             if let name = c.channelLayout {
                 av_channel_layout_uninit(&ctx.pointee.ch_layout)
                 if av_channel_layout_from_string(&ctx.pointee.ch_layout, name) < 0 {

@@ -11,6 +11,12 @@ extension EncoderCapabilities {
         if var r = rx_codec_sample_rates(codec) {
             while r.pointee != 0 { caps.sampleRates.append(Int(r.pointee)); r += 1 }
         }
+        if var f = rx_codec_sample_fmts(codec) {
+            while f.pointee != AV_SAMPLE_FMT_NONE {
+                if let name = av_get_sample_fmt_name(f.pointee) { caps.sampleFormats.append(String(cString: name)) }
+                f += 1
+            }
+        }
         return caps
     }
 }

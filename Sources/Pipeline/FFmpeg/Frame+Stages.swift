@@ -35,22 +35,34 @@ extension Frame {
     /// Shortens (or restores) a block of samples within its buffers.
     func setSampleCount(_ n: Int32) { pointer.pointee.nb_samples = n }
 
-    /// A block of planar float samples in the channel layout `resampler` makes.
-    static func planarFloatAudio(samples: Int32, layoutOf resampler: Resampler, sampleRate: Int32) throws(MediaError) -> Frame {
+    /// A block of `format` samples in the channel layout `resampler` makes.
+    static func audio(samples: Int32, format: SampleFormat, layoutOf resampler: Resampler, sampleRate: Int32) throws(MediaError) -> Frame {
         var layout = resampler.layout
-        return try audio(samples: samples, format: AV_SAMPLE_FMT_FLTP, layout: &layout, sampleRate: sampleRate)
+        return try audio(samples: samples, format: format.av, layout: &layout, sampleRate: sampleRate)
     }
 
-    /// A resampler from this frame's format, rate and layout to planar float.
-    func makePlanarFloatResampler(toRate rate: Int32, layout: String) throws(MediaError) -> Resampler {
-        try makeResampler(toRate: rate, format: AV_SAMPLE_FMT_FLTP, layout: layout)
+    /// A resampler from this frame's format, rate and layout to `format`.
+    func makeResampler(toRate rate: Int32, format: SampleFormat, layout: String) throws(MediaError) -> Resampler {
+        try makeResampler(toRate: rate, format: format.av, layout: layout)
     }
 }
 
 extension AudioFIFO {
-    /// A queue of planar float samples.
-    static func planarFloat(channels: Int32) throws(MediaError) -> AudioFIFO {
-        try AudioFIFO(format: AV_SAMPLE_FMT_FLTP, channels: channels)
+    /// A queue of `format` samples.
+    convenience init(format: SampleFormat, channels: Int32) throws(MediaError) {
+        try self.init(format: format.av, channels: channels)
+    }
+}
+
+/// FFmpeg's sample format, as the stages name it (`fltp`, `s16`, `s32` …).
+struct SampleFormat: Equatable {
+    let av: AVSampleFormat
+
+    /// nil when FFmpeg has none by that name.
+    init?(named name: String) {
+        let f = av_get_sample_fmt(name)
+        guard f != AV_SAMPLE_FMT_NONE else { return nil }
+        av = f
     }
 }
 

@@ -11,6 +11,8 @@ struct SourceStream: Equatable {
     var index: Int { Int(pointer.pointee.index) }
     var timeBase: TimeBase { TimeBase(pointer.pointee.time_base) }
     var mediaType: MediaType { MediaType(pointer.pointee.codecpar.pointee.codec_type) }
+    /// FFmpeg's name of its codec (`h264`, `flac`).
+    var codecName: String { String(cString: avcodec_get_name(pointer.pointee.codecpar.pointee.codec_id)) }
     /// Cover art: one picture, stored as the stream's one packet.
     var isAttachedPicture: Bool { pointer.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
     /// A moving picture or sound, not cover art.

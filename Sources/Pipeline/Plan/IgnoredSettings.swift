@@ -29,6 +29,9 @@ enum IgnoredSettings {
                 }
                 if v.frameRatePolicy != nil, !isRate(v.frameRate) { ignored(.frameRatePolicy, "no 'frame-rate' to apply it to") }
             case .audio(let a):
+                if a.bitrate != nil, let family = a.codec.flatMap(AudioFamily.of), family.lossless {
+                    ignored(.bitrate, "\(family.displayName) is lossless: its size follows the sound")
+                }
                 if let most = a.channels, let layout = a.channelLayout {
                     ignored(.channels, "'channel-layout: \(layout)' sets the channel count (\(most) is only the most allowed)")
                 }

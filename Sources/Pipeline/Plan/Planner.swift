@@ -39,7 +39,7 @@ public enum Planner {
             plan.notices.append(notice)
         }
         plan.notices += keptNotices
-        plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: files.format) }
+        plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: files.format) + AudioNotices.notices(for: $0, format: files.format) }
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         try Negotiation.negotiate(&plan)
         return plan

@@ -13,28 +13,35 @@ extension SettingsAssistant {
     func sampleRate(source: FormatDescription, settings s: AudioSettings, family: AudioFamily, encoder: String,
                     decide: (String, String, String, String) -> Void) throws(MediaError) -> Int {
         let listed = capabilities(encoder)?.sampleRates ?? []
+        // Empty: the encoder takes any rate (FLAC, ALAC, PCM).
         let rates = listed.isEmpty ? family.sampleRates : listed
         let src = source.sampleRate
         if let r = s.sampleRate {
-            if !rates.contains(r) {
+            if !rates.isEmpty && !rates.contains(r) {
                 throw MediaError(.invalidSettings, "sample rate \(r) is not supported by the \(encoder) encoder (it takes \(rates.map(String.init).joined(separator: ", ")))",
                                  setting: "sample-rate")
             }
             decide("sample-rate", "\(r)", Origin.settings, "as asked" + (src > 0 && r > src ? " (above the source's \(src) Hz: resampled up, nothing gained)" : ""))
             return r
         }
+        if let (fixed, why) = family.fixedRate {
+            decide("sample-rate", "\(fixed)", "sample-rate.\(family.codec.rawValue)",
+                   src == fixed ? "the source's rate; \(why)" : "the source's \(src > 0 ? "\(src) Hz" : "unknown rate") is resampled to \(fixed) Hz: \(why)")
+            return fixed
+        }
         guard src > 0 else {
             decide("sample-rate", "48000", "sample-rate.unknown-source", "the source's rate is unknown")
             return 48000
         }
-        if src > Self.highestKeptSampleRate {
+        // A lossless codec keeps what it is given: a 96 kHz master stays 96 kHz.
+        if src > Self.highestKeptSampleRate && !family.lossless {
             // 88.2 and 176.4 kHz halve cleanly to 44.1.
             let lowered = src % 44100 == 0 && rates.contains(44100) ? 44100 : Self.highestKeptSampleRate
             decide("sample-rate", "\(lowered)", "sample-rate.lowered",
                    "the source's \(src) Hz is lowered to \(lowered) Hz: nothing audible lies above \(lowered / 2000) kHz, and players expect \(family.displayName) at 48 kHz at most")
             return lowered
         }
-        if rates.contains(src) {
+        if rates.isEmpty || rates.contains(src) {
             decide("sample-rate", "\(src)", "sample-rate.kept", "the source's rate (never raised)")
             return src
         }
@@ -46,6 +53,33 @@ extension SettingsAssistant {
         let lowest = rates.min() ?? 8000
         decide("sample-rate", "\(lowest)", "sample-rate.encoder-lowest", "the \(encoder) encoder's lowest rate, above the source's \(src) Hz: it takes none lower")
         return lowest
+    }
+
+    /// A lossless codec's bits per sample: the source's integer depth (16 or 24), at most the
+    /// codec's; a float source (a lossy codec's decoded sound) in 16 bits.
+    func bitDepth(source: FormatDescription, family: AudioFamily, decide: (String, String, String, String) -> Void) -> Int {
+        guard let src = source.bitDepth else {
+            decide("bit-depth", "16", "bit-depth.float-source",
+                   "the source's \(source.codec) decodes to float samples, with no depth of its own to keep: 16 bits, as a CD")
+            return 16
+        }
+        let depth = src <= 16 ? 16 : min(24, family.maxBitDepth)
+        let reason = src <= 16 ? "the source's \(src)-bit samples" + (src < 16 ? ", in 16 bits" : "")
+            : src <= depth ? "the source's \(src)-bit samples, kept" : "the source's \(src)-bit samples, rounded to \(family.displayName)'s \(depth) bits"
+        decide("bit-depth", "\(depth)", "bit-depth.source", reason)
+        return depth
+    }
+
+    /// The samples `encoder` takes for `bitDepth` (nil: a lossy codec's float), as this FFmpeg's
+    /// encoder lists them (an encoder that lists none: the first wanted).
+    func sampleFormat(encoder: String, bitDepth: Int?) -> String {
+        let wanted = switch bitDepth {
+        case nil: ["fltp", "flt", "s16p", "s16"]
+        case 16?: ["s16", "s16p", "s32", "s32p"]
+        default: ["s32", "s32p"]
+        }
+        let listed = capabilities(encoder)?.sampleFormats ?? []
+        return wanted.first { listed.isEmpty || listed.contains($0) } ?? wanted[0]
     }
 
     func audioBitrate(source: FormatDescription, settings s: AudioSettings, channels: Int,

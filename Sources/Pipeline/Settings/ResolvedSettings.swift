@@ -77,7 +77,12 @@ public struct ResolvedAudioSettings: Sendable, Hashable {
     public var sampleRate: Int
     public var channels: Int
     public var channelLayout: String
+    /// 0: none to aim at (a lossless codec).
     public var bitrate: Int
+    /// The samples the encoder takes, by FFmpeg's name (`fltp`, `s16`, `s32` …).
+    public var sampleFormat: String = "fltp"
+    /// A lossless codec's bits per sample (nil: a lossy one's).
+    public var bitDepth: Int?
     public var codecOptions: [String: String]
     public var decisions: [Decision]
 
@@ -89,8 +94,10 @@ public struct ResolvedAudioSettings: Sendable, Hashable {
 public struct EncoderCapabilities: Sendable, Hashable {
     public var pixelFormats: [String]
     public var sampleRates: [Int]
-    public init(pixelFormats: [String] = [], sampleRates: [Int] = []) {
+    public var sampleFormats: [String]
+    public init(pixelFormats: [String] = [], sampleRates: [Int] = [], sampleFormats: [String] = []) {
         self.pixelFormats = pixelFormats
         self.sampleRates = sampleRates
+        self.sampleFormats = sampleFormats
     }
 }

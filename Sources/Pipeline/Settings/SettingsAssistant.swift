@@ -10,6 +10,8 @@ public struct SettingsAssistant: Sendable {
     }
 
     static let defaultMaxChannels = 2
+    /// The most channels an output track has (the standard layouts go up to 7.1).
+    static let mostChannels = 8
     static let gopSeconds: Int64 = 2
 
     // MARK: Video
@@ -428,11 +430,13 @@ public struct SettingsAssistant: Sendable {
         if s.codec == nil { decide("codec", codec.rawValue, "audio-codec.default", "\(AudioFamily.default.displayName) plays everywhere MP4 does") }
         else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
         guard let family = AudioFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
-        let encoder = family.encoder { capabilities($0) != nil }
+        let depth = family.lossless ? bitDepth(source: source, family: family, decide: decide) : nil
+        let encoder = family.encoder(bitDepth: depth) { capabilities($0) != nil }
 
         let rate = try sampleRate(source: source, settings: s, family: family, encoder: encoder, decide: decide)
 
-        let maxChannels = s.channels ?? Self.defaultMaxChannels
+        // A lossless copy keeps every channel it is given; a lossy one for playing, stereo.
+        let maxChannels = s.channels ?? (family.lossless ? Self.mostChannels : Self.defaultMaxChannels)
         let srcChannels = max(1, source.channels)
         let channels: Int
         let layout: String
@@ -462,10 +466,19 @@ public struct SettingsAssistant: Sendable {
             decide("channel-layout", layout, "channel-layout.default", "the standard layout for \(channels) channel\(channels == 1 ? "" : "s")")
         }
 
-        let bitrate = audioBitrate(source: source, settings: s, channels: channels, decide: decide)
-        return ResolvedAudioSettings(codec: codec, encoderName: encoder, sampleRate: rate, channels: channels,
-                                     channelLayout: layout, bitrate: bitrate, codecOptions: s.codecOptions,
-                                     decisions: decisions)
+        let bitrate: Int
+        if family.lossless {
+            decide("bitrate", "lossless", "audio-bitrate.lossless", "\(family.displayName) is lossless: its size follows the sound")
+            bitrate = 0
+        } else {
+            bitrate = audioBitrate(source: source, settings: s, channels: channels, decide: decide)
+        }
+        var resolved = ResolvedAudioSettings(codec: codec, encoderName: encoder, sampleRate: rate, channels: channels,
+                                             channelLayout: layout, bitrate: bitrate, codecOptions: s.codecOptions,
+                                             decisions: decisions)
+        resolved.sampleFormat = sampleFormat(encoder: encoder, bitDepth: depth)
+        resolved.bitDepth = depth
+        return resolved
     }
 
     /// FFmpeg's standard layout for a channel count (what `av_channel_layout_default` gives), by

@@ -1,7 +1,7 @@
 import Recipe
 
-/// Samples on the output's sample clock → resample / downmix → frames of the encoder's size →
-/// encoder → writer input.
+/// Samples on the output's sample clock → resample / downmix into the encoder's sample format →
+/// frames of the encoder's size → encoder → writer input.
 final class AudioSink: SinkStage {
     private let env: LaneEnvironment
     private let output: Int
@@ -10,6 +10,8 @@ final class AudioSink: SinkStage {
     private let encoder: Encoder
     private var resampler: Resampler?
     private let fifo: AudioFIFO
+    /// What the encoder takes (the assistant's `sampleFormat`): the resampler makes it.
+    private let sampleFormat: SampleFormat
     /// The encoder's last block of samples and its size (see `encoderBlock`).
     private var lastBlock: Frame?
     private var lastBlockCapacity: Int32 = 0
@@ -29,7 +31,11 @@ final class AudioSink: SinkStage {
         var c = EncoderConfiguration.audio(settings)
         c.globalHeader = env.writer.needsGlobalHeader
         encoder = try Encoder(c)
-        fifo = try AudioFIFO.planarFloat(channels: Int32(settings.channels))
+        guard let format = SampleFormat(named: settings.sampleFormat) else {
+            throw MediaError(.invalidSettings, "unknown sample format '\(settings.sampleFormat)'")
+        }
+        sampleFormat = format
+        fifo = try AudioFIFO(format: format, channels: Int32(settings.channels))
         dropsPriming = env.writer.format == .mkv
         writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
     }
@@ -44,7 +50,7 @@ final class AudioSink: SinkStage {
             resampler = nil
         }
         if resampler == nil {
-            resampler = try frame.makePlanarFloatResampler(toRate: Int32(settings.sampleRate), layout: settings.channelLayout)
+            resampler = try frame.makeResampler(toRate: Int32(settings.sampleRate), format: sampleFormat, layout: settings.channelLayout)
         }
         try resampler?.convert(frame, onto: fifo)
         try encodeQueued(flush: false)
@@ -82,7 +88,7 @@ final class AudioSink: SinkStage {
             f.setSampleCount(n)
             return f
         }
-        let f = try Frame.planarFloatAudio(samples: n, layoutOf: resampler, sampleRate: Int32(settings.sampleRate))
+        let f = try Frame.audio(samples: n, format: sampleFormat, layoutOf: resampler, sampleRate: Int32(settings.sampleRate))
         (lastBlock, lastBlockCapacity) = (f, n)
         return f
     }

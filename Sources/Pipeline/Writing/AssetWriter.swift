@@ -23,6 +23,9 @@ final class AssetWriter: @unchecked Sendable {
     /// A passed-through stream has a Dolby Vision configuration: the MP4 writer stores it (dvcC)
     /// only when told that unofficial boxes are fine.
     private var carriesDolbyVision = false
+    /// A track FFmpeg writes into this container only as an experimental feature
+    /// (`AudioFamily.experimentalIn`: FLAC in MP4): the muxer is told that is fine.
+    private var holdsExperimental = false
     private var finished = false
 
     /// `rehearsal`: `start` writes the header into memory, not to `path` (what `plan` and
@@ -63,7 +66,8 @@ final class AssetWriter: @unchecked Sendable {
 
     /// An input fed by `encoder` (opened already: its parameters are final).
     func addInput(encoder: Encoder, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
-        try add(container.addStream(encodedBy: encoder), stampedIn: encoder.timeBase, rotation: rotation, metadata: metadata)
+        noteExperimental(encoder.codecName)
+        return try add(container.addStream(encodedBy: encoder), stampedIn: encoder.timeBase, rotation: rotation, metadata: metadata)
     }
 
     /// An input fed by a subtitle encoder (opened already), stamped in its time base.
@@ -81,7 +85,12 @@ final class AssetWriter: @unchecked Sendable {
         }
         let st = try container.addStream(copying: source)
         if source.carriesDolbyVision { carriesDolbyVision = true }
+        noteExperimental(source.codecName)
         return try add(st, stampedIn: source.timeBase, rotation: rotation, metadata: metadata)
+    }
+
+    private func noteExperimental(_ codec: String) {
+        if AudioFamily.of(encoder: codec)?.experimentalIn.contains(format) == true { holdsExperimental = true }
     }
 
     private func add(_ st: OutputStream, stampedIn timeBase: TimeBase, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
@@ -122,7 +131,11 @@ final class AssetWriter: @unchecked Sendable {
         if kept.quickTimeKeys && format != .mkv { movflags.append("+use_metadata_tags") }
         if negativeCompositionOffsets && format != .mkv { movflags.append("+negative_cts_offsets") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
-        if carriesDolbyVision && format == .mp4 { options.append(("strict", "unofficial")) }
+        if holdsExperimental {
+            options.append(("strict", "experimental"))
+        } else if carriesDolbyVision && format == .mp4 {
+            options.append(("strict", "unofficial"))
+        }
         try container.open(options: options)
         // The muxer keeps the picture (MP4 `covr`) and writes it with the index.
         for (p, st) in covers { try container.writePicture(p, to: st) }

@@ -9,23 +9,56 @@ public struct AudioFamily: Sendable {
     public let encoders: [String]
     /// The sample rates the codec has, for an encoder that does not list its own.
     public let sampleRates: [Int]
+    /// Lossless: no bit rate to choose; the samples keep the source's bit depth.
+    public var lossless = false
+    /// The rate every output is made at whatever the source's, and why (nil: the source's, as
+    /// the encoder allows). A recipe's own `sample-rate` still wins where the encoder takes it.
+    public var fixedRate: (rate: Int, why: String)?
+    /// Encoders by bit depth, where the depth is the encoder (PCM); empty: `encoders`.
+    public var encodersByDepth: [Int: String] = [:]
+    /// The deepest samples it stores (lossless); deeper sources are rounded to it.
+    public var maxBitDepth = 24
+    /// Containers FFmpeg writes it into only as an experimental feature (its muxer's
+    /// `strict -2`): written there, with a plan notice that some players may not read it.
+    public var experimentalIn: [ContainerFormat] = []
 
     /// The rows, the default first.
-    public static let all: [AudioFamily] = [.aac]
+    public static let all: [AudioFamily] = [.aac, .opus, .flac, .alac, .pcm]
     /// What a recipe that names no audio codec gets.
     public static var `default`: AudioFamily { all[0] }
 
     /// The row of a recipe's codec; nil for `copy`.
     public static func of(_ codec: AudioCodec) -> AudioFamily? { all.first { $0.codec == codec } }
 
-    /// The first of its encoders that `isAvailable` says this FFmpeg has, else the preferred one.
-    public func encoder(where isAvailable: (String) -> Bool) -> String {
-        encoders.first(where: isAvailable) ?? encoders[0]
+    /// The row an encoder belongs to.
+    public static func of(encoder name: String) -> AudioFamily? {
+        all.first { $0.encoders.contains(name) || $0.encodersByDepth.values.contains(name) }
+    }
+
+    /// The first of its encoders that `isAvailable` says this FFmpeg has, else the preferred
+    /// one; for a family whose depth is the encoder, the one for `bitDepth`.
+    public func encoder(bitDepth: Int? = nil, where isAvailable: (String) -> Bool) -> String {
+        if let d = bitDepth, let e = encodersByDepth[d] { return e }
+        return encoders.first(where: isAvailable) ?? encoders[0]
     }
 
     public static let aac = AudioFamily(
         codec: .aac, displayName: "AAC", encoders: ["aac"],
         sampleRates: [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350])
+
+    public static let opus = AudioFamily(
+        codec: .opus, displayName: "Opus", encoders: ["libopus"], sampleRates: [48000, 24000, 16000, 12000, 8000],
+        fixedRate: (48000, "Opus codes at 48 kHz inside, and players expect it"))
+
+    public static let flac = AudioFamily(
+        codec: .flac, displayName: "FLAC", encoders: ["flac"], sampleRates: [], lossless: true, experimentalIn: [.mp4, .m4a, .mov])
+
+    public static let alac = AudioFamily(
+        codec: .alac, displayName: "ALAC", encoders: ["alac"], sampleRates: [], lossless: true)
+
+    public static let pcm = AudioFamily(
+        codec: .pcm, displayName: "PCM", encoders: ["pcm_s16le"], sampleRates: [], lossless: true,
+        encodersByDepth: [16: "pcm_s16le", 24: "pcm_s24le"])
 }
 
 /// The names a recipe's `codec` takes: every row's, then `copy`.

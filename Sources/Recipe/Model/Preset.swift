@@ -59,12 +59,16 @@ public enum BuiltinPresets {
         make("m4a", "Audio only: AAC, the source's rate (48 kHz at most) and up to 2 channels.", video: nil, audio: AudioSettings(codec: .aac)),
         make("aac-stereo", "AAC, up to stereo and 128 kb/s, the source's rate (48 kHz at most): never more than the source has.",
              video: nil, audio: AudioSettings(codec: .aac, bitrate: 128_000, channels: 2)),
+        make("opus-stereo", "Opus, up to stereo and 128 kb/s, at 48 kHz (as Opus codes): never more than the source has.",
+             video: nil, audio: AudioSettings(codec: .opus, bitrate: 128_000, channels: 2)),
+        make("flac", "FLAC, lossless: the source's rate, channels and bit depth (16 or 24).", video: nil, audio: AudioSettings(codec: .flac)),
+        make("alac", "ALAC (Apple Lossless): the source's rate, channels and bit depth (16 or 24).", video: nil, audio: AudioSettings(codec: .alac)),
     ]
 
     public static func named(_ name: String) -> PresetDefinition? { all.first { $0.name == name } }
 
     /// Names of presets that have no video part.
-    public static let audioOnly: Set<String> = ["m4a", "aac-stereo"]
+    public static let audioOnly: Set<String> = ["m4a", "aac-stereo", "opus-stereo", "flac", "alac"]
 
     private static func make(_ name: String, _ summary: String, video: VideoSettings?, audio: AudioSettings) -> PresetDefinition {
         var p = PresetDefinition(name: name, mark: nil, summary: summary)
