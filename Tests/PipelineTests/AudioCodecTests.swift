@@ -17,34 +17,19 @@ struct AudioCodecTests {
     }
 
     /// Runs ffmpeg; its stdout.
-    static func ffmpeg(_ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-v", "error", "-y"] + args
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    static func ffmpeg(_ args: [String]) throws -> Data {
+        try FFprobe.output(of: "/usr/bin/ffmpeg", ["-v", "error", "-y"] + args)
     }
 
     /// The MD5 of the first audio track's decoded samples, as `format` (`s16`, `s32`).
     static func samplesMD5(_ file: String, format: String) throws -> String {
-        try ffmpeg(["-i", file, "-map", "0:a:0", "-f", "md5", "-c:a", "pcm_\(format)le", "-"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        String(decoding: try ffmpeg(["-i", file, "-map", "0:a:0", "-f", "md5", "-c:a", "pcm_\(format)le", "-"]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The first audio track's decoded samples as 16-bit integers, channels interleaved.
     static func samples(_ file: String) throws -> [Int16] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-v", "error", "-i", file, "-map", "0:a:0", "-f", "s16le", "-c:a", "pcm_s16le", "-"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        try ffmpeg(["-i", file, "-map", "0:a:0", "-f", "s16le", "-c:a", "pcm_s16le", "-"]).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }
 
     /// What ffprobe says of the first audio stream that ffmpeg's and our output must share.

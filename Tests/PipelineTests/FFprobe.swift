@@ -6,15 +6,20 @@ enum FFprobe {
 
     static func run(_ args: [String]) throws -> String? {
         guard let path else { return nil }
+        return String(decoding: try output(of: path, ["-v", "error"] + args), as: UTF8.self)
+    }
+
+    /// What a command line tool (ffprobe, ffmpeg) writes to stdout.
+    static func output(of tool: String, _ args: [String]) throws -> Data {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = ["-v", "error"] + args
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = args
         let pipe = Pipe()
         p.standardOutput = pipe
         try p.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return data
     }
 
     /// Picture types (I/P/B) of the first video track, in presentation order.
