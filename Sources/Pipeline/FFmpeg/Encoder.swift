@@ -71,10 +71,10 @@ extension EncoderConfiguration {
     /// its family's keys): FFmpeg 5.1's libx265 and libx264 wrappers do not read it from frame
     /// side data.
     var optionsWithHDR: [(String, String)] {
-        guard let family = VideoFamily.of(encoder: codecName) else { return options }
+        guard let family = VideoFamily.of(encoder: codecName), let hdr = family.hdr else { return options }
         var params: [String] = []
-        if let m = masteringDisplay { params.append("\(family.hdr.masteringDisplay)=\(m.encoderParameter)") }
-        if let c = contentLightLevel { params.append("\(family.hdr.contentLightLevel)=\(c.encoderParameter)") }
+        if let m = masteringDisplay { params.append("\(hdr.masteringDisplay)=\(m.encoderParameter)") }
+        if let c = contentLightLevel { params.append("\(hdr.contentLightLevel)=\(c.encoderParameter)") }
         guard !params.isEmpty else { return options }
         let key = family.parameters.option
         var out = options.filter { $0.0 != key }
@@ -92,6 +92,8 @@ final class Encoder {
     let codecName: String
     /// `VideoFamily.guessesShortEncodeDTS`.
     private let guessesShortEncodeDTS: Bool
+    /// `VideoFamily.drainsBeforeClose`.
+    private let drainsBeforeClose: Bool
     /// For the container's stream side data (`mdcv`/`clli`, Matroska's colour elements).
     let masteringDisplay: MasteringDisplay?
     let contentLightLevel: ContentLightLevel?
@@ -103,6 +105,7 @@ final class Encoder {
         _ = FFmpeg.installLog  // an encoder's notes go to our log, not to stderr
         codecName = c.codecName
         guessesShortEncodeDTS = VideoFamily.of(encoder: c.codecName)?.guessesShortEncodeDTS ?? false
+        drainsBeforeClose = VideoFamily.of(encoder: c.codecName)?.drainsBeforeClose ?? false
         masteringDisplay = c.masteringDisplay
         contentLightLevel = c.contentLightLevel
         guard let codec = avcodec_find_encoder_by_name(c.codecName) else {
@@ -309,8 +312,17 @@ final class Encoder {
     }
 
     deinit {
+        if drainsBeforeClose && !ended { drainDiscarding() }
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)
+    }
+
+    /// `VideoFamily.drainsBeforeClose`: ends the stream and drops what is left, so that the
+    /// library can close (a rehearsal's encoder, a lane that failed).
+    private func drainDiscarding() {
+        if !draining { _ = avcodec_send_frame(context, nil) }
+        guard let packet = try? Packet() else { return }
+        while avcodec_receive_packet(context, packet.pointer) == 0 { av_packet_unref(packet.pointer) }
     }
 
     var timeBase: TimeBase { TimeBase(context.pointee.time_base) }
@@ -320,6 +332,8 @@ final class Encoder {
     /// Pictures or sample frames sent, and whether the encoder is being drained.
     private var framesSent = 0
     private var draining = false
+    /// The encoder said it has nothing more (end of stream after draining).
+    private var ended = false
 
     func send(_ frame: Frame?) throws(MediaError) {
         let rc = avcodec_send_frame(context, frame?.pointer)
@@ -331,6 +345,7 @@ final class Encoder {
     func receive() throws(MediaError) -> Packet? {
         let packet = try Packet()
         let rc = avcodec_receive_packet(context, packet.pointer)
+        if rc == FFmpeg.eof { ended = true }
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "cannot encode")
         // x265 stamps dts = pts − (its B-frame delay in time), a delay it measures only once

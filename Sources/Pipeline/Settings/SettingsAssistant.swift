@@ -137,12 +137,27 @@ public struct SettingsAssistant: Sendable {
         if let b = s.bitrate {
             decide("bitrate", "\(b)", Origin.settings, "as asked" + (s.maxBitrate.map { ", peaks up to \($0)" } ?? ""))
         } else if let q = s.quality {
+            // The recipe's check knows only the widest scale when it reads the number.
+            let scale = family.quality.range
+            guard scale.contains(q) else {
+                throw MediaError(.invalidSettings, "'quality' for \(family.displayName) must be from \(formatNumber(scale.lowerBound)) (best) to \(formatNumber(scale.upperBound)) (smallest), not \(formatNumber(q))",
+                                 setting: "quality")
+            }
             quality = q
             decide("quality", formatNumber(q), Origin.settings, "constant quality as asked")
         } else {
             quality = family.quality.defaultValue
             decide("quality", formatNumber(family.quality.defaultValue), "quality.default",
                    "\(encoder)'s default constant quality (\(family.quality.option.uppercased()))")
+        }
+
+        // Speed: the row's default where the library's own is not the one to use.
+        if let d = family.speed.defaultName {
+            if let asked = s.codecOptions[family.speed.option] {
+                decide("speed", asked, Origin.settings, "as asked (\(family.speed.option))")
+            } else {
+                decide("speed", d, "speed.default", "\(family.library)'s \(family.speed.option) \(d): its balance of speed and size")
+            }
         }
 
         // GOP.
@@ -179,9 +194,11 @@ public struct SettingsAssistant: Sendable {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
             try Levels.check(l, family: family, width: cw, height: ch, rate: gopRate)
-            let capped = toldOnlyWhenAsked && s.bitrate == nil && s.maxBitrate == nil
-            decide("level", l, Origin.settings, capped ? "as asked: \(family.library) keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)" : "as asked")
-            encoderLevel = l
+            let capped = family.levelSignalling.capsRateWhenTold && s.bitrate == nil && s.maxBitrate == nil
+            decide("level", l, Origin.settings, capped ? "as asked: \(family.library) keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)"
+                   : family.levelSignalling.isToldOnlyWhenAsked && !family.levelSignalling.capsRateWhenTold
+                   ? "as asked: the picture fits it; \(family.library) is not told it and signals the level it codes itself" : "as asked")
+            if case .byEncoder = family.levelSignalling { encoderLevel = nil } else { encoderLevel = l }
         } else {
             // An encoder told only an asked level signals the lowest level itself, where one it is
             // told turns on rate capping for a quality-coded stream (x265: 7 % more CPU on bench

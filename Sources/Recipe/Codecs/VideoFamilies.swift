@@ -27,7 +27,9 @@ extension VideoFamily {
         pixelFormats: .eightBit420,
         codesFields: true,
         frames: .h264,
-        guessesShortEncodeDTS: false)
+        guessesShortEncodeDTS: false,
+        drainsBeforeClose: false,
+        quietEnvironment: nil)
 
     public static let hevc = VideoFamily(
         codec: .hevc, streamCodec: "hevc", displayName: "HEVC", library: "x265",
@@ -62,5 +64,35 @@ extension VideoFamily {
         pixelFormats: .keepDepthAndChroma(tenBitProfile: "Main 10"),
         codesFields: false,
         frames: .hevc,
-        guessesShortEncodeDTS: true)
+        guessesShortEncodeDTS: true,
+        drainsBeforeClose: false,
+        quietEnvironment: nil)
+
+    /// AV1 by SVT-AV1: Main profile, 8- and 10-bit 4:2:0.
+    public static let av1 = VideoFamily(
+        codec: .av1, streamCodec: "av1", displayName: "AV1", library: "SVT-AV1",
+        encoders: ["libsvtav1"],
+        quality: QualityScale(option: "crf", range: 0...63, defaultValue: 35),
+        // Presets 13 (fastest) to 0; 8 is SVT-AV1's own advice for a good speed/size balance.
+        speed: NamedOption(option: "preset", names: (0...13).reversed().map(String.init), defaultName: "8"),
+        tune: nil,
+        profiles: [Profile("main", depth: 10, chroma: 420)],
+        automaticProfiles: ["main"],
+        // Annex A.3: MaxPicSize and MaxDisplayRate in luma samples.
+        levels: .lumaSamples([
+            ("2", 147456, 4423680), ("2.1", 278784, 8363520), ("3", 665856, 19975680), ("3.1", 1065024, 31950720),
+            ("4", 2359296, 70778880), ("4.1", 2359296, 141557760), ("5", 8912896, 267386880), ("5.1", 8912896, 534773760),
+            ("5.2", 8912896, 1069547520), ("5.3", 8912896, 1069547520), ("6", 35651584, 1069547520),
+            ("6.1", 35651584, 2139095040), ("6.2", 35651584, 4278190080), ("6.3", 35651584, 4278190080),
+        ]),
+        levelSignalling: .byEncoder,
+        parameters: ParameterString(option: "svtav1-params", aliases: [], quiet: nil),
+        hdr: nil,
+        pixelFormats: .keepDepthAndChroma(tenBitProfile: "Main"),
+        codesFields: false,
+        frames: nil,
+        guessesShortEncodeDTS: false,
+        drainsBeforeClose: true,
+        // Fatal lines only: SVT-AV1 logs its banner and configuration at info level by default.
+        quietEnvironment: (name: "SVT_LOG", value: "0"))
 }

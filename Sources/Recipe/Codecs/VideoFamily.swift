@@ -17,8 +17,8 @@ public struct VideoFamily: Sendable {
     public let quality: QualityScale
     /// The speed option (x264's `preset`) and its names, fastest first.
     public let speed: NamedOption
-    /// The tuning option (x264's `tune`) and its names.
-    public let tune: NamedOption
+    /// The tuning option (x264's `tune`) and its names; nil where the encoder has none.
+    public let tune: NamedOption?
     /// Every profile the encoder has, with the most it carries.
     public let profiles: [Profile]
     /// The profiles the assistant chooses from, in order: the first that carries the pixel
@@ -28,24 +28,33 @@ public struct VideoFamily: Sendable {
     public let levelSignalling: LevelSignalling
     /// The encoder's own parameter string (`x265-params`).
     public let parameters: ParameterString
-    /// Its keys for HDR10 static metadata in the parameter string (written as SEI).
-    public let hdr: HDRSignalling
+    /// Its keys for HDR10 static metadata in the parameter string (written as SEI); nil where
+    /// the encoder is not given it (the container's colour tags and side data still carry it).
+    public let hdr: HDRSignalling?
     public let pixelFormats: PixelFormatRule
     /// Codes interlaced pictures as fields (`deinterlace: off`).
     public let codesFields: Bool
-    /// How passthrough and selective decode read its compressed frames.
-    public let frames: FrameSyntax
+    /// How passthrough and selective decode read its compressed frames; nil where they are not
+    /// read without decoding (every frame is decoded).
+    public let frames: FrameSyntax?
     /// The encoder stamps decode times it has not measured on an encode of 1 or 2 pictures
     /// (x265: dts = pts − a B-frame delay known only after more pictures than that delay); two
     /// pictures cannot be reordered, so their decode times are their presentation times.
     public let guessesShortEncodeDTS: Bool
+    /// The library hangs when closed before the end of its stream (SVT-AV1 1.4 waits for an
+    /// end-of-stream that never comes): an encoder closed undrained is drained first, its
+    /// packets dropped (a rehearsal's, a failed lane's).
+    public let drainsBeforeClose: Bool
+    /// The environment variable without which the library prints its banner on stderr
+    /// (SVT-AV1's `SVT_LOG`): set for the process before any encoder opens, unless already set.
+    public let quietEnvironment: (name: String, value: String)?
 
     /// Options whose values are names the library checks itself (printing its own line on
     /// stderr for one it does not know): checked first, the nearest name suggested.
-    public var namedOptions: [NamedOption] { [speed, tune] }
+    public var namedOptions: [NamedOption] { [speed] + (tune.map { [$0] } ?? []) }
 
     /// The rows, the default first.
-    public static let all: [VideoFamily] = [.h264, .hevc]
+    public static let all: [VideoFamily] = [.h264, .hevc, .av1]
     /// What a recipe that names no codec gets.
     public static var `default`: VideoFamily { all[0] }
 
@@ -73,21 +82,25 @@ public struct VideoFamily: Sendable {
         switch levelSignalling {
         case .option(let key): return codecOptions[key]
         case .parameterWhenAsked(let key): return parameters.value(of: key, in: codecOptions)
+        case .byEncoder: return nil
         }
     }
 
-    /// `codecOptions` with the quality and the level the encoder is told added as this family
-    /// asks for them (where the options do not set them already), and the parameter string's
-    /// quiet entry.
+    /// `codecOptions` with the quality, the row's default speed and the level the encoder is
+    /// told added as this family asks for them (where the options do not set them already), and
+    /// the parameter string's quiet entry.
     public func options(_ codecOptions: [String: String], quality: Double?, level: String?) -> [String: String] {
         var opts = codecOptions
         if let q = quality, opts[self.quality.option] == nil { opts[self.quality.option] = formatNumber(q) }
+        if let d = speed.defaultName, opts[speed.option] == nil { opts[speed.option] = d }
         var entries: [String] = []
         switch levelSignalling {
         case .option(let key):
             if let l = level, opts[key] == nil { opts[key] = l }
         case .parameterWhenAsked(let key):
             if let l = level, parameters.value(of: key, in: opts) == nil { entries.append("\(key)=\(l)") }
+        case .byEncoder:
+            break
         }
         return parameters.adding(entries, to: opts)
     }
@@ -119,6 +132,8 @@ public func formatNumber(_ d: Double) -> String {
 public struct NamedOption: Sendable {
     public let option: String
     public let names: [String]
+    /// What the encoder is given where the recipe sets nothing (nil: the library's own default).
+    public var defaultName: String? = nil
 }
 
 /// A profile and the most it carries: bits per sample and chroma (444, 422, 420).
@@ -155,9 +170,18 @@ public enum LevelSignalling: Sendable {
     /// itself, and a level it is told makes it cap a quality-coded stream's rate (x265's
     /// `level-idc`: slower, and not the same bits run to run).
     case parameterWhenAsked(String)
+    /// Never: the encoder signals the level it codes itself (SVT-AV1, whose `level` parameter
+    /// FFmpeg 5.1's wrapper does not pass on); an asked level is only checked against the picture.
+    case byEncoder
 
-    /// The encoder is told only an asked level (and signals the lowest one itself).
+    /// The encoder is not told a level it was not asked for (and signals the lowest one itself).
     public var isToldOnlyWhenAsked: Bool {
+        if case .option = self { return false }
+        return true
+    }
+
+    /// An asked level is told to the encoder, which caps a quality-coded stream's rate by it.
+    public var capsRateWhenTold: Bool {
         if case .parameterWhenAsked = self { return true }
         return false
     }

@@ -1,0 +1,75 @@
+import Foundation
+@testable import Pipeline
+import Recipe
+import Testing
+
+/// Codecs added as rows of the codec table (issue 25): each converts a frame-stamped source
+/// into the containers that hold it, with the row's defaults, and refuses a quality off its scale.
+@Suite("New video codecs from the table")
+struct NewCodecTests {
+    /// (codec, container, pixel format asked (nil: the assistant's), ffprobe's profile, pix_fmt).
+    static let conversions: [(VideoCodec, String, String?, String, String)] = [
+        (.av1, "mkv", nil, "Main", "yuv420p"),
+        (.av1, "mp4", "yuv420p10le", "Main", "yuv420p10le"),
+    ]
+
+    @Test("a frame-stamped source converts: codec, profile, pixel format, frame count, duration and the same source frames",
+          arguments: conversions.indices)
+    func converts(_ i: Int) throws {
+        let (codec, container, pixelFormat, profile, pixFmt) = Self.conversions[i]
+        let dir = Scratch()
+        let src = dir.file("src.mp4"), out = dir.file("out.\(container)")
+        let rate = FrameRate(frames: 25)
+        try Media.make(src, video: GeneratedVideoFormat(width: 64, height: 64, frameRate: rate), frames: 6)
+        let row = try #require(VideoFamily.of(codec))
+        // The fastest speed: the machine is shared.
+        let settings = VideoSettings(codec: codec, pixelFormat: pixelFormat, codecOptions: [row.speed.option: row.speed.names[0]])
+        try runConversion(ConversionRequest(source: src, output: out, tracks: [TrackRequest(.type(.video, 0), .video(settings))]))
+        let stream = try #require(try FFprobe.stream(out, "v:0", "codec_name,profile,pix_fmt,width,height"))
+        #expect(stream["streams.stream.0.codec_name"] == "\"\(row.streamCodec)\"")
+        #expect(stream["streams.stream.0.profile"] == "\"\(profile)\"")
+        #expect(stream["streams.stream.0.pix_fmt"] == "\"\(pixFmt)\"")
+        #expect(stream["streams.stream.0.width"] == "64" && stream["streams.stream.0.height"] == "64")
+        #expect(try FFprobe.frameCount(out, "v:0") == 6)
+        let format = try #require(try FFprobe.format(out))
+        #expect(format["format.duration"] == "\"0.240000\"")
+        let stamps = try Media.stamps(out)
+        #expect(stamps.map(\.stamp) == Array(0..<6))
+        #expect(stamps.map(\.pts) == frameTimes(6, rate: rate))
+    }
+
+    @Test("AV1: the row's default speed and quality reach the encoder, the plan says them; 10-bit stays 10-bit in Main")
+    func av1Assistant() throws {
+        let r = try SettingsAssistant.system.video(source: SettingsAssistantTests.video(1920, 1080), settings: VideoSettings(codec: .av1))
+        #expect(r.encoderName == "libsvtav1")
+        let options = Dictionary(uniqueKeysWithValues: VideoSink.encoderOptions(r))
+        #expect(options["preset"] == "8" && options["crf"] == "35")
+        #expect(r.decision("speed").map { "\($0.value) \($0.rule) \($0.reason)" } == "8 speed.default SVT-AV1's preset 8: its balance of speed and size")
+        #expect(r.decision("quality")?.reason == "libsvtav1's default constant quality (CRF)")
+        #expect(r.level == "4" && r.encoderLevel == nil)
+        #expect(r.decision("level")?.reason == "the lowest level that allows 1920x1080 at 30 fps (SVT-AV1 works it out and signals it itself)")
+        var deep = SettingsAssistantTests.video(640, 360)
+        (deep.pixelFormat, deep.bitDepth) = ("yuv422p10le", 10)
+        let d = try SettingsAssistant.system.video(source: deep, settings: VideoSettings(codec: .av1, codecOptions: ["preset": "12"]))
+        #expect(d.pixelFormat == "yuv420p10le" && d.profile == "main")
+        #expect(Dictionary(uniqueKeysWithValues: VideoSink.encoderOptions(d))["preset"] == "12")
+        #expect(d.decision("speed").map { "\($0.value) \($0.rule)" } == "12 settings")
+        // An asked level is checked against the picture, never told.
+        let asked = try SettingsAssistant.system.video(source: SettingsAssistantTests.video(1920, 1080), settings: VideoSettings(codec: .av1, level: "5.1"))
+        #expect(asked.encoderLevel == nil && !VideoSink.encoderOptions(asked).contains { $0.1.contains("level") })
+        #expect(asked.decision("level")?.reason == "as asked: the picture fits it; SVT-AV1 is not told it and signals the level it codes itself")
+        #expect(throws: MediaError(.invalidSettings, "level 3.1 does not allow 1920x1080 at 30 fps: the lowest that does is 4", setting: "level")) {
+            try SettingsAssistant.system.video(source: SettingsAssistantTests.video(1920, 1080), settings: VideoSettings(codec: .av1, level: "3.1"))
+        }
+    }
+
+    @Test("a quality off the codec's own scale is refused naming the scale; on it, taken",
+          arguments: [(VideoCodec.h264, 52.0, "H.264", 51), (.hevc, 60, "HEVC", 51), (.av1, 63.5, "AV1", 63)])
+    func qualityScale(_ codec: VideoCodec, _ q: Double, _ name: String, _ top: Int) throws {
+        let source = SettingsAssistantTests.video(320, 240)
+        #expect(throws: MediaError(.invalidSettings, "'quality' for \(name) must be from 0 (best) to \(top) (smallest), not \(formatNumber(q))", setting: "quality")) {
+            try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec, quality: q))
+        }
+        #expect(try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec, quality: Double(top))).quality == Double(top))
+    }
+}
