@@ -312,7 +312,8 @@ final class Encoder {
     }
 
     deinit {
-        if drainsBeforeClose && !ended { drainDiscarding() }
+        // Only one that was sent pictures: SVT-AV1 told the end of a stream it never began blocks too.
+        if drainsBeforeClose && framesSent > 0 && !ended { drainDiscarding() }
         var c: UnsafeMutablePointer<AVCodecContext>? = context
         avcodec_free_context(&c)
     }
