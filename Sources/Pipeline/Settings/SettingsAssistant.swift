@@ -91,6 +91,11 @@ public struct SettingsAssistant: Sendable {
         if source.rotation != 0 {
             decide("rotation", "\(source.rotation)", "rotation.kept", "kept as the display matrix; pixels are not turned")
         }
+        if let sizes = family.pictureSizes, !sizes.allows(width: cw, height: ch) {
+            throw MediaError(s.width == nil && s.height == nil ? .unsupported : .invalidSettings,
+                             "\(family.library) (codec \(codec.rawValue)) takes pictures from \(sizes.description), not \(cw)x\(ch)",
+                             setting: s.width != nil ? "width" : s.height != nil ? "height" : nil)
+        }
         let fields = try interlacing(source: source, settings: s, family: family, size: (cw, ch), decide: decide)
 
         // HDR: kept where the output can carry it (10 bits), else tone-mapped to SDR.
@@ -152,9 +157,18 @@ public struct SettingsAssistant: Sendable {
         }
 
         // Speed: the row's default where the library's own is not the one to use.
+        var codecOptions = s.codecOptions
         if let d = family.speed.defaultName {
+            let names = family.speed.names
             if let asked = s.codecOptions[family.speed.option] {
-                decide("speed", asked, Origin.settings, "as asked (\(family.speed.option))")
+                if let cap = family.smallPictureSpeed, cw * ch < cap.lumaSamples,
+                   let a = names.firstIndex(of: asked), let f = names.firstIndex(of: cap.fastest), a < f {
+                    codecOptions[family.speed.option] = cap.fastest
+                    decide("speed", cap.fastest, "speed.small-picture",
+                           "\(family.speed.option) \(asked) asked: \(family.library) runs \(cap.fastest), its fastest for \(cap.sizeName) pictures (\(cw)x\(ch))")
+                } else {
+                    decide("speed", asked, Origin.settings, "as asked (\(family.speed.option))")
+                }
             } else {
                 decide("speed", d, "speed.default", "\(family.library)'s \(family.speed.option) \(d): its balance of speed and size")
             }
@@ -213,7 +227,7 @@ public struct SettingsAssistant: Sendable {
 
         return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelAspect: pixelAspect, pixelFormat: pixelFormat,
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
-                                     gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: s.codecOptions,
+                                     gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: codecOptions,
                                      colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
                                      colorRange: color.range, chromaLocation: chromaLocation, toneMapping: color.toneMapping,
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,

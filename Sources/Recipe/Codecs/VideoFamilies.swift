@@ -28,7 +28,7 @@ extension VideoFamily {
         codesFields: true,
         frames: .h264,
         guessesShortEncodeDTS: false,
-        drainsBeforeClose: false,
+        closesOnlyAfterAPicture: false,
         quietEnvironment: nil)
 
     public static let hevc = VideoFamily(
@@ -65,7 +65,7 @@ extension VideoFamily {
         codesFields: false,
         frames: .hevc,
         guessesShortEncodeDTS: true,
-        drainsBeforeClose: false,
+        closesOnlyAfterAPicture: false,
         quietEnvironment: nil)
 
     /// AV1 by SVT-AV1: Main profile, 8- and 10-bit 4:2:0.
@@ -92,7 +92,11 @@ extension VideoFamily {
         codesFields: false,
         frames: nil,
         guessesShortEncodeDTS: false,
-        drainsBeforeClose: true,
+        closesOnlyAfterAPicture: true,
         // Fatal lines only: SVT-AV1 logs its banner and configuration at info level by default.
-        quietEnvironment: (name: "SVT_LOG", value: "0"))
+        quietEnvironment: (name: "SVT_LOG", value: "0"),
+        // Its parameter check refuses anything else (and odd sizes, which 4:2:0 never asks for).
+        pictureSizes: PictureSizes(minimum: (64, 64), maximum: (16384, 8704)),
+        // Its input classes: below 314,880 luma samples (656x480) preset 13 runs as 12.
+        smallPictureSpeed: SmallPictureSpeed(fastest: "12", lumaSamples: 314_880, sizeName: "360p and lower"))
 }

@@ -41,13 +41,21 @@ public struct VideoFamily: Sendable {
     /// (x265: dts = pts − a B-frame delay known only after more pictures than that delay); two
     /// pictures cannot be reordered, so their decode times are their presentation times.
     public let guessesShortEncodeDTS: Bool
-    /// The library hangs when closed before the end of its stream (SVT-AV1 1.4 waits for an
-    /// end-of-stream that never comes): an encoder closed undrained is drained first, its
-    /// packets dropped (a rehearsal's, a failed lane's).
-    public let drainsBeforeClose: Bool
+    /// The library closes only a stream it was sent a picture in and told the end of. SVT-AV1
+    /// 1.4's `svt_av1_enc_deinit` waits for the end-of-stream packet, which its pipeline makes
+    /// only after a picture: an encoder freed before its first picture (a rehearsal's, a trial
+    /// open's, a lane that failed or had no pictures) blocks for ever, and so does telling an
+    /// empty one the end. Such an encoder is sent one black picture where it had none, told the
+    /// end and drained before it is freed, its packets dropped; an empty stream's end is not
+    /// passed on to it.
+    public let closesOnlyAfterAPicture: Bool
     /// The environment variable without which the library prints its banner on stderr
     /// (SVT-AV1's `SVT_LOG`): set for the process before any encoder opens, unless already set.
     public let quietEnvironment: (name: String, value: String)?
+    /// The pictures the encoder takes; nil: any the levels allow.
+    public var pictureSizes: PictureSizes? = nil
+    /// The fastest speed the library runs for small pictures; nil: every speed at every size.
+    public var smallPictureSpeed: SmallPictureSpeed? = nil
 
     /// Options whose values are names the library checks itself (printing its own line on
     /// stderr for one it does not know): checked first, the nearest name suggested.
@@ -134,6 +142,25 @@ public struct NamedOption: Sendable {
     public let names: [String]
     /// What the encoder is given where the recipe sets nothing (nil: the library's own default).
     public var defaultName: String? = nil
+}
+
+/// The smallest and largest pictures an encoder opens with.
+public struct PictureSizes: Sendable {
+    public let minimum: (width: Int, height: Int)
+    public let maximum: (width: Int, height: Int)
+
+    public func allows(width: Int, height: Int) -> Bool {
+        (minimum.width...maximum.width).contains(width) && (minimum.height...maximum.height).contains(height)
+    }
+    public var description: String { "\(minimum.width)x\(minimum.height) to \(maximum.width)x\(maximum.height)" }
+}
+
+/// Below `lumaSamples` a picture, the library runs `fastest` for any faster speed asked.
+public struct SmallPictureSpeed: Sendable {
+    public let fastest: String
+    public let lumaSamples: Int
+    /// The library's own name for such pictures (SVT-AV1: "360p and lower").
+    public let sizeName: String
 }
 
 /// A profile and the most it carries: bits per sample and chroma (444, 422, 420).
