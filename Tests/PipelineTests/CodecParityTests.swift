@@ -25,6 +25,10 @@ struct CodecParityTests {
              ffmpeg: ["-c:v", "libsvtav1", "-preset", "12", "-crf", "35", "-g", "50", "-pix_fmt", "yuv420p"]),
         Case(codec: .av1, container: "mp4", pixelFormat: "yuv420p10le", options: ["preset": "12"],
              ffmpeg: ["-c:v", "libsvtav1", "-preset", "12", "-crf", "35", "-g", "50", "-pix_fmt", "yuv420p10le"]),
+        Case(codec: .vp9, container: "mkv", pixelFormat: nil, options: ["cpu-used": "8"],
+             ffmpeg: ["-c:v", "libvpx-vp9", "-cpu-used", "8", "-crf", "31", "-b:v", "0", "-row-mt", "1", "-tile-columns", "0", "-g", "50", "-pix_fmt", "yuv420p"]),
+        Case(codec: .vp9, container: "mp4", pixelFormat: "yuv420p10le", options: ["cpu-used": "8"],
+             ffmpeg: ["-c:v", "libvpx-vp9", "-cpu-used", "8", "-crf", "31", "-b:v", "0", "-row-mt", "1", "-tile-columns", "0", "-g", "50", "-pix_fmt", "yuv420p10le"]),
     ]
 
     static let fields = "codec_name,profile,pix_fmt,width,height,color_range,color_space,color_transfer,color_primaries"

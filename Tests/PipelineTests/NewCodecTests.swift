@@ -70,8 +70,29 @@ struct NewCodecTests {
         }
     }
 
+    @Test("VP9: constant quality with bitrate 0, cpu-used 4, row-mt on, tile columns by the width; 10-bit 4:2:2 keeps both in profile 3")
+    func vp9Assistant() throws {
+        for (w, h, log2, columns) in [(320, 240, "0", "1"), (640, 360, "1", "2"), (1920, 1080, "2", "4"), (3840, 2160, "3", "8")] {
+            let r = try SettingsAssistant.system.video(source: SettingsAssistantTests.video(w, h), settings: VideoSettings(codec: .vp9))
+            #expect(r.encoderName == "libvpx-vp9" && r.profile == "0" && r.pixelFormat == "yuv420p")
+            let options = Dictionary(uniqueKeysWithValues: VideoSink.encoderOptions(r))
+            #expect(options == ["crf": "31", "b": "0", "cpu-used": "4", "row-mt": "1", "tile-columns": log2], "\(w)x\(h)")
+            #expect(r.decision("tiles").map { "\($0.value) \($0.rule) \($0.reason)" }
+                    == "\(columns) columns tiles.by-width tile-columns \(log2): the most columns at least 256 pixels wide that \(w) pixels hold, coded side by side")
+            #expect(r.decision("row-mt").map { "\($0.value) \($0.rule)" } == "1 row-mt.vp9")
+            #expect(r.decision("speed").map { "\($0.value) \($0.rule)" } == "4 speed.default")
+            #expect(r.gopFrames == 60)
+        }
+        var deep = SettingsAssistantTests.video(640, 360)
+        (deep.pixelFormat, deep.bitDepth) = ("yuv422p10le", 10)
+        let d = try SettingsAssistant.system.video(source: deep, settings: VideoSettings(codec: .vp9, bitrate: 2_000_000, codecOptions: ["tile-columns": "0"]))
+        #expect(d.pixelFormat == "yuv422p10le" && d.profile == "3")
+        // A bit rate asked: no constant quality, so no bitrate 0; an asked tile count is kept.
+        #expect(Dictionary(uniqueKeysWithValues: VideoSink.encoderOptions(d)) == ["cpu-used": "4", "row-mt": "1", "tile-columns": "0"])
+    }
+
     @Test("a quality off the codec's own scale is refused naming the scale; on it, taken",
-          arguments: [(VideoCodec.h264, 52.0, "H.264", 51), (.hevc, 60, "HEVC", 51), (.av1, 63.5, "AV1", 63)])
+          arguments: [(VideoCodec.h264, 52.0, "H.264", 51), (.hevc, 60, "HEVC", 51), (.av1, 63.5, "AV1", 63), (.vp9, 64, "VP9", 63)])
     func qualityScale(_ codec: VideoCodec, _ q: Double, _ name: String, _ top: Int) throws {
         let source = SettingsAssistantTests.video(320, 240)
         #expect(throws: MediaError(.invalidSettings, "'quality' for \(name) must be from 0 (best) to \(top) (smallest), not \(formatNumber(q))", setting: "quality")) {

@@ -71,12 +71,12 @@ extension EncoderConfiguration {
     /// its family's keys): FFmpeg 5.1's libx265 and libx264 wrappers do not read it from frame
     /// side data.
     var optionsWithHDR: [(String, String)] {
-        guard let family = VideoFamily.of(encoder: codecName), let hdr = family.hdr else { return options }
+        guard let family = VideoFamily.of(encoder: codecName), let hdr = family.hdr, let parameters = family.parameters else { return options }
         var params: [String] = []
         if let m = masteringDisplay { params.append("\(hdr.masteringDisplay)=\(m.encoderParameter)") }
         if let c = contentLightLevel { params.append("\(hdr.contentLightLevel)=\(c.encoderParameter)") }
         guard !params.isEmpty else { return options }
-        let key = family.parameters.option
+        let key = parameters.option
         var out = options.filter { $0.0 != key }
         let existing = options.first { $0.0 == key }.map { [$0.1] } ?? []
         out.append((key, (existing + params).joined(separator: ":")))

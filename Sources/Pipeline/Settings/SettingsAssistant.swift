@@ -190,6 +190,22 @@ public struct SettingsAssistant: Sendable {
             decide("gop", "\(gop)", "gop.two-seconds", "a keyframe about every 2 s at \(gopRate.decimalDescription) fps: quick seeking, small cost")
         }
 
+        // Tiles and threads: as many columns as the width has room for, each on its own threads.
+        if let tiles = family.tileColumns {
+            if let asked = s.codecOptions[tiles.option] {
+                decide("tiles", asked, Origin.settings, "as asked (\(tiles.option), the log2 of the columns)")
+            } else {
+                let n = tiles.log2(width: cw)
+                codecOptions[tiles.option] = String(n)
+                decide("tiles", "\(1 << n) columns", "tiles.by-width",
+                       "\(tiles.option) \(n): the most columns at least \(tiles.minimumWidth) pixels wide that \(cw) pixels hold, coded side by side")
+            }
+        }
+        for f in family.fixedOptions {
+            if let asked = s.codecOptions[f.option] { decide(f.option, asked, Origin.settings, "as asked") }
+            else { decide(f.option, f.value, "\(f.option).\(family.codec.rawValue)", f.reason) }
+        }
+
         // Profile and level.
         // The encoder's own `profile` option (and its level, `VideoFamily.level(in:)`) among
         // codec-options is what it gets: the asked one, checked and shown like `profile:`.

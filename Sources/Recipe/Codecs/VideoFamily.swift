@@ -26,8 +26,8 @@ public struct VideoFamily: Sendable {
     public let automaticProfiles: [String]
     public let levels: LevelTable
     public let levelSignalling: LevelSignalling
-    /// The encoder's own parameter string (`x265-params`).
-    public let parameters: ParameterString
+    /// The encoder's own parameter string (`x265-params`); nil where it has none (libvpx).
+    public let parameters: ParameterString?
     /// Its keys for HDR10 static metadata in the parameter string (written as SEI); nil where
     /// the encoder is not given it (the container's colour tags and side data still carry it).
     public let hdr: HDRSignalling?
@@ -56,13 +56,18 @@ public struct VideoFamily: Sendable {
     public var pictureSizes: PictureSizes? = nil
     /// The fastest speed the library runs for small pictures; nil: every speed at every size.
     public var smallPictureSpeed: SmallPictureSpeed? = nil
+    /// Options the encoder always gets unless the recipe sets them (libvpx's `row-mt`), with
+    /// the reason `plan` gives.
+    public var fixedOptions: [FixedOption] = []
+    /// Tile columns chosen by the picture's width; nil: the library's own.
+    public var tileColumns: TileColumns? = nil
 
     /// Options whose values are names the library checks itself (printing its own line on
     /// stderr for one it does not know): checked first, the nearest name suggested.
     public var namedOptions: [NamedOption] { [speed] + (tune.map { [$0] } ?? []) }
 
     /// The rows, the default first.
-    public static let all: [VideoFamily] = [.h264, .hevc, .av1]
+    public static let all: [VideoFamily] = [.h264, .hevc, .av1, .vp9]
     /// What a recipe that names no codec gets.
     public static var `default`: VideoFamily { all[0] }
 
@@ -89,7 +94,7 @@ public struct VideoFamily: Sendable {
     public func level(in codecOptions: [String: String]) -> String? {
         switch levelSignalling {
         case .option(let key): return codecOptions[key]
-        case .parameterWhenAsked(let key): return parameters.value(of: key, in: codecOptions)
+        case .parameterWhenAsked(let key): return parameters?.value(of: key, in: codecOptions)
         case .byEncoder: return nil
         }
     }
@@ -101,16 +106,18 @@ public struct VideoFamily: Sendable {
         var opts = codecOptions
         if let q = quality, opts[self.quality.option] == nil { opts[self.quality.option] = formatNumber(q) }
         if let d = speed.defaultName, opts[speed.option] == nil { opts[speed.option] = d }
+        if quality != nil { for (k, v) in self.quality.alongside where opts[k] == nil { opts[k] = v } }
+        for f in fixedOptions where opts[f.option] == nil { opts[f.option] = f.value }
         var entries: [String] = []
         switch levelSignalling {
         case .option(let key):
             if let l = level, opts[key] == nil { opts[key] = l }
         case .parameterWhenAsked(let key):
-            if let l = level, parameters.value(of: key, in: opts) == nil { entries.append("\(key)=\(l)") }
+            if let l = level, parameters?.value(of: key, in: opts) == nil { entries.append("\(key)=\(l)") }
         case .byEncoder:
             break
         }
-        return parameters.adding(entries, to: opts)
+        return parameters?.adding(entries, to: opts) ?? opts
     }
 
     /// The lowest of `automaticProfiles` that carries `depth`-bit samples at `chroma` (444,
@@ -129,6 +136,31 @@ public struct QualityScale: Sendable {
     public let option: String
     public let range: ClosedRange<Double>
     public let defaultValue: Double
+    /// Options constant quality needs besides its own (libvpx: bitrate 0, else the quality is
+    /// capped by FFmpeg's default 200 kb/s target).
+    public var alongside: [String: String] = [:]
+}
+
+/// An option the encoder always gets, and why.
+public struct FixedOption: Sendable {
+    public let option: String
+    public let value: String
+    public let reason: String
+}
+
+/// Tile columns as a power of two (`tile-columns` is their log2), each at least `minimumWidth`
+/// pixels wide (VP9's rule), at most `2^maxLog2`.
+public struct TileColumns: Sendable {
+    public let option: String
+    public let minimumWidth: Int
+    public let maxLog2: Int
+
+    /// The most columns a picture `width` wide has room for, as log2.
+    public func log2(width: Int) -> Int {
+        var n = 0
+        while n < maxLog2 && width >= minimumWidth << (n + 1) { n += 1 }
+        return n
+    }
 }
 
 /// A number as a recipe writes it: `23`, `23.5`.
