@@ -101,3 +101,23 @@ struct NewCodecTests {
         #expect(try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec, quality: Double(top))).quality == Double(top))
     }
 }
+
+/// HDR10 into the new codecs: 10-bit, the source's colour tags, and the mastering display and
+/// content light level in the container (neither FFmpeg 5.1 wrapper writes them into the stream).
+@Suite("HDR10 into AV1 and VP9")
+struct NewCodecHDRTests {
+    @Test("an HDR10 source stays HDR10: 10-bit, BT.2020/PQ tags, mastering display and content light level as ffprobe reads them",
+          arguments: [(VideoCodec.av1, "mkv", ["preset": "12"]), (.av1, "mp4", ["preset": "12"]), (.vp9, "mkv", ["cpu-used": "8"]), (.vp9, "mp4", ["cpu-used": "8"])])
+    func hdr10Kept(_ codec: VideoCodec, _ container: String, _ options: [String: String]) throws {
+        let dir = Scratch()
+        let src = dir.file("pq.mp4"), out = dir.file("out.\(container)")
+        try HDRMedia.make(src, transfer: "smpte2084", left: 400, right: 600, mastering: HDRMedia.mastering, light: HDRMedia.light)
+        let plan = try Planner.plan(HDRTests.request(src, out, VideoSettings(codec: codec, codecOptions: options)))
+        guard case .video(let v) = plan.lanes[0].kind else { Issue.record("not a video lane"); return }
+        #expect(v.decision("hdr")?.rule == "hdr.keep-10-bit" && v.pixelFormat == "yuv420p10le")
+        try ExportSession(plan: plan).run()
+        let t = try HDRTests.tags(out)
+        #expect(t["pix_fmt"] == "yuv420p10le" && t["color_transfer"] == "smpte2084" && t["color_primaries"] == "bt2020" && t["color_space"] == "bt2020nc", "\(t)")
+        #expect(try HDRMedia.sideData(out, "stream") == HDRMedia.expectedSideData)
+    }
+}
