@@ -24,6 +24,8 @@ struct NewCodecCLITests {
     static let refused: [(String, String, String, String)] = [
         ("mkv", "{ codec: h264, quality: 52 }", "8:45", "'quality' for H.264 must be from 0 (best) to 51 (smallest), not 52"),
         ("mkv", "{ codec: av1, quality: 64 }", "8:53", "'quality' must be a number from 0 (best) to 63 (smallest), not '64'"),
+        ("mkv", "{ codec: av1, codec-options: { presett: '8' } }", "8:61", "the libsvtav1 encoder has no option 'presett' (did you mean 'preset'?)"),
+        ("mkv", "{ codec: av1, codec-options: { preset: '14' } }", "8:61", "the libsvtav1 encoder has no preset '14' (did you mean '13'?) (it has 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)"),
         ("mkv", "{ codec: vp9, quality: 64 }", "8:53", "'quality' must be a number from 0 (best) to 63 (smallest), not '64'"),
         ("mkv", "{ codec: vp9, codec-options: { cpu-usd: '4' } }", "8:61", "the libvpx-vp9 encoder has no option 'cpu-usd' (did you mean 'cpu-used'?)"),
         ("mkv", "{ codec: vp9, codec-options: { cpu-used: '9' } }", "8:61", "the libvpx-vp9 encoder has no cpu-used '9' (did you mean '8'?) (it has 8, 7, 6, 5, 4, 3, 2, 1, 0)"),
