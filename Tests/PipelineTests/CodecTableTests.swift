@@ -17,7 +17,7 @@ struct CodecTableTests {
         #expect(Set(VideoFamily.all.map(\.streamCodec)).count == VideoFamily.all.count)
         let encoders = VideoFamily.all.flatMap(\.encoders) + AudioFamily.all.flatMap(\.encoders)
         #expect(Set(encoders).count == encoders.count)
-        #expect(recipeCodecNames == ["h264", "hevc", "aac", "opus", "flac", "alac", "pcm", "copy"])
+        #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "aac", "opus", "flac", "alac", "pcm", "copy"])
     }
 
     @Test("each video row is whole: its default quality within its range, its profiles, levels and names consistent",
@@ -32,7 +32,8 @@ struct CodecTableTests {
         #expect(Set(profiles).count == profiles.count)
         for name in row.automaticProfiles { #expect(profiles.contains(name), "\(name)") }
         // The automatic profile for every format the assistant makes carries it.
-        for (depth, chroma) in [(8, 420), (10, 420), (8, 422), (10, 422), (8, 444), (10, 444)] {
+        for (depth, chroma) in [(8, 420), (10, 420), (8, 422), (10, 422), (8, 444), (10, 444)]
+        where row.profiles.contains(where: { $0.chroma >= chroma }) {  // AV1 Main: 4:2:0 only
             let name = row.automaticProfile(depth: depth, chroma: chroma)
             let p = try #require(row.profiles.first { $0.name == name })
             #expect(p.depth >= depth && p.chroma >= chroma, "\(name) for \(depth)-bit \(chroma)")
@@ -40,7 +41,7 @@ struct CodecTableTests {
         #expect(row.namedOptions.contains { $0.option == row.speed.option })
         for o in row.namedOptions { #expect(!o.names.isEmpty && Set(o.names).count == o.names.count, "\(o.option)") }
         #expect(Set(row.levels.names).count == row.levels.names.count)
-        #expect(row.quality.option != row.parameters.option)
+        #expect(row.quality.option != row.parameters?.option)
     }
 
     @Test("each row's encoder is in this FFmpeg and has the row's options: quality, speed, tune, parameter string with its HDR keys and level",
@@ -57,15 +58,20 @@ struct CodecTableTests {
                                               whitePoint: .init(15635, 16450), minLuminance: 50, maxLuminance: 10_000_000)
         c.contentLightLevel = ContentLightLevel(maxCLL: 1000, maxFALL: 400)
         let level = Levels.lowest(row, width: 64, height: 64, rate: FrameRate(frames: 25))
-        let options = row.options([row.speed.option: row.speed.names[0], row.tune.option: row.tune.names[0]],
-                                  quality: row.quality.defaultValue, level: level)
+        var asked = [row.speed.option: row.speed.names[0]]
+        if let tune = row.tune { asked[tune.option] = tune.names[0] }
+        let options = row.options(asked, quality: row.quality.defaultValue, level: level)
         c.options = options.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         #expect(options[row.quality.option] == formatNumber(row.quality.defaultValue))
         // Opened without a refusal: every name the row gives is the encoder's (an unknown one is
         // a settings error, an unparsed parameter-string entry too).
         _ = try Encoder(c)
-        let params = c.optionsWithHDR.first { $0.0 == row.parameters.option }?.1 ?? ""
-        #expect(params.contains("\(row.hdr.masteringDisplay)=") && params.contains("\(row.hdr.contentLightLevel)="), "\(params)")
+        let params = c.optionsWithHDR.first { $0.0 == row.parameters?.option }?.1 ?? ""
+        if let hdr = row.hdr {
+            #expect(params.contains("\(hdr.masteringDisplay)=") && params.contains("\(hdr.contentLightLevel)="), "\(params)")
+        } else {
+            #expect(c.optionsWithHDR.map { "\($0.0)=\($0.1)" } == c.options.map { "\($0.0)=\($0.1)" })
+        }
     }
 
     @Test("each audio row: its encoders are in this FFmpeg; its fallback rates include 48 and 44.1 kHz, or it takes any rate, or makes its own")
@@ -101,7 +107,7 @@ struct CodecTableTests {
         case .option(let key):
             #expect(r.encoderLevel == r.level)
             #expect(VideoSink.encoderOptions(r).first { $0.0 == key }?.1 == r.level)
-        case .parameterWhenAsked:
+        case .parameterWhenAsked, .byEncoder:
             #expect(r.encoderLevel == nil)
         }
         let unnamed = try SettingsAssistant.system.video(source: source, settings: VideoSettings())

@@ -68,8 +68,9 @@ private let badRecipes: [(String, String)] = [
          "r.yaml:4:9: error: 'path' has an unknown token {stm} (tokens: {stem} {ext} {dir} {name})"),
         (replacing(line: 4, with: "output: { path: out.mp4, overwrite: yes please }"),
          "r.yaml:4:37: error: 'overwrite' must be true or false, not 'yes please'"),
-        (replacing(line: 8, with: "    quality: 60"),
-         "r.yaml:8:14: error: 'quality' must be a number from 0 (best) to 51 (smallest), not '60'"),
+        // The widest scale of any codec (VP9's and AV1's); each codec's own is checked by validate.
+        (replacing(line: 8, with: "    quality: 70"),
+         "r.yaml:8:14: error: 'quality' must be a number from 0 (best) to 63 (smallest), not '70'"),
         (replacing(line: 8, with: "    frame-rate-policy: max"),
          "r.yaml:8:24: error: 'frame-rate-policy' must be one of cap, exact, divisor, not 'max'"),
         (replacing(line: 8, with: "    codec: xvid"),
@@ -123,7 +124,7 @@ struct RecipeErrorTests {
         let e = recipeErrors(text)
         #expect(e == [
             "r.yaml:8:5: error: unknown key 'framerate' in preset 'video-30' (did you mean 'frame-rate'?)",
-            "r.yaml:9:14: error: 'quality' must be a number from 0 (best) to 51 (smallest), not '99'",
+            "r.yaml:9:14: error: 'quality' must be a number from 0 (best) to 63 (smallest), not '99'",
         ])
     }
 

@@ -73,12 +73,12 @@ extension EncoderConfiguration {
     /// its family's keys): FFmpeg 5.1's libx265 and libx264 wrappers do not read it from frame
     /// side data.
     var optionsWithHDR: [(String, String)] {
-        guard let family = VideoFamily.of(encoder: codecName) else { return options }
+        guard let family = VideoFamily.of(encoder: codecName), let hdr = family.hdr, let parameters = family.parameters else { return options }
         var params: [String] = []
-        if let m = masteringDisplay { params.append("\(family.hdr.masteringDisplay)=\(m.encoderParameter)") }
-        if let c = contentLightLevel { params.append("\(family.hdr.contentLightLevel)=\(c.encoderParameter)") }
+        if let m = masteringDisplay { params.append("\(hdr.masteringDisplay)=\(m.encoderParameter)") }
+        if let c = contentLightLevel { params.append("\(hdr.contentLightLevel)=\(c.encoderParameter)") }
         guard !params.isEmpty else { return options }
-        let key = family.parameters.option
+        let key = parameters.option
         var out = options.filter { $0.0 != key }
         let existing = options.first { $0.0 == key }.map { [$0.1] } ?? []
         out.append((key, (existing + params).joined(separator: ":")))
@@ -94,6 +94,8 @@ final class Encoder {
     let codecName: String
     /// `VideoFamily.guessesShortEncodeDTS`.
     private let guessesShortEncodeDTS: Bool
+    /// `VideoFamily.closesOnlyAfterAPicture`.
+    private let closesOnlyAfterAPicture: Bool
     /// For the container's stream side data (`mdcv`/`clli`, Matroska's colour elements).
     let masteringDisplay: MasteringDisplay?
     let contentLightLevel: ContentLightLevel?
@@ -105,6 +107,7 @@ final class Encoder {
         _ = FFmpeg.installLog  // an encoder's notes go to our log, not to stderr
         codecName = c.codecName
         guessesShortEncodeDTS = VideoFamily.of(encoder: c.codecName)?.guessesShortEncodeDTS ?? false
+        closesOnlyAfterAPicture = VideoFamily.of(encoder: c.codecName)?.closesOnlyAfterAPicture ?? false
         masteringDisplay = c.masteringDisplay
         contentLightLevel = c.contentLightLevel
         guard let codec = avcodec_find_encoder_by_name(c.codecName) else {
@@ -158,7 +161,7 @@ final class Encoder {
             if let name = c.channelLayout {
                 av_channel_layout_uninit(&ctx.pointee.ch_layout)
                 if av_channel_layout_from_string(&ctx.pointee.ch_layout, name) < 0 {
-                    free(ctx)
+                    EncoderClosing.free(ctx, codecName: c.codecName)
                     return .failure(MediaError(.invalidSettings, "unknown channel layout '\(name)'", setting: "channel-layout"))
                 }
             } else {
@@ -189,7 +192,7 @@ final class Encoder {
                 throw MediaError(.invalidSettings, "the \(c.codecName) encoder has no option '\(key)'", setting: "codec-options.\(key)")
             }
         } catch {
-            free(ctx)
+            EncoderClosing.free(ctx, codecName: c.codecName)
             return .failure(error)
         }
         return .success(ctx)
@@ -199,7 +202,8 @@ final class Encoder {
     /// they cannot parse, and open without it: such a warning, logged while opening, is a refusal
     /// of that option.
     private static func paramsRefusal(_ logged: [String], _ c: EncoderConfiguration) -> MediaError? {
-        let signs = ["Unknown option: ", "Invalid value for ", "Error parsing option '"]
+        // x265 quotes the key it cannot parse, SVT-AV1 does not.
+        let signs = ["Unknown option: ", "Invalid value for ", "Error parsing option "]
         for line in logged {
             // "[libx265] Unknown option: garbage." → "Unknown option: garbage"
             var text = Substring(line)
@@ -240,7 +244,7 @@ final class Encoder {
         guard suspects.count > 0 else { return error }
         for s in suspects {
             guard case .success(let ctx) = open(codec, s.without) else { continue }
-            free(ctx)
+            EncoderClosing.free(ctx, codecName: c.codecName)
             var e = error
             e.message = "the \(c.codecName) encoder refuses \(s.value)"
             e.setting = s.setting
@@ -287,11 +291,6 @@ final class Encoder {
         }
     }
 
-    private static func free(_ ctx: UnsafeMutablePointer<AVCodecContext>) {
-        var c: UnsafeMutablePointer<AVCodecContext>? = ctx
-        avcodec_free_context(&c)
-    }
-
     /// The names of an encoder's own options (AVOptions of its private class) and the generic
     /// ones every codec context takes.
     static func optionNames(_ codec: UnsafePointer<AVCodec>) -> Set<String> {
@@ -312,8 +311,7 @@ final class Encoder {
     }
 
     deinit {
-        var c: UnsafeMutablePointer<AVCodecContext>? = context
-        avcodec_free_context(&c)
+        EncoderClosing.free(context, codecName: codecName, stream: .init(pictures: framesSent, toldEnd: draining && !endedEmpty, ended: ended))
     }
 
     var timeBase: TimeBase { TimeBase(context.pointee.time_base) }
@@ -323,8 +321,16 @@ final class Encoder {
     /// Pictures or sample frames sent, and whether the encoder is being drained.
     private var framesSent = 0
     private var draining = false
+    /// The encoder said it has nothing more (end of stream after draining).
+    private var ended = false
+    /// A stream without pictures ended here, not passed on (`VideoFamily.closesOnlyAfterAPicture`).
+    private var endedEmpty = false
 
     func send(_ frame: Frame?) throws(MediaError) {
+        if frame == nil && framesSent == 0 && closesOnlyAfterAPicture {
+            (draining, endedEmpty) = (true, true)
+            return
+        }
         let rc = avcodec_send_frame(context, frame?.pointer)
         if rc == FFmpeg.eof { return }
         try FFmpeg.check(rc, "cannot encode")
@@ -332,8 +338,10 @@ final class Encoder {
     }
 
     func receive() throws(MediaError) -> Packet? {
+        if endedEmpty { return nil }
         let packet = try Packet()
         let rc = avcodec_receive_packet(context, packet.pointer)
+        if rc == FFmpeg.eof { ended = true }
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "cannot encode")
         // x265 stamps dts = pts − (its B-frame delay in time), a delay it measures only once

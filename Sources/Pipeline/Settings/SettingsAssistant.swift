@@ -93,6 +93,11 @@ public struct SettingsAssistant: Sendable {
         if source.rotation != 0 {
             decide("rotation", "\(source.rotation)", "rotation.kept", "kept as the display matrix; pixels are not turned")
         }
+        if let sizes = family.pictureSizes, !sizes.allows(width: cw, height: ch) {
+            throw MediaError(s.width == nil && s.height == nil ? .unsupported : .invalidSettings,
+                             "\(family.library) (codec \(codec.rawValue)) takes pictures from \(sizes.description), not \(cw)x\(ch)",
+                             setting: s.width != nil ? "width" : s.height != nil ? "height" : nil)
+        }
         let fields = try interlacing(source: source, settings: s, family: family, size: (cw, ch), decide: decide)
 
         // HDR: kept where the output can carry it (10 bits), else tone-mapped to SDR.
@@ -139,12 +144,36 @@ public struct SettingsAssistant: Sendable {
         if let b = s.bitrate {
             decide("bitrate", "\(b)", Origin.settings, "as asked" + (s.maxBitrate.map { ", peaks up to \($0)" } ?? ""))
         } else if let q = s.quality {
+            // The recipe's check knows only the widest scale when it reads the number.
+            let scale = family.quality.range
+            guard scale.contains(q) else {
+                throw MediaError(.invalidSettings, "'quality' for \(family.displayName) must be from \(formatNumber(scale.lowerBound)) (best) to \(formatNumber(scale.upperBound)) (smallest), not \(formatNumber(q))",
+                                 setting: "quality")
+            }
             quality = q
             decide("quality", formatNumber(q), Origin.settings, "constant quality as asked")
         } else {
             quality = family.quality.defaultValue
             decide("quality", formatNumber(family.quality.defaultValue), "quality.default",
                    "\(encoder)'s default constant quality (\(family.quality.option.uppercased()))")
+        }
+
+        // Speed: the row's default where the library's own is not the one to use.
+        var codecOptions = s.codecOptions
+        if let d = family.speed.defaultName {
+            let names = family.speed.names
+            if let asked = s.codecOptions[family.speed.option] {
+                if let cap = family.smallPictureSpeed, cw * ch < cap.lumaSamples,
+                   let a = names.firstIndex(of: asked), let f = names.firstIndex(of: cap.fastest), a < f {
+                    codecOptions[family.speed.option] = cap.fastest
+                    decide("speed", cap.fastest, "speed.small-picture",
+                           "\(family.speed.option) \(asked) asked: \(family.library) runs \(cap.fastest), its fastest for \(cap.sizeName) pictures (\(cw)x\(ch))")
+                } else {
+                    decide("speed", asked, Origin.settings, "as asked (\(family.speed.option))")
+                }
+            } else {
+                decide("speed", d, "speed.default", "\(family.library)'s \(family.speed.option) \(d): its balance of speed and size")
+            }
         }
 
         // GOP.
@@ -161,6 +190,22 @@ public struct SettingsAssistant: Sendable {
         case nil:
             gop = Int(min(max(1, WideArithmetic.mulDiv(Self.gopSeconds, Int64(gopRate.frames), Int64(gopRate.seconds))), Int64(Int32.max)))
             decide("gop", "\(gop)", "gop.two-seconds", "a keyframe about every 2 s at \(gopRate.decimalDescription) fps: quick seeking, small cost")
+        }
+
+        // Tiles and threads: as many columns as the width has room for, each on its own threads.
+        if let tiles = family.tileColumns {
+            if let asked = s.codecOptions[tiles.option] {
+                decide("tiles", asked, Origin.settings, "as asked (\(tiles.option), the log2 of the columns)")
+            } else {
+                let n = tiles.log2(width: cw)
+                codecOptions[tiles.option] = String(n)
+                decide("tiles", "\(1 << n) columns", "tiles.by-width",
+                       "\(tiles.option) \(n): the most columns at least \(tiles.minimumWidth) pixels wide that \(cw) pixels hold, coded side by side")
+            }
+        }
+        for f in family.fixedOptions {
+            if let asked = s.codecOptions[f.option] { decide(f.option, asked, Origin.settings, "as asked") }
+            else { decide(f.option, f.value, "\(f.option).\(family.codec.rawValue)", f.reason) }
         }
 
         // Profile and level.
@@ -181,9 +226,11 @@ public struct SettingsAssistant: Sendable {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
             try Levels.check(l, family: family, width: cw, height: ch, rate: gopRate)
-            let capped = toldOnlyWhenAsked && s.bitrate == nil && s.maxBitrate == nil
-            decide("level", l, Origin.settings, capped ? "as asked: \(family.library) keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)" : "as asked")
-            encoderLevel = l
+            let capped = family.levelSignalling.capsRateWhenTold && s.bitrate == nil && s.maxBitrate == nil
+            decide("level", l, Origin.settings, capped ? "as asked: \(family.library) keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)"
+                   : family.levelSignalling.isToldOnlyWhenAsked && !family.levelSignalling.capsRateWhenTold
+                   ? "as asked: the picture fits it; \(family.library) is not told it and signals the level it codes itself" : "as asked")
+            if case .byEncoder = family.levelSignalling { encoderLevel = nil } else { encoderLevel = l }
         } else {
             // An encoder told only an asked level signals the lowest level itself, where one it is
             // told turns on rate capping for a quality-coded stream (x265: 7 % more CPU on bench
@@ -198,7 +245,7 @@ public struct SettingsAssistant: Sendable {
 
         return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelAspect: pixelAspect, pixelFormat: pixelFormat,
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
-                                     gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: s.codecOptions,
+                                     gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: codecOptions,
                                      colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
                                      colorRange: color.range, chromaLocation: chromaLocation, toneMapping: color.toneMapping,
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,

@@ -27,7 +27,9 @@ extension VideoFamily {
         pixelFormats: .eightBit420,
         codesFields: true,
         frames: .h264,
-        guessesShortEncodeDTS: false)
+        guessesShortEncodeDTS: false,
+        closesOnlyAfterAPicture: false,
+        quietEnvironment: nil)
 
     public static let hevc = VideoFamily(
         codec: .hevc, streamCodec: "hevc", displayName: "HEVC", library: "x265",
@@ -62,5 +64,72 @@ extension VideoFamily {
         pixelFormats: .keepDepthAndChroma(tenBitProfile: "Main 10"),
         codesFields: false,
         frames: .hevc,
-        guessesShortEncodeDTS: true)
+        guessesShortEncodeDTS: true,
+        closesOnlyAfterAPicture: false,
+        quietEnvironment: nil)
+
+    /// AV1 by SVT-AV1: Main profile, 8- and 10-bit 4:2:0.
+    public static let av1 = VideoFamily(
+        codec: .av1, streamCodec: "av1", displayName: "AV1", library: "SVT-AV1",
+        encoders: ["libsvtav1"],
+        quality: QualityScale(option: "crf", range: 0...63, defaultValue: 35),
+        // Presets 13 (fastest) to 0; 8 is SVT-AV1's own advice for a good speed/size balance.
+        speed: NamedOption(option: "preset", names: (0...13).reversed().map(String.init), defaultName: "8"),
+        tune: nil,
+        profiles: [Profile("main", depth: 10, chroma: 420)],
+        automaticProfiles: ["main"],
+        // Annex A.3: MaxPicSize and MaxDisplayRate in luma samples.
+        levels: .lumaSamples([
+            ("2", 147456, 4423680), ("2.1", 278784, 8363520), ("3", 665856, 19975680), ("3.1", 1065024, 31950720),
+            ("4", 2359296, 70778880), ("4.1", 2359296, 141557760), ("5", 8912896, 267386880), ("5.1", 8912896, 534773760),
+            ("5.2", 8912896, 1069547520), ("5.3", 8912896, 1069547520), ("6", 35651584, 1069547520),
+            ("6.1", 35651584, 2139095040), ("6.2", 35651584, 4278190080), ("6.3", 35651584, 4278190080),
+        ]),
+        levelSignalling: .byEncoder,
+        parameters: ParameterString(option: "svtav1-params", aliases: [], quiet: nil),
+        hdr: nil,
+        pixelFormats: .keepDepthAndChroma(tenBitProfile: "Main"),
+        codesFields: false,
+        frames: nil,
+        guessesShortEncodeDTS: false,
+        closesOnlyAfterAPicture: true,
+        // Fatal lines only: SVT-AV1 logs its banner and configuration at info level by default.
+        quietEnvironment: (name: "SVT_LOG", value: "0"),
+        // Its parameter check refuses anything else (and odd sizes, which 4:2:0 never asks for).
+        pictureSizes: PictureSizes(minimum: (64, 64), maximum: (16384, 8704)),
+        // Its input classes: below 314,880 luma samples (656x480) preset 13 runs as 12.
+        smallPictureSpeed: SmallPictureSpeed(fastest: "12", lumaSamples: 314_880, sizeName: "360p and lower"))
+
+    /// VP9 by libvpx: profiles 0 (8-bit 4:2:0), 1 (8-bit 4:2:2/4:4:4), 2 and 3 (10/12-bit).
+    public static let vp9 = VideoFamily(
+        codec: .vp9, streamCodec: "vp9", displayName: "VP9", library: "libvpx",
+        encoders: ["libvpx-vp9"],
+        // 31: Google's advice for 1080p video on demand.
+        quality: QualityScale(option: "crf", range: 0...63, defaultValue: 31, alongside: ["b": "0"]),
+        // cpu-used 8 (fastest) to 0 under FFmpeg's deadline `good`; 4 is Google's for on-demand video.
+        speed: NamedOption(option: "cpu-used", names: (0...8).reversed().map(String.init), defaultName: "4"),
+        tune: NamedOption(option: "tune-content", names: ["default", "screen", "film"]),
+        profiles: [Profile("0", depth: 8, chroma: 420), Profile("1", depth: 8, chroma: 444),
+                   Profile("2", depth: 12, chroma: 420), Profile("3", depth: 12, chroma: 444)],
+        automaticProfiles: ["0", "1", "2", "3"],
+        // VP9's levels: MaxLumaPictureSize and MaxLumaSampleRate.
+        levels: .lumaSamples([
+            ("1", 36864, 829440), ("1.1", 73728, 2764800), ("2", 122880, 4608000), ("2.1", 245760, 9216000),
+            ("3", 552960, 20736000), ("3.1", 983040, 36864000), ("4", 2228224, 83558400), ("4.1", 2228224, 160432128),
+            ("5", 8912896, 311951360), ("5.1", 8912896, 588251136), ("5.2", 8912896, 1176502272),
+            ("6", 35651584, 1176502272), ("6.1", 35651584, 2353004544), ("6.2", 35651584, 4706009088),
+        ]),
+        levelSignalling: .byEncoder,
+        parameters: nil,
+        // Colour tags go in its colour config; HDR10 metadata only in the container.
+        hdr: nil,
+        pixelFormats: .keepDepthAndChroma(tenBitProfile: "Profile 2"),
+        codesFields: false,
+        frames: nil,
+        guessesShortEncodeDTS: false,
+        closesOnlyAfterAPicture: false,
+        quietEnvironment: nil,
+        fixedOptions: [FixedOption(option: "row-mt", value: "1",
+                                   reason: "libvpx codes the rows of each tile column on their own threads (without it, one thread a column)")],
+        tileColumns: TileColumns(option: "tile-columns", minimumWidth: 256, maxLog2: 6))
 }
