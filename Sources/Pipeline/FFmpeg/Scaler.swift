@@ -21,14 +21,23 @@ final class Scaler {
     private let toRGB: Bool
     /// The picture colours the contexts were last told (`toRGB` only).
     private var told: (matrix: AVColorSpace, range: AVColorRange)?
+    /// Limited range into full at the same size: by table (`RangeExpansion`), without a context.
+    let expandsByTable: Bool
 
-    /// `fields`: the pictures are two fields each, kept as fields.
-    init(from src: (Int32, Int32, AVPixelFormat), to dst: (Int32, Int32, AVPixelFormat), fields: Bool = false) throws(MediaError) {
+    /// `fields`: the pictures are two fields each, kept as fields. `byTable` false: libswscale
+    /// expands the range too (checks compare the two).
+    init(from src: (Int32, Int32, AVPixelFormat), to dst: (Int32, Int32, AVPixelFormat), fields: Bool = false,
+         byTable: Bool = true) throws(MediaError) {
         (sourceWidth, sourceHeight, sourceFormat) = src
         (width, height, format) = dst
         // First: a failure here leaves no SwsContext to free.
         pictures = try PicturePool(width: dst.0, height: dst.1, format: dst.2)
         toRGB = !Self.isRGB(src.2) && Self.isRGB(dst.2)
+        expandsByTable = byTable && RangeExpansion.applies(from: src, to: dst)
+        if expandsByTable {
+            contexts = []
+            return
+        }
         let flags = (src.0 == dst.0 && src.1 == dst.1) ? SWS_POINT : SWS_BICUBIC
         let byField = fields && src.1 == dst.1 && src.1 >= 2 && src.1 % 2 == 0
             && Self.chromaRowShift(src.2) != Self.chromaRowShift(dst.2)
@@ -68,6 +77,7 @@ final class Scaler {
 
     /// The pixels only, into `dst` (this scaler's size and format): a working picture kept and reused.
     func scale(_ src: Frame, into dst: Frame) throws(MediaError) {
+        if expandsByTable { return RangeExpansion.expand(src, into: dst) }
         if toRGB { try tell(src) }
         guard byField else {
             try FFmpeg.check(rx_sws_scale_frame(contexts[0], src.pointer, dst.pointer), "cannot scale")

@@ -15,6 +15,8 @@ public enum ImageGenerator {
         public var packetsSkipped = 0
         /// The sync samples decoding started from, on the source's timeline, in order.
         public var decodedFrom: [MediaTime] = []
+        /// How many times the source was opened to decode from (`StreamCursor`).
+        public var filesOpened = 0
     }
 
     /// `isCancelled` is asked between packets and files: a stop removes everything written (`.cancelled`).
@@ -54,11 +56,12 @@ public enum ImageGenerator {
         let plan = maker.plan
         var statistics = Statistics()
         var decoder: Decoder?
+        let cursor = StreamCursor(path: plan.source, stream: plan.track.index)
         let missing = maker.missing
         let groups = Dictionary(grouping: missing) { frame in plan.origin + maker.byFrame[frame]![0].decodeFrom }
         for sync in groups.keys.sorted() {
             let targets = Set(groups[sync]!)
-            let packets = try positioned(at: sync, plan: plan)
+            let packets = try positioned(at: sync, plan: plan, cursor: cursor)
             if decoder == nil { decoder = try packets.decoder() }
             guard let decoder else { break }
             decoder.flush()
@@ -74,6 +77,7 @@ public enum ImageGenerator {
                                  track: plan.track.index)
             }
         }
+        statistics.filesOpened = cursor.opens
         return statistics
     }
 
@@ -109,13 +113,12 @@ public enum ImageGenerator {
     /// The stream read up to the sync sample `sync` (the packet read last). A seek is only a guess
     /// where the file has no index (MPEG-TS): it goes back further (1, 2, 4 … 32 s, then the
     /// file's start) until the sample is met before anything decoding after it.
-    private static func positioned(at sync: MediaTime, plan: StillPlan) throws(MediaError) -> StreamPackets {
+    private static func positioned(at sync: MediaTime, plan: StillPlan, cursor: StreamCursor) throws(MediaError) -> StreamPackets {
         var back = MediaTime.zero
         while true {
             let target = sync - back
             let fromStart = target <= plan.fileStart || back > MediaTime(value: 32, timescale: 1)
-            let packets = try StreamPackets(path: plan.source, stream: plan.track.index)
-            if !fromStart { try packets.seek(to: target, rounding: .up) }
+            let packets = try fromStart ? cursor.fromStart() : cursor.seeked(to: target, rounding: .up)
             var read = 0
             while let p = try packets.next(), read < FrameStartScan.approachLimit {
                 read += 1

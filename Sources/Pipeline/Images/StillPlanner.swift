@@ -48,12 +48,13 @@ public enum StillPlanner {
         }
         var stills: [PlannedStill] = []
         var found: [MediaTime: StillScan.Shown] = [:]
+        let cursor = StreamCursor(path: asset.path, stream: track.index)
         for (i, (text, offset)) in asked.enumerated() {
             // The end of a range that stops before the source's end shows the last frame that
             // starts before it: one starting there is outside what is read.
             let t = origin + offset - (offset == duration && within != nil ? MediaTime(value: 1, timescale: 1_000_000) : .zero)
             if found[t] == nil {
-                guard let shown = try StillScan.shown(at: t, tolerance: request.tolerance, path: asset.path, stream: track.index, fileStart: asset.startTime) else {
+                guard let shown = try StillScan.shown(at: t, tolerance: request.tolerance, in: cursor, fileStart: asset.startTime) else {
                     throw MediaError(.notMedia, "no frame with a time was found near \(offset.secondsDescription)", file: asset.path, track: track.index)
                 }
                 found[t] = shown

@@ -30,13 +30,12 @@ enum StillScan {
     /// with a time near it. A seek can land after `t` where the file has no index (MPEG-TS): the
     /// reading goes back until a sync sample at or before it is seen; near the start, from the
     /// start, unseeked (a cut file may not seek at all).
-    static func shown(at t: MediaTime, tolerance: StillTolerance, path: String, stream: Int, fileStart: MediaTime) throws(MediaError) -> Shown? {
+    static func shown(at t: MediaTime, tolerance: StillTolerance, in cursor: StreamCursor, fileStart: MediaTime) throws(MediaError) -> Shown? {
         var back = MediaTime(value: 1, timescale: 1)
         while true {
             let target = t - back
             let fromStart = target <= fileStart || back > MediaTime(value: 32, timescale: 1)
-            let packets = try StreamPackets(path: path, stream: stream)
-            if !fromStart { try packets.seek(to: target) }
+            let packets = try fromStart ? cursor.fromStart() : cursor.seeked(to: target)
             guard let around = try read(packets, around: t, tolerance: tolerance) else { return nil }
             if let found = choose(around, t: t, tolerance: tolerance, fromStart: fromStart) { return found }
             if fromStart { return nil }
