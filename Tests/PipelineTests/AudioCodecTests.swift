@@ -90,6 +90,27 @@ struct AudioCodecTests {
         #expect(s.decision("sample-rate")?.reason == "the source's rate; Opus codes at 48 kHz inside, and players expect it")
     }
 
+    @Test("Opus and FLAC copied between Matroska and MP4: the sound ffmpeg -c copy makes (FLAC's every sample; Opus's as the containers' clocks place it), FLAC into MP4 as FFmpeg's experimental feature")
+    func copied() throws {
+        let dir = Scratch()
+        let src = try Self.source(dir)
+        for (codec, settings) in [("opus", AudioSettings(codec: .opus)), ("flac", AudioSettings(codec: .flac))] {
+            let mkv = dir.file("\(codec).mkv"), mp4 = dir.file("\(codec).mp4"), back = dir.file("\(codec)-back.mkv")
+            _ = try Self.convert(src, mkv, settings)
+            for (from, to) in [(mkv, mp4), (mp4, back)] {
+                let plan = try Planner.plan(ConversionRequest(source: from, output: to, tracks: [TrackRequest(.type(.audio, 0), .audio(AudioSettings(codec: .copy)))]))
+                try ExportSession(plan: plan).run()
+                let theirs = dir.file("ffmpeg-" + FilePaths.name(of: to))
+                _ = try Self.ffmpeg(["-i", from, "-map", "0:a", "-c", "copy", "-strict", "-2", theirs])
+                #expect(try Self.described(to)["codec_name"] == codec, "\(to)")
+                #expect(try Self.samplesMD5(to, format: "s16") == Self.samplesMD5(theirs, format: "s16"), "\(codec): \(from) → \(to) is not what ffmpeg's copy makes")
+                // FLAC's samples are the same in every container; Opus's pre-skip is stamped to
+                // Matroska's millisecond, so its first samples move by what that rounding moved.
+                if codec == "flac" { #expect(try Self.samplesMD5(to, format: "s16") == Self.samplesMD5(mkv, format: "s16"), "\(to)") }
+            }
+        }
+    }
+
     @Test("the assistant: Opus resamples 44.1 kHz to 48 kHz and says so; lossless keeps 96 kHz and 24 bits, rounds 32 to 24; PCM's encoder by depth")
     func assistant() throws {
         let assistant = SettingsAssistant.system
