@@ -66,7 +66,7 @@ extension SourceStream {
             // float samples (a lossy codec's) have none to keep.
             if par.bits_per_raw_sample > 0 {
                 f.bitDepth = Int(par.bits_per_raw_sample)
-            } else if av_sample_fmt_is_planar(sf) >= 0, ![AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP, AV_SAMPLE_FMT_NONE].contains(sf) {
+            } else if ![AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP, AV_SAMPLE_FMT_NONE].contains(sf) {
                 f.bitDepth = Int(av_get_bytes_per_sample(sf)) * 8
             }
             if st.pointee.nb_frames > 0 { f.frameCount = Int(st.pointee.nb_frames) }

@@ -131,6 +131,7 @@ final class AssetWriter: @unchecked Sendable {
         if kept.quickTimeKeys && format != .mkv { movflags.append("+use_metadata_tags") }
         if negativeCompositionOffsets && format != .mkv { movflags.append("+negative_cts_offsets") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
+        // Experimental is the looser level: it allows the unofficial boxes too.
         if holdsExperimental {
             options.append(("strict", "experimental"))
         } else if carriesDolbyVision && format == .mp4 {
