@@ -1,6 +1,6 @@
 /// Output settings as a recipe or a preset states them: every field is optional, and what is left
 /// open is filled by the settings assistant from the source format.
-public enum VideoCodec: String, Sendable, CaseIterable { case h264, hevc, av1, vp9, copy }
+public enum VideoCodec: String, Sendable, CaseIterable { case h264, hevc, av1, vp9, prores, copy }
 public enum AudioCodec: String, Sendable, CaseIterable { case aac, opus, flac, alac, pcm, copy }
 
 /// How a target frame rate applies to a source (see docs and the settings assistant).

@@ -67,9 +67,10 @@ extension FFmpegCLI {
         try quiet(["-v", "error", "-y"] + args).status == 0
     }
 
-    /// The average PSNR (dB) of `file`'s pictures against `source`'s, by the `psnr` filter.
-    static func psnr(_ file: String, against source: String) throws -> Double? {
-        let r = try quiet(["-v", "info", "-i", file, "-i", source, "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
+    /// The average PSNR (dB) of `file`'s pictures against `source`'s, by the `psnr` filter (at
+    /// the end of `filter`, a graph of the two).
+    static func psnr(_ file: String, against source: String, filter: String = "[0:v][1:v]psnr") throws -> Double? {
+        let r = try quiet(["-v", "info", "-i", file, "-i", source, "-lavfi", filter, "-f", "null", "-"])
         guard let line = r.stderr.split(separator: "\n").last(where: { $0.contains("PSNR") }),
               let at = line.range(of: "average:") else { return nil }
         return Double(line[at.upperBound...].prefix { $0 != " " })

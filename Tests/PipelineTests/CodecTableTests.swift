@@ -17,16 +17,20 @@ struct CodecTableTests {
         #expect(Set(VideoFamily.all.map(\.streamCodec)).count == VideoFamily.all.count)
         let encoders = VideoFamily.all.flatMap(\.encoders) + AudioFamily.all.flatMap(\.encoders)
         #expect(Set(encoders).count == encoders.count)
-        #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "aac", "opus", "flac", "alac", "pcm", "copy"])
+        #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "prores", "aac", "opus", "flac", "alac", "pcm", "copy"])
     }
 
     @Test("each video row is whole: its default quality within its range, its profiles, levels and names consistent",
           arguments: VideoFamily.all.map(\.codec))
     func videoRowInvariants(_ codec: VideoCodec) throws {
         let row = try #require(VideoFamily.of(codec))
-        #expect(row.quality.range.contains(row.quality.defaultValue))
-        #expect(VideoFamily.qualityBounds.lowerBound <= row.quality.range.lowerBound
-                && row.quality.range.upperBound <= VideoFamily.qualityBounds.upperBound)
+        // A row without a quality scale (ProRes) refuses every rate setting, saying why.
+        if let q = row.quality {
+            #expect(q.range.contains(q.defaultValue))
+            #expect(VideoFamily.qualityBounds.lowerBound <= q.range.lowerBound && q.range.upperBound <= VideoFamily.qualityBounds.upperBound)
+            #expect(q.option != row.parameters?.option)
+        }
+        #expect((row.rateRefusal(.quality) == nil) == (row.quality != nil))
         #expect(!row.encoders.isEmpty)
         let profiles = row.profiles.map(\.name)
         #expect(Set(profiles).count == profiles.count)
@@ -38,10 +42,9 @@ struct CodecTableTests {
             let p = try #require(row.profiles.first { $0.name == name })
             #expect(p.depth >= depth && p.chroma >= chroma, "\(name) for \(depth)-bit \(chroma)")
         }
-        #expect(row.namedOptions.contains { $0.option == row.speed.option })
+        if let speed = row.speed { #expect(row.namedOptions.contains { $0.option == speed.option }) }
         for o in row.namedOptions { #expect(!o.names.isEmpty && Set(o.names).count == o.names.count, "\(o.option)") }
         #expect(Set(row.levels.names).count == row.levels.names.count)
-        #expect(row.quality.option != row.parameters?.option)
     }
 
     @Test("each row's encoder is in this FFmpeg and has the row's options: quality, speed, tune, parameter string with its HDR keys and level",
@@ -52,17 +55,19 @@ struct CodecTableTests {
         #expect(CodecSupport.canEncode(encoder))
         var c = EncoderConfiguration(codecName: encoder, timeBase: TimeBase(num: 1, den: 25))
         (c.width, c.height, c.frameRate) = (64, 64, FrameRate(frames: 25))
-        c.setPixelFormat(named: "yuv420p")
+        // 8-bit 4:2:0, or the automatic profile's own format where the profile fixes it (ProRes).
+        let automatic = row.profiles.first { $0.name == row.automaticProfile(depth: 8, chroma: 420) }
+        c.setPixelFormat(named: automatic?.pixelFormats.first ?? "yuv420p")
         // BT.2020 primaries, D65, 0.005–1000 cd/m² (in SEI units: 0.00002 and 0.0001 cd/m²).
         c.masteringDisplay = MasteringDisplay(red: .init(35400, 14600), green: .init(8500, 39850), blue: .init(6550, 2300),
                                               whitePoint: .init(15635, 16450), minLuminance: 50, maxLuminance: 10_000_000)
         c.contentLightLevel = ContentLightLevel(maxCLL: 1000, maxFALL: 400)
         let level = Levels.lowest(row, width: 64, height: 64, rate: FrameRate(frames: 25))
-        var asked = [row.speed.option: row.speed.names[0]]
-        if let tune = row.tune { asked[tune.option] = tune.names[0] }
-        let options = row.options(asked, quality: row.quality.defaultValue, level: level)
+        var asked: [String: String] = [:]
+        for o in row.namedOptions { asked[o.option] = o.names[0] }
+        let options = row.options(asked, quality: row.quality?.defaultValue, level: level)
         c.options = options.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        #expect(options[row.quality.option] == formatNumber(row.quality.defaultValue))
+        if let q = row.quality { #expect(options[q.option] == formatNumber(q.defaultValue)) }
         // Opened without a refusal: every name the row gives is the encoder's (an unknown one is
         // a settings error, an unparsed parameter-string entry too).
         _ = try Encoder(c)
@@ -99,8 +104,9 @@ struct CodecTableTests {
         #expect(try none.video(source: source, settings: VideoSettings(codec: codec)).encoderName == row.encoders[0])
         let r = try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec))
         #expect(r.encoderName == row.encoder(where: CodecSupport.canEncode))
-        #expect(r.quality == row.quality.defaultValue)
-        #expect(r.decision("quality")?.reason == "\(r.encoderName)'s default constant quality (\(row.quality.option.uppercased()))")
+        #expect(r.quality == row.quality?.defaultValue)
+        #expect(r.decision("quality")?.reason == row.quality.map { "\(r.encoderName)'s default constant quality (\($0.option.uppercased()))" }
+                ?? "\(row.displayName) has no quality scale: each profile codes at its own data rate")
         #expect(r.profile == row.automaticProfile(depth: 8, chroma: 420))
         #expect(r.level == Levels.lowest(row, width: 1920, height: 1080, rate: FrameRate(frames: 30)))
         switch row.levelSignalling {
@@ -125,21 +131,21 @@ struct CodecTableTests {
     }
 
     @Test("an option the chosen encoder does not have, and a speed name it does not know, are refused with the nearest name",
-          arguments: VideoFamily.all.map(\.codec))
+          arguments: VideoFamily.all.filter { $0.speed != nil }.map(\.codec))
     func nearestNameThroughTheRow(_ codec: VideoCodec) throws {
-        let row = try #require(VideoFamily.of(codec))
+        let row = try #require(VideoFamily.of(codec)), speed = try #require(row.speed)
         let source = SettingsAssistantTests.video(320, 240)
         func refusal(_ options: [String: String]) throws -> MediaError? {
             let r = try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec, codecOptions: options))
             do { _ = try Encoder(EncoderConfiguration.standIn(r)); return nil } catch { return error }
         }
         let encoder = row.encoder(where: CodecSupport.canEncode)
-        let option = try #require(try refusal([row.speed.option + "t": row.speed.names[0]]))
-        #expect(option.message == "the \(encoder) encoder has no option '\(row.speed.option)t' (did you mean '\(row.speed.option)'?)")
-        #expect(option.setting == "codec-options.\(row.speed.option)t")
-        let wanted = row.speed.names[4]
-        let name = try #require(try refusal([row.speed.option: wanted + "t"]))
-        #expect(name.message == "the \(encoder) encoder has no \(row.speed.option) '\(wanted)t' (did you mean '\(wanted)'?) (it has \(row.speed.names.joined(separator: ", ")))")
-        #expect(name.setting == "codec-options.\(row.speed.option)")
+        let option = try #require(try refusal([speed.option + "t": speed.names[0]]))
+        #expect(option.message == "the \(encoder) encoder has no option '\(speed.option)t' (did you mean '\(speed.option)'?)")
+        #expect(option.setting == "codec-options.\(speed.option)t")
+        let wanted = speed.names[4]
+        let name = try #require(try refusal([speed.option: wanted + "t"]))
+        #expect(name.message == "the \(encoder) encoder has no \(speed.option) '\(wanted)t' (did you mean '\(wanted)'?) (it has \(speed.names.joined(separator: ", ")))")
+        #expect(name.setting == "codec-options.\(speed.option)")
     }
 }

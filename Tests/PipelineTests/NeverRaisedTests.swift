@@ -152,8 +152,10 @@ struct NeverRaisedTests {
             #expect(r.width <= max(s.width, s.displaySize.width) && r.height <= s.height, "\(name): \(r.decisions)")
             if (r.width, r.height) == (s.width, s.height) { #expect(r.pixelAspect == s.pixelAspect, "\(name)") }
             else { #expect(r.decision("pixel-aspect")?.rule == (s.pixelAspect.isSquare ? nil : "pixel-aspect.square"), "\(name)") }
-            // HEVC keeps the chroma (4:1:1 in 4:2:2); H.264 reduces it and says so.
-            let chroma = r.codec == .hevc ? (s.pixelFormat == "yuv420p" ? 420 : 422) : 420
+            // HEVC keeps the chroma (4:1:1 in 4:2:2); H.264 reduces it and says so; a ProRes
+            // profile fixes it (4:2:2 or 4:4:4, as ProRes requires).
+            let fixed = VideoFamily.of(r.codec)?.profiles.first { $0.name == r.profile && !$0.pixelFormats.isEmpty }?.chroma
+            let chroma = fixed ?? (r.codec == .hevc ? (s.pixelFormat == "yuv420p" ? 420 : 422) : 420)
             #expect(pixelFormatChroma(r.pixelFormat) == chroma, "\(name)")
             if s.pixelFormat != "yuv420p" && r.codec == .h264 { #expect(r.decision("pixel-format")?.rule == "pixel-format.h264-420", "\(name)") }
         }

@@ -35,6 +35,8 @@ public struct FormatDescription: Sendable, Hashable {
     public var pixelFormat: String?
     /// Bits per sample: a picture's luma, or integer sound samples' (nil for float sound).
     public var bitDepth: Int?
+    /// The pictures carry an alpha (transparency) plane beside their colour (`yuva444p12le`, `rgba`).
+    public var hasAlpha = false
     public var colorPrimaries: String?
     public var colorTransfer: String?
     public var colorMatrix: String?

@@ -270,7 +270,8 @@ final class Encoder {
     }
 
     /// x264 and x265 refuse a profile they do not have (`VideoFamily.profiles`), or one the pixel
-    /// format does not fit, with their own line on stderr: checked here first, as a settings error.
+    /// format does not fit, with their own line on stderr; prores_ks codes any format under any
+    /// profile, a stream its profile misnames: checked here first, as a settings error.
     private static func checkProfile(_ c: EncoderConfiguration) throws(MediaError) {
         guard let profile = c.profile, let family = VideoFamily.of(encoder: c.codecName) else { return }
         var table: [String: Profile] = [:]
@@ -283,10 +284,10 @@ final class Encoder {
         guard let desc = av_pix_fmt_desc_get(c.pixelFormat), c.pixelFormat != AV_PIX_FMT_NONE else { return }
         let depth = Int(desc.pointee.comp.0.depth)
         let chroma = desc.pointee.log2_chroma_w == 0 ? 444 : desc.pointee.log2_chroma_h == 0 ? 422 : 420
-        if depth > limit.depth || chroma > limit.chroma {
-            let name = av_get_pix_fmt_name(c.pixelFormat).map { String(cString: $0) } ?? "this pixel format"
+        let name = av_get_pix_fmt_name(c.pixelFormat).map { String(cString: $0) } ?? "this pixel format"
+        if !limit.carries(name, depth: depth, chroma: chroma) {
             throw MediaError(.invalidSettings, "profile '\(profile)' cannot carry \(name) (\(depth)-bit \(chroma == 444 ? "4:4:4" : chroma == 422 ? "4:2:2" : "4:2:0")); "
-                             + "\(c.codecName) profiles that can: \(names.filter { table[$0]!.depth >= depth && table[$0]!.chroma >= chroma }.joined(separator: ", "))",
+                             + "\(c.codecName) profiles that can: \(names.filter { table[$0]!.carries(name, depth: depth, chroma: chroma) }.joined(separator: ", "))",
                              setting: "profile")
         }
     }

@@ -34,6 +34,7 @@ extension SourceStream {
             if pix != AV_PIX_FMT_NONE, let desc = av_pix_fmt_desc_get(pix) {
                 f.pixelFormat = pixelFormatName(pix)
                 f.bitDepth = Int(desc.pointee.comp.0.depth)
+                f.hasAlpha = desc.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
             }
             f.colorPrimaries = colorName(av_color_primaries_name(par.color_primaries), unspecified: par.color_primaries == AVCOL_PRI_UNSPECIFIED)
             f.colorTransfer = colorName(av_color_transfer_name(par.color_trc), unspecified: par.color_trc == AVCOL_TRC_UNSPECIFIED)

@@ -19,15 +19,13 @@ enum IgnoredSettings {
             case .video(let v):
                 if v.quality != nil, v.bitrate != nil { ignored(.quality, "'bitrate' sets the rate instead") }
                 // The encoder's own quality option (x264's crf) among the codec options.
-                let option = (v.codec.flatMap { VideoFamily.of($0) } ?? VideoFamily.default).quality.option
-                if let q = v.codecOptions[option], v.quality != nil, v.bitrate == nil {
-                    ignored(.quality, "the codec option \(option) \(q) sets it instead")
-                }
-                if let q = v.codecOptions[option], v.bitrate != nil {
+                if let option = (v.codec.flatMap { VideoFamily.of($0) } ?? VideoFamily.default).quality?.option, let q = v.codecOptions[option] {
+                    if v.quality != nil, v.bitrate == nil { ignored(.quality, "the codec option \(option) \(q) sets it instead") }
                     // x264 and x265 take a crf over a bit rate: the rate is not aimed at.
-                    ignored(.bitrate, "the codec option \(option) \(q) sets constant quality instead")
+                    if v.bitrate != nil { ignored(.bitrate, "the codec option \(option) \(q) sets constant quality instead") }
                 }
                 if v.frameRatePolicy != nil, !isRate(v.frameRate) { ignored(.frameRatePolicy, "no 'frame-rate' to apply it to") }
+                if v.gop != nil, let why = v.codec.flatMap(VideoFamily.of)?.intraOnlyReason { ignored(.gop, why) }
             case .audio(let a):
                 if a.bitrate != nil, let family = a.codec.flatMap(AudioFamily.of), family.lossless {
                     ignored(.bitrate, "\(family.displayName) is lossless: its size follows the sound")

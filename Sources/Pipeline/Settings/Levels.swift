@@ -6,6 +6,7 @@ enum Levels {
     /// at this rate.
     static func check(_ level: String, family: VideoFamily, width: Int, height: Int, rate: FrameRate) throws(MediaError) {
         let names = family.levels.names
+        if names.isEmpty { throw MediaError(.invalidSettings, "\(family.displayName) has no levels: leave 'level' out", setting: "level") }
         let name = level.hasSuffix(".0") ? String(level.dropLast(2)) : level
         guard let asked = names.firstIndex(of: name) else {
             // x264's and HEVC's own spelling without the dot (`41`): the nearest name is 4.1, not 1.
@@ -34,6 +35,8 @@ enum Levels {
             let ps = Int64(width) * Int64(height)
             let perSecond = (ps * Int64(rate.frames) + Int64(rate.seconds) - 1) / Int64(rate.seconds)
             return table.first { ps <= $0.perFrame && perSecond <= $0.perSecond }?.name
+        case .none:
+            return nil
         }
     }
 }

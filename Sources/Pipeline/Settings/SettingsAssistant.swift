@@ -107,9 +107,10 @@ public struct SettingsAssistant: Sendable {
         let range = source.dynamicRange
         let keepHDR = range != .sdr && (s.hdr == .keep || (s.hdr == nil && HDRSetting.keepRefusal(codec: codec, pixelFormat: s.pixelFormat) == nil))
 
-        // Pixel format.
+        // Pixel format (and, where the profile fixes it, the profile it comes from).
         let caps = capabilities(encoder)
         let pixelFormat: String
+        var profileChoice: Decision? = nil
         if let asked = s.pixelFormat {
             if let caps, !caps.pixelFormats.isEmpty, !caps.pixelFormats.contains(asked) {
                 throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder) (it takes \(caps.pixelFormats.joined(separator: ", ")))",
@@ -124,6 +125,8 @@ public struct SettingsAssistant: Sendable {
                                               supported: caps?.pixelFormats ?? [], decide: decide)
             case .eightBit420:
                 pixelFormat = eightBit420(source: source, family: family, decide: decide)
+            case .ofProfile:
+                (pixelFormat, profileChoice) = profilePixelFormat(source: source, family: family, asked: s.profile ?? s.codecOptions["profile"], decide: decide)
             }
         }
 
@@ -141,55 +144,66 @@ public struct SettingsAssistant: Sendable {
 
         // Rate control.
         var quality: Double? = nil
+        // A family without a quality scale (ProRes) takes no rate either: its profile sets it.
+        for key in [SettingKey.quality, .bitrate, .maxBitrate] where s.setKeys.contains(key) {
+            if let why = family.rateRefusal(key) { throw MediaError(.invalidSettings, why, setting: key.rawValue) }
+        }
         if let b = s.bitrate {
             decide("bitrate", "\(b)", Origin.settings, "as asked" + (s.maxBitrate.map { ", peaks up to \($0)" } ?? ""))
-        } else if let q = s.quality {
+        } else if let q = s.quality, let scale = family.quality?.range {
             // The recipe's check knows only the widest scale when it reads the number.
-            let scale = family.quality.range
             guard scale.contains(q) else {
                 throw MediaError(.invalidSettings, "'quality' for \(family.displayName) must be from \(formatNumber(scale.lowerBound)) (best) to \(formatNumber(scale.upperBound)) (smallest), not \(formatNumber(q))",
                                  setting: "quality")
             }
             quality = q
             decide("quality", formatNumber(q), Origin.settings, "constant quality as asked")
+        } else if let scale = family.quality {
+            quality = scale.defaultValue
+            decide("quality", formatNumber(scale.defaultValue), "quality.default",
+                   "\(encoder)'s default constant quality (\(scale.option.uppercased()))")
         } else {
-            quality = family.quality.defaultValue
-            decide("quality", formatNumber(family.quality.defaultValue), "quality.default",
-                   "\(encoder)'s default constant quality (\(family.quality.option.uppercased()))")
+            decide("quality", "by profile", "quality.by-profile", "\(family.displayName) has no quality scale: each profile codes at its own data rate")
         }
 
         // Speed: the row's default where the library's own is not the one to use.
         var codecOptions = s.codecOptions
-        if let d = family.speed.defaultName {
-            let names = family.speed.names
-            if let asked = s.codecOptions[family.speed.option] {
+        if let speed = family.speed, let d = speed.defaultName {
+            let names = speed.names
+            if let asked = s.codecOptions[speed.option] {
                 if let cap = family.smallPictureSpeed, cw * ch < cap.lumaSamples,
                    let a = names.firstIndex(of: asked), let f = names.firstIndex(of: cap.fastest), a < f {
-                    codecOptions[family.speed.option] = cap.fastest
+                    codecOptions[speed.option] = cap.fastest
                     decide("speed", cap.fastest, "speed.small-picture",
-                           "\(family.speed.option) \(asked) asked: \(family.library) runs \(cap.fastest), its fastest for \(cap.sizeName) pictures (\(cw)x\(ch))")
+                           "\(speed.option) \(asked) asked: \(family.library) runs \(cap.fastest), its fastest for \(cap.sizeName) pictures (\(cw)x\(ch))")
                 } else {
-                    decide("speed", asked, Origin.settings, "as asked (\(family.speed.option))")
+                    decide("speed", asked, Origin.settings, "as asked (\(speed.option))")
                 }
             } else {
-                decide("speed", d, "speed.default", "\(family.library)'s \(family.speed.option) \(d): its balance of speed and size")
+                decide("speed", d, "speed.default", "\(family.library)'s \(speed.option) \(d): its balance of speed and size")
             }
         }
 
         // GOP.
         let gopRate = rate ?? source.averageFrameRate ?? FrameRate(frames: 30)
         let gop: Int
-        switch s.gop {
-        case .frames(let n)?:
-            gop = n
-            decide("gop", "\(n)", Origin.settings, "as asked")
-        case .duration(let d)?:
-            // The encoder's field is 32 bits: a hostile source rate cannot make it overflow.
-            gop = Int(min(max(1, WideArithmetic.mulDiv(d.value, Int64(gopRate.frames), Int64(d.timescale) * Int64(gopRate.seconds))), Int64(Int32.max)))
-            decide("gop", "\(gop)", Origin.settings, "\(d.secondsDescription) at \(gopRate.decimalDescription) fps")
-        case nil:
-            gop = Int(min(max(1, WideArithmetic.mulDiv(Self.gopSeconds, Int64(gopRate.frames), Int64(gopRate.seconds))), Int64(Int32.max)))
-            decide("gop", "\(gop)", "gop.two-seconds", "a keyframe about every 2 s at \(gopRate.decimalDescription) fps: quick seeking, small cost")
+        if let why = family.intraOnlyReason {
+            // An asked GOP is said to have no effect (IgnoredSettings).
+            gop = 1
+            decide("gop", "1", "gop.intra-only", why)
+        } else {
+            switch s.gop {
+            case .frames(let n)?:
+                gop = n
+                decide("gop", "\(n)", Origin.settings, "as asked")
+            case .duration(let d)?:
+                // The encoder's field is 32 bits: a hostile source rate cannot make it overflow.
+                gop = Int(min(max(1, WideArithmetic.mulDiv(d.value, Int64(gopRate.frames), Int64(d.timescale) * Int64(gopRate.seconds))), Int64(Int32.max)))
+                decide("gop", "\(gop)", Origin.settings, "\(d.secondsDescription) at \(gopRate.decimalDescription) fps")
+            case nil:
+                gop = Int(min(max(1, WideArithmetic.mulDiv(Self.gopSeconds, Int64(gopRate.frames), Int64(gopRate.seconds))), Int64(Int32.max)))
+                decide("gop", "\(gop)", "gop.two-seconds", "a keyframe about every 2 s at \(gopRate.decimalDescription) fps: quick seeking, small cost")
+            }
         }
 
         // Tiles and threads: as many columns as the width has room for, each on its own threads.
@@ -215,6 +229,9 @@ public struct SettingsAssistant: Sendable {
         if let p = s.profile ?? s.codecOptions["profile"] {
             profile = p
             decide("profile", p, Origin.settings, "as asked")
+        } else if let choice = profileChoice {
+            profile = choice.value
+            decisions.append(choice)
         } else {
             profile = family.automaticProfile(depth: pixelFormatBitDepth(pixelFormat), chroma: pixelFormatChroma(pixelFormat))
             decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")

@@ -132,4 +132,31 @@ extension VideoFamily {
         fixedOptions: [FixedOption(option: "row-mt", value: "1",
                                    reason: "libvpx codes the rows of each tile column on their own threads (without it, one thread a column)")],
         tileColumns: TileColumns(option: "tile-columns", minimumWidth: 256, maxLog2: 6))
+
+    /// ProRes by FFmpeg's prores_ks: an intra-only editing codec whose profile is its data rate
+    /// and its pixel format — proxy, lt, standard and hq 10-bit 4:2:2, 4444 and 4444xq 10-bit
+    /// 4:4:4, with alpha where the source has it. No quality scale, speed, levels or HDR metadata
+    /// of its own (its frame headers and the container carry the colour tags).
+    public static let prores = VideoFamily(
+        codec: .prores, streamCodec: "prores", displayName: "ProRes", library: "prores_ks",
+        encoders: ["prores_ks"],
+        quality: nil,
+        speed: nil,
+        tune: nil,
+        profiles: ["proxy", "lt", "standard", "hq"].map { Profile($0, depth: 10, chroma: 422, pixelFormats: ["yuv422p10le"]) }
+            + ["4444", "4444xq"].map { Profile($0, depth: 10, chroma: 444, pixelFormats: ["yuv444p10le", "yuva444p10le"]) },
+        // ProRes 422 (`standard`), what AVFoundation's AppleProRes422LPCM preset makes; 4444
+        // for what 4:2:2 would lose (4:4:4 or RGB chroma, alpha).
+        automaticProfiles: ["standard", "4444"],
+        levels: .none,
+        levelSignalling: .byEncoder,
+        parameters: nil,
+        hdr: nil,
+        pixelFormats: .ofProfile,
+        codesFields: false,
+        frames: nil,
+        guessesShortEncodeDTS: false,
+        closesOnlyAfterAPicture: false,
+        quietEnvironment: nil,
+        intraOnly: true)
 }

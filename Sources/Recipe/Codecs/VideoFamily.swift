@@ -14,9 +14,12 @@ public struct VideoFamily: Sendable {
     public let library: String
     /// FFmpeg's encoders for it, preferred first.
     public let encoders: [String]
-    public let quality: QualityScale
-    /// The speed option (x264's `preset`) and its names, fastest first.
-    public let speed: NamedOption
+    /// Constant quality; nil where the codec has no rate to choose: each ProRes profile codes at
+    /// its own data rate (`rateRefusal` says so to a recipe that asks for one).
+    public let quality: QualityScale?
+    /// The speed option (x264's `preset`) and its names, fastest first; nil where the encoder
+    /// has none (prores_ks).
+    public let speed: NamedOption?
     /// The tuning option (x264's `tune`) and its names; nil where the encoder has none.
     public let tune: NamedOption?
     /// Every profile the encoder has, with the most it carries.
@@ -61,20 +64,33 @@ public struct VideoFamily: Sendable {
     public var fixedOptions: [FixedOption] = []
     /// Tile columns chosen by the picture's width; nil: the library's own.
     public var tileColumns: TileColumns? = nil
+    /// Every picture is coded on its own (ProRes): no GOP to choose.
+    public var intraOnly = false
+    /// Why a GOP means nothing here (`plan`'s gop decision, and the warning on an asked one).
+    public var intraOnlyReason: String? { intraOnly ? "\(displayName) codes every picture on its own: each is a keyframe" : nil }
 
     /// Options whose values are names the library checks itself (printing its own line on
     /// stderr for one it does not know): checked first, the nearest name suggested.
-    public var namedOptions: [NamedOption] { [speed] + (tune.map { [$0] } ?? []) }
+    public var namedOptions: [NamedOption] { [speed, tune].compactMap { $0 } }
 
     /// The rows, the default first.
-    public static let all: [VideoFamily] = [.h264, .hevc, .av1, .vp9]
+    public static let all: [VideoFamily] = [.h264, .hevc, .av1, .vp9, .prores]
     /// What a recipe that names no codec gets.
     public static var `default`: VideoFamily { all[0] }
 
     /// The qualities some family takes: what a recipe's `quality` is checked against before its
     /// codec is known (a preset may name it).
     public static var qualityBounds: ClosedRange<Double> {
-        all.map(\.quality.range.lowerBound).min()!...all.map(\.quality.range.upperBound).max()!
+        let scales = all.compactMap(\.quality)
+        return scales.map(\.range.lowerBound).min()!...scales.map(\.range.upperBound).max()!
+    }
+
+    /// Why a recipe's rate setting (`quality`, `bitrate`, `max-bitrate`) is refused for a family
+    /// without a quality scale; nil where the family takes it.
+    public func rateRefusal(_ key: SettingKey) -> String? {
+        guard quality == nil else { return nil }
+        let names = profiles.map(\.name).joined(separator: ", ")
+        return "'\(key.rawValue)' does not apply to \(displayName): each profile codes at its own data rate (\(names)); choose one with 'profile'"
     }
 
     /// The row of a recipe's codec; nil for `copy`.
@@ -104,9 +120,11 @@ public struct VideoFamily: Sendable {
     /// the parameter string's quiet entry.
     public func options(_ codecOptions: [String: String], quality: Double?, level: String?) -> [String: String] {
         var opts = codecOptions
-        if let q = quality, opts[self.quality.option] == nil { opts[self.quality.option] = formatNumber(q) }
-        if let d = speed.defaultName, opts[speed.option] == nil { opts[speed.option] = d }
-        if quality != nil { for (k, v) in self.quality.alongside where opts[k] == nil { opts[k] = v } }
+        if let q = quality, let scale = self.quality {
+            if opts[scale.option] == nil { opts[scale.option] = formatNumber(q) }
+            for (k, v) in scale.alongside where opts[k] == nil { opts[k] = v }
+        }
+        if let speed, let d = speed.defaultName, opts[speed.option] == nil { opts[speed.option] = d }
         for f in fixedOptions where opts[f.option] == nil { opts[f.option] = f.value }
         var entries: [String] = []
         switch levelSignalling {
@@ -200,9 +218,18 @@ public struct Profile: Sendable {
     public let name: String
     public let depth: Int
     public let chroma: Int
+    /// The only pixel formats it is coded from, where the profile fixes them (ProRes `hq`:
+    /// yuv422p10le; `4444`: yuv444p10le, or yuva444p10le with alpha); empty: any within
+    /// `depth` and `chroma`.
+    public let pixelFormats: [String]
 
-    public init(_ name: String, depth: Int, chroma: Int) {
-        self.name = name; self.depth = depth; self.chroma = chroma
+    public init(_ name: String, depth: Int, chroma: Int, pixelFormats: [String] = []) {
+        self.name = name; self.depth = depth; self.chroma = chroma; self.pixelFormats = pixelFormats
+    }
+
+    /// Whether pictures in `pixelFormat` (`depth`-bit, `chroma`) are coded in this profile.
+    public func carries(_ pixelFormat: String, depth: Int, chroma: Int) -> Bool {
+        pixelFormats.isEmpty ? depth <= self.depth && chroma <= self.chroma : pixelFormats.contains(pixelFormat)
     }
 }
 
@@ -212,11 +239,14 @@ public enum LevelTable: Sendable {
     case macroblocks([(name: String, perSecond: Int64, perFrame: Int64)])
     /// (name, max luma picture size, max luma samples per second): HEVC.
     case lumaSamples([(name: String, perFrame: Int64, perSecond: Int64)])
+    /// The codec has no levels (ProRes).
+    case none
 
     public var names: [String] {
         switch self {
         case .macroblocks(let rows): return rows.map(\.name)
         case .lumaSamples(let rows): return rows.map(\.name)
+        case .none: return []
         }
     }
 }
@@ -291,12 +321,18 @@ public enum PixelFormatRule: Sendable {
     /// The source's chroma format and depth (10 bits for anything deeper, and for HDR), where
     /// the encoder takes them; `tenBitProfile` is said in the plan (`Main 10`).
     case keepDepthAndChroma(tenBitProfile: String)
+    /// The profile's own (`Profile.pixelFormats`, every one 10-bit): the asked profile's, else
+    /// the automatic profile for the source's chroma (4:4:4 where it has alpha); the alpha
+    /// format where the source has alpha (ProRes).
+    case ofProfile
 
     /// Whether the source's depth is kept (and an HDR source stays HDR, in 10 bits) without a
     /// pixel format asked for.
     public var keepsDepth: Bool {
-        if case .keepDepthAndChroma = self { return true }
-        return false
+        switch self {
+        case .keepDepthAndChroma, .ofProfile: return true
+        case .eightBit420: return false
+        }
     }
 }
 
