@@ -39,14 +39,20 @@ struct NewCodecCLITests {
 
     @Test("validate: a quality off the codec's scale, a codec the container cannot hold; each at its line, exit 65")
     func refusals() throws {
+        try Self.validate(refused: Self.refused, accepted: [("mkv", "{ codec: av1, quality: 63 }"), ("mp4", "{ codec: av1, pixel-format: yuv420p10le }")])
+    }
+
+    /// `validate` of `recipe(ext, settings)`: each of `refused` exits 65 with its message first,
+    /// at its line:col; each of `accepted` exits 0, saying nothing.
+    static func validate(refused: [(String, String, String, String)], accepted: [(String, String)]) throws {
         let dir = Scratch()
-        for (ext, settings, at, message) in Self.refused {
+        for (ext, settings, at, message) in refused {
             let recipe = try NegotiationCLITests.recipe(dir, Self.recipe(ext, settings))
             let v = try Binary.run(["validate", recipe], timeLimit: 60)
             #expect(v.status == 65, "\(settings): \(v.stderr)")
             #expect(v.stderr.split(separator: "\n").first.map(String.init) == "\(recipe):\(at): error: \(message)", "\(v.stderr)")
         }
-        for (ext, settings) in [("mkv", "{ codec: av1, quality: 63 }"), ("mp4", "{ codec: av1, pixel-format: yuv420p10le }")] {
+        for (ext, settings) in accepted {
             let recipe = try NegotiationCLITests.recipe(dir, Self.recipe(ext, settings))
             let v = try Binary.run(["validate", recipe], timeLimit: 60)
             #expect(v.status == 0 && v.stderr == "", "\(settings): \(v.stderr)")

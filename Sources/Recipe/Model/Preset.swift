@@ -56,6 +56,13 @@ public enum BuiltinPresets {
         make("hevc-3840x2160", "HEVC inside 3840x2160 (10-bit and chroma kept), AAC.", video: VideoSettings(codec: .hevc, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
         make("hevc-highest-quality", "HEVC at the source's size, constant quality 20 (10-bit and chroma kept), AAC at most 256 kb/s.",
              video: VideoSettings(codec: .hevc, quality: 20), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
+        // ProRes as AVFoundation's AppleProRes422LPCM and AppleProRes4444LPCM make it: the
+        // source's size and rate, PCM sound (MOV or MKV: MP4 holds neither).
+        prores("proxy", "ProRes 422 Proxy (10-bit 4:2:2) at the source's size, PCM sound: light editing proxies; MOV or MKV."),
+        prores("lt", "ProRes 422 LT (10-bit 4:2:2) at the source's size, PCM sound; MOV or MKV."),
+        prores("422", "ProRes 422 (10-bit 4:2:2) at the source's size, PCM sound, as AVFoundation's AppleProRes422LPCM; MOV or MKV."),
+        prores("hq", "ProRes 422 HQ (10-bit 4:2:2) at the source's size, PCM sound; MOV or MKV."),
+        prores("4444", "ProRes 4444 (10-bit 4:4:4, the source's alpha kept) at the source's size, PCM sound, as AVFoundation's AppleProRes4444LPCM; MOV or MKV."),
         make("m4a", "Audio only: AAC, the source's rate (48 kHz at most) and up to 2 channels.", video: nil, audio: AudioSettings(codec: .aac)),
         make("aac-stereo", "AAC, up to stereo and 128 kb/s, the source's rate (48 kHz at most): never more than the source has.",
              video: nil, audio: AudioSettings(codec: .aac, bitrate: 128_000, channels: 2)),
@@ -69,6 +76,11 @@ public enum BuiltinPresets {
 
     /// Names of presets that have no video part.
     public static let audioOnly: Set<String> = ["m4a", "aac-stereo", "opus-stereo", "flac", "alac"]
+
+    /// `prores-NAME`: the ProRes profile `NAME` (422 is `standard`), PCM at the source's depth.
+    private static func prores(_ name: String, _ summary: String) -> PresetDefinition {
+        make("prores-\(name)", summary, video: VideoSettings(codec: .prores, profile: name == "422" ? "standard" : name), audio: AudioSettings(codec: .pcm))
+    }
 
     private static func make(_ name: String, _ summary: String, video: VideoSettings?, audio: AudioSettings) -> PresetDefinition {
         var p = PresetDefinition(name: name, mark: nil, summary: summary)
