@@ -54,6 +54,48 @@ struct ProResCLITests {
                 .contains("gop 1 gop.intra-only: ProRes codes every picture on its own: each is a keyframe"), "\(g.stdout)")
     }
 
+    @Test("a layered composition over a source with alpha: ProRes 4444 without alpha (the canvas is opaque), drawn and written")
+    func layersOverAlpha() throws {
+        let dir = Scratch()
+        let src = dir.file("alpha.mov"), inset = try NewCodecCLITests.clip(dir)
+        var v = GeneratedVideoFormat(width: 160, height: 120, frameRate: FrameRate(frames: 30))
+        (v.codec, v.pixelFormat) = (.prores, "yuva444p10le")
+        let s = try FrameSource(path: src, video: v, audio: nil)
+        for i in 0..<10 {
+            try s.appendPicture(at: v.frameRate.frameDuration * Int64(i)) { p in
+                TestPattern.draw(index: i, into: p)
+                for plane in 1...3 { p.fill(plane: plane, x: 0, y: 0, width: 160, height: 120, value: plane == 3 ? 200 : 128) }
+            }
+        }
+        try s.finish()
+        let recipe = try NegotiationCLITests.recipe(dir, """
+            recipe: 1
+            output: "{dir}/{stem}-pip.mov"
+            sources:
+              main: "{input}"
+              inset: \(inset)
+            composition:
+              video:
+                - { source: main }
+              layers:
+                - rect: { x: 0, y: 60, width: 80, height: 60 }
+                  segments:
+                    - { source: inset, at: 0s, duration: 0.2s }
+            reader:
+              outputs:
+                v: { track: video }
+            writer:
+              inputs:
+                - { source: v, settings: { codec: prores } }
+
+            """)
+        let r = try Binary.run(["run", recipe, "-i", src, "--progress", "none", "--quiet"], timeLimit: 120)
+        #expect(r.status == 0 && r.stderr == "", "\(r.status): \(r.stderr)")
+        let out = try PlanTruthCLITests.probe(dir.file("alpha-pip.mov"), "v:0", "profile,pix_fmt")
+        #expect(out == ["profile": "4444", "pix_fmt": "yuv444p12le"], "\(out)")
+        #expect(try CompositionCLITests.stamps(dir.file("alpha-pip.mov")) == Array(0..<10))
+    }
+
     @Test("reencode presets lists prores-proxy, -lt, -422, -hq and -4444: ProRes with that profile at the source's size, PCM sound")
     func presets() throws {
         let r = try Binary.run(["presets", "--json"])

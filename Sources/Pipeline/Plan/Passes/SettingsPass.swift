@@ -45,6 +45,8 @@ enum SettingsPass {
                                                                           renderSize: composition?.renderSize)
             renderFrame = renderFrame ?? (source.width, source.height)
         }
+        // Drawn as layers, the pictures are painted on an opaque canvas: no alpha to keep.
+        if composition != nil { source.hasAlpha = false }
         var resolved = try assistant.video(source: source, settings: settings)
         if !reconciled.isEmpty {
             let replaced = Set(reconciled.map(\.setting))
