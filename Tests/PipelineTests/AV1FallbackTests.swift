@@ -34,7 +34,7 @@ struct AV1FallbackTests {
         #expect(try SettingsAssistant.system.video(source: SettingsAssistantTests.video(320, 240), settings: VideoSettings(codec: .vp9)).decision("encoder") == nil)
     }
 
-    @Test("SVT-AV1's own facts are not libaom's: a 62x64 picture is taken; SVT-AV1's preset is no option of libaom's; a cpu-used it does not have is refused with its names")
+    @Test("SVT-AV1's own facts are not libaom's: a 62x64 picture is taken; SVT-AV1's preset is no option of libaom's; a cpu-used it does not have is refused with its names, an aom-params entry it cannot find at that option")
     func svtFactsStayWithSVT() throws {
         let small = try Self.withoutSVT.video(source: SettingsAssistantTests.video(62, 64), settings: VideoSettings(codec: .av1, codecOptions: ["cpu-used": "8"]))
         #expect(small.encoderName == "libaom-av1" && small.width == 62 && small.height == 64)
@@ -51,6 +51,17 @@ struct AV1FallbackTests {
         let fast = try Self.withoutSVT.video(source: SettingsAssistantTests.video(320, 240), settings: VideoSettings(codec: .av1, codecOptions: ["cpu-used": "9"]))
         #expect(throws: MediaError(.invalidSettings, "the libaom-av1 encoder has no cpu-used '9' (did you mean '8'?) (it has 8, 7, 6, 5, 4, 3, 2, 1, 0)", setting: "codec-options.cpu-used")) {
             _ = try Encoder(EncoderConfiguration.standIn(fast))
+        }
+        // libaom's parameter string: an entry it cannot find fails the open, blamed on the string,
+        // with libaom's own words.
+        let params = try Self.withoutSVT.video(source: SettingsAssistantTests.video(320, 240),
+                                               settings: VideoSettings(codec: .av1, codecOptions: ["aom-params": "tile-colums=1"]))
+        do {
+            _ = try Encoder(EncoderConfiguration.standIn(params))
+            Issue.record("aom-params 'tile-colums=1' taken")
+        } catch {
+            #expect(error.kind == .invalidSettings && error.setting == "codec-options.aom-params")
+            #expect(error.description == "the libaom-av1 encoder refuses aom-params 'tile-colums=1' (ffmpeg: [libaom-av1]   Additional information: Cannot find aom option tile-colums)")
         }
     }
 
