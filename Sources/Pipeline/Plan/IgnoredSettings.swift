@@ -18,8 +18,9 @@ enum IgnoredSettings {
                 for key in a.setKeys where key != .codec { ignored(key, "the track is copied as it is") }
             case .video(let v):
                 if v.quality != nil, v.bitrate != nil { ignored(.quality, "'bitrate' sets the rate instead") }
-                // The encoder's own quality option (x264's crf) among the codec options.
-                let option = (v.codec.flatMap { VideoFamily.of($0) } ?? VideoFamily.default).quality.option
+                // The encoder's own quality option (x264's crf) among the codec options: the one
+                // every encoder of the family has (the preferred one's).
+                let option = (v.codec.flatMap { VideoFamily.of($0) } ?? VideoFamily.default).encoders[0].quality.option
                 if let q = v.codecOptions[option], v.quality != nil, v.bitrate == nil {
                     ignored(.quality, "the codec option \(option) \(q) sets it instead")
                 }

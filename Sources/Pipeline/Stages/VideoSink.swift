@@ -92,10 +92,10 @@ final class VideoSink: SinkStage {
         }
     }
 
-    /// The encoder's options (`VideoFamily.options`), in a stable order.
+    /// The encoder's options (`VideoEncoder.options`), in a stable order.
     static func encoderOptions(_ s: ResolvedVideoSettings) -> [(String, String)] {
         var opts = s.codecOptions
-        if let family = VideoFamily.of(encoder: s.encoderName) { opts = family.options(opts, quality: s.quality, level: s.encoderLevel) }
+        if let encoder = VideoEncoder.named(s.encoderName) { opts = encoder.options(opts, quality: s.quality, level: s.encoderLevel) }
         return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 

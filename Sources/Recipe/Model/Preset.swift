@@ -56,6 +56,12 @@ public enum BuiltinPresets {
         make("hevc-3840x2160", "HEVC inside 3840x2160 (10-bit and chroma kept), AAC.", video: VideoSettings(codec: .hevc, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
         make("hevc-highest-quality", "HEVC at the source's size, constant quality 20 (10-bit and chroma kept), AAC at most 256 kb/s.",
              video: VideoSettings(codec: .hevc, quality: 20), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
+        // A speed is not set: it is each AV1 encoder's own option (SVT-AV1's preset, libaom's cpu-used).
+        make("av1-1080p", "AV1 inside 1920x1080 (10-bit kept), Opus.", video: VideoSettings(codec: .av1, width: 1920, height: 1080), audio: AudioSettings(codec: .opus)),
+        // An archive keeps the sound it was given: a lossy source is not coded a second time,
+        // a lossless one stays lossless (FLAC of a lossy track would be larger and no better).
+        make("av1-archive", "AV1 at the source's size in 10 bits, constant quality 20 (visually lossless), the sound copied as it is.",
+             video: VideoSettings(codec: .av1, quality: 20, pixelFormat: "yuv420p10le"), audio: AudioSettings(codec: .copy)),
         make("m4a", "Audio only: AAC, the source's rate (48 kHz at most) and up to 2 channels.", video: nil, audio: AudioSettings(codec: .aac)),
         make("aac-stereo", "AAC, up to stereo and 128 kb/s, the source's rate (48 kHz at most): never more than the source has.",
              video: nil, audio: AudioSettings(codec: .aac, bitrate: 128_000, channels: 2)),
