@@ -5,12 +5,12 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,n,o] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,q,r] [--quick]
 
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
-Scenarios a–i write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*;
+Scenarios a–i, q and r write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*;
 the still-image scenario o writes results/stills.*, the renditions scenario n results/renditions.*
 (so running one group leaves the other's reference numbers alone; within each, a scenario not run
 keeps its last numbers, with that run's date).
@@ -63,8 +63,15 @@ STILLS_COUNT, STILLS_FPS, STILLS_GOP, STILLS_KEYFRAME_TARGET = 20, 30, 60, 5.0
 # peak RSS ≤ 1.25 × the ladder's.
 LADDER = ((1920, 1080), (1280, 720), (854, 480))
 LADDER_CPU_OF_SEPARATE, LADDER_RSS_TARGET = 0.8, 1.25
+# (q), (r): one 1080p30 clip (10 s; `--quick`: 4 s) coded by each of the codec table's newer rows with
+# the settings ffmpeg is given: (q) AV1 by SVT-AV1 at preset 8, quality 35; (r) VP9 by libvpx at
+# cpu-used 4 with row-mt, quality 31 (bitrate 0). Targets: wall and CPU ≤ ffmpeg's, peak RSS ≤ 1.25 ×.
+CODEC_ROWS = ("q", "r")
+SVT_AV1 = ["-c:v", "libsvtav1", "-preset", "8", "-crf", "35", "-g", "60", "-pix_fmt", "yuv420p"]
+LIBVPX_VP9 = ["-c:v", "libvpx-vp9", "-cpu-used", "4", "-row-mt", "1", "-tile-columns", "2", "-crf", "31", "-b:v", "0", "-g", "60", "-pix_fmt", "yuv420p"]
+CODEC_ROW_RSS_TARGET = 1.25
 
-TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65}  # wall ratios (e: loop time / batch time ≥ 1.25)
+TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65, "q": 1.0, "r": 1.0}  # wall ratios (e: loop time / batch time ≥ 1.25)
 # High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
 # and the floor and bound are measured.
 HFR = ("a", "b", "h", "i")
@@ -153,6 +160,8 @@ def inputs(quick, wanted):
         ns = 5 if quick else 20
         i["n"] = make(WORK / f"n-1080p60-{ns}s.mp4", "--seconds", ns, "--width", 1920, "--height", 1080, "--fps", 60, "--texture",
                       "--audio-rate", 48000)
+    if "q" in wanted or "r" in wanted:
+        i["q"] = i["r"] = make(WORK / f"q-1080p30-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 30, "--texture")
     if "o" in wanted:
         minutes = 1 if quick else 10
         i["o"] = stills_source(WORK / f"o-1080p30-gop2s-{minutes}min.mp4", minutes * 60)
@@ -331,6 +340,10 @@ def scenario_cmds(key, src, out):
         return ([str(REENCODE), "run", str(RECIPES / "concat.yaml"), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
                 ff + ["-i", str(src)] + ins + ["-filter_complex", concat_filtergraph(), "-map", "[v]", "-map", "[a]"]
                 + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
+    if key in CODEC_ROWS:
+        recipe, encoder = ("av1-1080p.yaml", SVT_AV1) if key == "q" else ("vp9-1080p.yaml", LIBVPX_VP9)
+        return ([str(REENCODE), "run", str(RECIPES / recipe), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
+                ff + ["-i", str(src)] + encoder + AAC + [str(out["ff"])])
     raise KeyError(key)
 
 
@@ -1112,11 +1125,12 @@ def main():
               "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)",
               "m": "concat: three 720p30 clips, trimmed, joined end to end (concat filter)",
               "n": "1080p60 → 1080p, 720p, 480p H.264 from one read: vs ffmpeg's split=3 ladder",
-              "o": f"{STILLS_COUNT} exact stills of 1080p30 H.264, 2 s GOPs: images vs an ffmpeg -ss loop"}
+              "o": f"{STILLS_COUNT} exact stills of 1080p30 H.264, 2 s GOPs: images vs an ffmpeg -ss loop",
+              "q": "1080p30 → AV1 (SVT-AV1 preset 8, quality 35)", "r": "1080p30 → VP9 (cpu-used 4, row-mt, quality 31)"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
-        if key in ("a", "b", "c", "d", "f", "h", "i"):
+        if key in ("a", "b", "c", "d", "f", "h", "i") + CODEC_ROWS:
             bound = None
             if key in HFR:
                 encoder, pix = (X265_10, "yuv420p10le") if key == "i" else (None, "yuv420p")
@@ -1154,6 +1168,13 @@ def main():
                         differ = sum(1 for x, y in zip(qr["shown"], qb["shown"]) if x != y) + abs(len(qr["shown"]) - len(qb["shown"]))
                         r["selection"] |= {"best": qb["shown"][:12], "bestSameFrames": differ == 0, "bestDiffer": differ}
                         r["psnr"]["best"] = qb["psnr"]
+            if key in CODEC_ROWS:
+                # Every frame kept by both: the same source frames, and their fidelity to the source.
+                qr, qf = quality(src[key], out["re"], 1920, 1080), quality(src[key], out["ff"], 1920, 1080)
+                if qr and qf:
+                    r["selection"] = {"reencode": qr["shown"][:12], "ffmpeg": qf["shown"][:12], "sameFrames": qr["shown"] == qf["shown"]}
+                    r["psnr"] = {"reencode": qr["psnr"], "ffmpeg": qf["psnr"]}
+                r["rssTarget"] = CODEC_ROW_RSS_TARGET
             results[key] = r
         elif key == "e":
             r = summarize(run_batch(src["e"], a.runs, a.jobs))
@@ -1436,6 +1457,10 @@ def report(results, meta, runs, quick, chart):
         if "psnr" in r and r["psnr"]["reencode"]:
             notes.append(f"PSNR {r['psnr']['reencode']:.2f} vs {r['psnr']['ffmpeg']:.2f} dB"
                          + (f" (best ffmpeg {r['psnr']['best']:.2f})" if r["psnr"].get("best") else ""))
+        if "rssTarget" in r:
+            same = (r.get("selection") or {}).get("sameFrames")
+            notes.append(f"targets: wall and CPU ≤ 1.0, peak RSS ≤ {r['rssTarget']:.2f} × ffmpeg's"
+                         + ("" if same is None else "; every output frame shows " + ("the same source frame as ffmpeg's" if same else "NOT the source frame ffmpeg's shows")))
         if "throughputRatio" in r:
             notes.append(f"throughput {r['throughputRatio']:.2f}× the loop (target ≥ {1 / TARGETS['e']:.2f})")
         if "rssPerConversionRatio" in r:

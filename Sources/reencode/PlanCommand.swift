@@ -62,9 +62,9 @@ struct PlanCommand: Command {
         }
         let numbers = r.outputs.filter { $0.images == nil }.map(\.number)
         let total = outputs.count + compiled.images.count
-        let reads = OutputSet.lanes(outputs.map(\.plan))
+        let reads = OutputSet.lanes(outputs.map(\.plan)), encodes = OutputSet.encodes(outputs.map(\.plan))
         let riding = OutputSet.stillFeeds(outputs.map(\.plan), stills: compiled.images.map(\.plan))
-        let shared = SharedRead(reads, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)
+        let shared = SharedRead(reads, encodes: encodes, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)
         if json {
             let images = zip(compiled.images, riding).map { image, lane -> [String: Any] in
                 var o = ImagesCommand.object(image.plan)

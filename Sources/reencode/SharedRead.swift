@@ -13,6 +13,9 @@ struct SharedRead {
         let feeds: [(output: Int, track: Int)]
         /// Image outputs taking their pictures from this lane.
         let stills: [Int]
+        /// Output tracks (as `feeds`) that are one encode written into each of their files;
+        /// only groups of more than one.
+        let sharedEncodes: [[(output: Int, track: Int)]]
     }
 
     let source: String
@@ -23,17 +26,20 @@ struct SharedRead {
     let ownStills: [Int]
     let outputCount: Int
 
-    /// `lanes`: `OutputSet.lanes`; `numbers`: the media-file outputs' numbers in the recipe;
-    /// `riding`: per image output (`stills`, their numbers), its lane, or nil.
-    init(_ lanes: [[(output: Int, track: Int)]], _ outputs: [CompiledRecipe], numbers: [Int], stills: [Int] = [], riding: [Int?] = []) {
+    /// `lanes`: `OutputSet.lanes`; `encodes`: `OutputSet.encodes`; `numbers`: the media-file
+    /// outputs' numbers in the recipe; `riding`: per image output (`stills`, their numbers), its lane, or nil.
+    init(_ lanes: [[(output: Int, track: Int)]], encodes: [[[(output: Int, track: Int)]]], _ outputs: [CompiledRecipe], numbers: [Int],
+         stills: [Int] = [], riding: [Int?] = []) {
         source = outputs.first?.plan.source.path ?? "the source"
         composed = outputs.first?.plan.isComposed == true
         self.lanes = lanes.enumerated().map { f, members in
             let lane = outputs[members[0].output].plan.lanes[members[0].track]
             let decoded: Bool
             switch lane.kind { case .video, .audio, .subtitle: decoded = true; case .passthrough: decoded = false }
+            let shared = encodes[f].filter { $0.count > 1 }.map { group in group.map { (numbers[$0.output], $0.track + 1) } }
             return Lane(sourceTrack: lane.track.index, type: lane.track.mediaType.rawValue, decoded: decoded,
-                        feeds: members.map { (numbers[$0.output], $0.track + 1) }, stills: zip(stills, riding).filter { $0.1 == f }.map(\.0))
+                        feeds: members.map { (numbers[$0.output], $0.track + 1) }, stills: zip(stills, riding).filter { $0.1 == f }.map(\.0),
+                        sharedEncodes: shared)
         }
         ownStills = zip(stills, riding).filter { $0.1 == nil }.map(\.0)
         outputCount = numbers.count + stills.count
@@ -45,6 +51,9 @@ struct SharedRead {
                                     "feeds": lane.feeds.map { ["output": $0.output, "track": $0.track] }]
             if composed { o["composition"] = true }
             if !lane.stills.isEmpty { o["stills"] = lane.stills }
+            if !lane.sharedEncodes.isEmpty {
+                o["sharedEncodes"] = lane.sharedEncodes.map { group in group.map { ["output": $0.output, "track": $0.track] } }
+            }
             return o
         }
         out += ownStills.map { ["stills": [$0], "decoded": true, "own": true] }
@@ -56,6 +65,9 @@ struct SharedRead {
                               : "one read of \(source) for \(outputCount) outputs"]
         for lane in lanes {
             let feeds = (lane.feeds.map { "output \($0.output) track \($0.track)" } + lane.stills.map { "stills of output \($0)" }).joined(separator: ", ")
+                + lane.sharedEncodes.map { group in
+                    "; encoded once for " + (group.count == lane.feeds.count ? "all" : group.map { "output \($0.output) track \($0.track)" }.joined(separator: ", "))
+                }.joined()
             let shared = lane.feeds.count + lane.stills.count > 1
             if composed {
                 lines.append("  the composition's \(lane.type) \(shared ? "played once" : "played") → \(feeds)")

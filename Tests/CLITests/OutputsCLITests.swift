@@ -50,8 +50,11 @@ struct OutputsCLITests {
         #expect(reads.map { ($0["feeds"] as? [[String: Int]])?.map { [$0["output"] ?? 0, $0["track"] ?? 0] } ?? [] }
                 == [[[1, 1], [2, 1], [3, 1]], [[1, 2], [2, 2], [3, 2]]])
         #expect(reads.map { $0["stills"] as? [Int] } == [[4], nil])
+        // The 1080p and 720p outputs ask for the same sound: one encode written into both.
+        #expect(reads.map { ($0["sharedEncodes"] as? [[[String: Int]]])?.map { $0.map { [$0["output"] ?? 0, $0["track"] ?? 0] } } } == [nil, [[[1, 2], [2, 2]]]])
         let text = try Binary.run(["plan", renditions, "-i", dir.file("s.mp4")])
-        #expect(text.stdout.contains("one read of \(dir.file("s.mp4")) for 4 outputs\n  #0 video decoded once → output 1 track 1, output 2 track 1, output 3 track 1, stills of output 4\n"))
+        #expect(text.stdout.contains("one read of \(dir.file("s.mp4")) for 4 outputs\n  #0 video decoded once → output 1 track 1, output 2 track 1, output 3 track 1, stills of output 4\n"
+                                     + "  #1 audio decoded once → output 1 track 2, output 2 track 2, output 3 track 2; encoded once for output 1 track 2, output 2 track 2\n"), "\(text.stdout)")
         #expect(text.stdout.contains("output 4 of 4: still images\n\(dir.file("s.mp4")): 1 still of track #0, 320x180 JPEG\n  #1 at 10% (0.100s): the frame at 0.100s (exact) → \(dir.file("s-poster.jpg"))\n"), "\(text.stdout)")
     }
 

@@ -2,8 +2,9 @@
 import Recipe
 import Testing
 
-/// The codec table (`VideoFamily`, `AudioFamily`): every row is whole and true of this FFmpeg
-/// build, and what the assistant and the encoder do comes from the row.
+/// The codec table (`VideoFamily` and its `VideoEncoder`s, `AudioFamily`): every row is whole and
+/// true of this FFmpeg build, and what the assistant and the encoder do comes from the row: for
+/// each encoder of a family, as this FFmpeg would be without the ones preferred to it.
 @Suite("Codec table")
 struct CodecTableTests {
     @Test("every codec a recipe names has exactly one row, and no two rows share a stream name or an encoder")
@@ -15,7 +16,7 @@ struct CodecTableTests {
             #expect(AudioFamily.all.filter { $0.codec == codec }.count == 1, "\(codec)")
         }
         #expect(Set(VideoFamily.all.map(\.streamCodec)).count == VideoFamily.all.count)
-        let encoders = VideoFamily.all.flatMap(\.encoders) + AudioFamily.all.flatMap(\.encoders)
+        let encoders = VideoEncoder.all.map(\.name) + AudioFamily.all.flatMap(\.encoders)
         #expect(Set(encoders).count == encoders.count)
         #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "prores", "aac", "opus", "flac", "alac", "pcm", "copy"])
     }
@@ -24,14 +25,20 @@ struct CodecTableTests {
           arguments: VideoFamily.all.map(\.codec))
     func videoRowInvariants(_ codec: VideoCodec) throws {
         let row = try #require(VideoFamily.of(codec))
-        // A row without a quality scale (ProRes) refuses every rate setting, saying why.
-        if let q = row.quality {
-            #expect(q.range.contains(q.defaultValue))
-            #expect(VideoFamily.qualityBounds.lowerBound <= q.range.lowerBound && q.range.upperBound <= VideoFamily.qualityBounds.upperBound)
-            #expect(q.option != row.parameters?.option)
-        }
-        #expect((row.rateRefusal(.quality) == nil) == (row.quality != nil))
         #expect(!row.encoders.isEmpty)
+        for e in row.encoders {
+            // An encoder without a quality scale (prores_ks) refuses every rate setting, saying why.
+            if let q = e.quality {
+                #expect(q.range.contains(q.defaultValue), "\(e.name)")
+                #expect(VideoFamily.qualityBounds.lowerBound <= q.range.lowerBound
+                        && q.range.upperBound <= VideoFamily.qualityBounds.upperBound, "\(e.name)")
+                #expect(q.option != e.parameters?.option)
+            }
+            #expect((row.rateRefusal(.quality, encoder: e) == nil) == (e.quality != nil), "\(e.name)")
+            if let speed = e.speed { #expect(e.namedOptions.contains { $0.option == speed.option }) }
+            for o in e.namedOptions { #expect(!o.names.isEmpty && Set(o.names).count == o.names.count, "\(e.name) \(o.option)") }
+            #expect(VideoFamily.of(encoder: e.name)?.codec == codec)
+        }
         let profiles = row.profiles.map(\.name)
         #expect(Set(profiles).count == profiles.count)
         for name in row.automaticProfiles { #expect(profiles.contains(name), "\(name)") }
@@ -42,18 +49,16 @@ struct CodecTableTests {
             let p = try #require(row.profiles.first { $0.name == name })
             #expect(p.depth >= depth && p.chroma >= chroma, "\(name) for \(depth)-bit \(chroma)")
         }
-        if let speed = row.speed { #expect(row.namedOptions.contains { $0.option == speed.option }) }
-        for o in row.namedOptions { #expect(!o.names.isEmpty && Set(o.names).count == o.names.count, "\(o.option)") }
         #expect(Set(row.levels.names).count == row.levels.names.count)
     }
 
-    @Test("each row's encoder is in this FFmpeg and has the row's options: quality, speed, tune, parameter string with its HDR keys and level",
-          arguments: VideoFamily.all.map(\.codec))
-    func videoRowOptionsAreTheEncoders(_ codec: VideoCodec) throws {
-        let row = try #require(VideoFamily.of(codec))
-        let encoder = row.encoder(where: CodecSupport.canEncode)
-        #expect(CodecSupport.canEncode(encoder))
-        var c = EncoderConfiguration(codecName: encoder, timeBase: TimeBase(num: 1, den: 25))
+    @Test("each encoder of a row is in this FFmpeg and has its options: quality, speed, tune, parameter string with its HDR keys and level",
+          arguments: VideoEncoder.all.map(\.name))
+    func videoRowOptionsAreTheEncoders(_ name: String) throws {
+        let row = try #require(VideoFamily.of(encoder: name))
+        let encoder = try #require(row.encoder(named: name))
+        #expect(CodecSupport.canEncode(name))
+        var c = EncoderConfiguration(codecName: name, timeBase: TimeBase(num: 1, den: 25))
         (c.width, c.height, c.frameRate) = (64, 64, FrameRate(frames: 25))
         // 8-bit 4:2:0, or the automatic profile's own format where the profile fixes it (ProRes).
         let automatic = row.profiles.first { $0.name == row.automaticProfile(depth: 8, chroma: 420) }
@@ -64,15 +69,15 @@ struct CodecTableTests {
         c.contentLightLevel = ContentLightLevel(maxCLL: 1000, maxFALL: 400)
         let level = Levels.lowest(row, width: 64, height: 64, rate: FrameRate(frames: 25))
         var asked: [String: String] = [:]
-        for o in row.namedOptions { asked[o.option] = o.names[0] }
-        let options = row.options(asked, quality: row.quality?.defaultValue, level: level)
+        for o in encoder.namedOptions { asked[o.option] = o.names[0] }
+        let options = encoder.options(asked, quality: encoder.quality?.defaultValue, level: level)
         c.options = options.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        if let q = row.quality { #expect(options[q.option] == formatNumber(q.defaultValue)) }
+        if let q = encoder.quality { #expect(options[q.option] == formatNumber(q.defaultValue)) }
         // Opened without a refusal: every name the row gives is the encoder's (an unknown one is
         // a settings error, an unparsed parameter-string entry too).
         _ = try Encoder(c)
-        let params = c.optionsWithHDR.first { $0.0 == row.parameters?.option }?.1 ?? ""
-        if let hdr = row.hdr {
+        let params = c.optionsWithHDR.first { $0.0 == encoder.parameters?.option }?.1 ?? ""
+        if let hdr = encoder.hdr {
             #expect(params.contains("\(hdr.masteringDisplay)=") && params.contains("\(hdr.contentLightLevel)="), "\(params)")
         } else {
             #expect(c.optionsWithHDR.map { "\($0.0)=\($0.1)" } == c.options.map { "\($0.0)=\($0.1)" })
@@ -93,23 +98,26 @@ struct CodecTableTests {
         }
     }
 
-    @Test("the assistant takes the encoder, default quality, profile and level signalling from the row",
-          arguments: VideoFamily.all.map(\.codec))
-    func assistantAsksTheRow(_ codec: VideoCodec) throws {
-        let row = try #require(VideoFamily.of(codec))
+    @Test("the assistant takes the encoder, default quality, profile and level signalling from the row: each encoder as if those preferred to it were missing",
+          arguments: VideoEncoder.all.map(\.name))
+    func assistantAsksTheRow(_ name: String) throws {
+        let row = try #require(VideoFamily.of(encoder: name))
+        let codec = row.codec
+        let encoder = try #require(row.encoder(named: name))
         let source = SettingsAssistantTests.video(1920, 1080)
         // Where this FFmpeg has none of the row's encoders, the preferred one is named (and
         // refused when opened); otherwise the first it has.
         let none = SettingsAssistant { _ in nil }
-        #expect(try none.video(source: source, settings: VideoSettings(codec: codec)).encoderName == row.encoders[0])
-        let r = try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec))
-        #expect(r.encoderName == row.encoder(where: CodecSupport.canEncode))
-        #expect(r.quality == row.quality?.defaultValue)
-        #expect(r.decision("quality")?.reason == row.quality.map { "\(r.encoderName)'s default constant quality (\($0.option.uppercased()))" }
+        #expect(try none.video(source: source, settings: VideoSettings(codec: codec)).encoderName == row.encoders[0].name)
+        let r = try SettingsAssistant.missing(row.encoders.prefix { $0.name != name }.map(\.name))
+            .video(source: source, settings: VideoSettings(codec: codec))
+        #expect(r.encoderName == name)
+        #expect(r.quality == encoder.quality?.defaultValue)
+        #expect(r.decision("quality")?.reason == encoder.quality.map { "\(name)'s default constant quality (\($0.option.uppercased()))" }
                 ?? "\(row.displayName) has no quality scale: each profile codes at its own data rate")
         #expect(r.profile == row.automaticProfile(depth: 8, chroma: 420))
         #expect(r.level == Levels.lowest(row, width: 1920, height: 1080, rate: FrameRate(frames: 30)))
-        switch row.levelSignalling {
+        switch encoder.levelSignalling {
         case .option(let key):
             #expect(r.encoderLevel == r.level)
             #expect(VideoSink.encoderOptions(r).first { $0.0 == key }?.1 == r.level)
@@ -117,7 +125,7 @@ struct CodecTableTests {
             #expect(r.encoderLevel == nil)
         }
         let unnamed = try SettingsAssistant.system.video(source: source, settings: VideoSettings())
-        #expect(unnamed.codec == VideoFamily.default.codec && unnamed.encoderName == VideoFamily.default.encoder(where: CodecSupport.canEncode))
+        #expect(unnamed.codec == VideoFamily.default.codec && unnamed.encoderName == VideoFamily.default.encoder(where: CodecSupport.canEncode).name)
     }
 
     @Test("automatic profiles: the lowest that carries the format, else the first of the deepest that carries its chroma")
@@ -131,21 +139,23 @@ struct CodecTableTests {
     }
 
     @Test("an option the chosen encoder does not have, and a speed name it does not know, are refused with the nearest name",
-          arguments: VideoFamily.all.filter { $0.speed != nil }.map(\.codec))
-    func nearestNameThroughTheRow(_ codec: VideoCodec) throws {
-        let row = try #require(VideoFamily.of(codec)), speed = try #require(row.speed)
+          arguments: VideoEncoder.all.filter { $0.speed != nil }.map(\.name))
+    func nearestNameThroughTheRow(_ encoderName: String) throws {
+        let row = try #require(VideoFamily.of(encoder: encoderName))
+        let speed = try #require(row.encoder(named: encoderName)?.speed)
+        let assistant = SettingsAssistant.missing(row.encoders.prefix { $0.name != encoderName }.map(\.name))
         let source = SettingsAssistantTests.video(320, 240)
         func refusal(_ options: [String: String]) throws -> MediaError? {
-            let r = try SettingsAssistant.system.video(source: source, settings: VideoSettings(codec: codec, codecOptions: options))
+            let r = try assistant.video(source: source, settings: VideoSettings(codec: row.codec, codecOptions: options))
+            #expect(r.encoderName == encoderName)
             do { _ = try Encoder(EncoderConfiguration.standIn(r)); return nil } catch { return error }
         }
-        let encoder = row.encoder(where: CodecSupport.canEncode)
         let option = try #require(try refusal([speed.option + "t": speed.names[0]]))
-        #expect(option.message == "the \(encoder) encoder has no option '\(speed.option)t' (did you mean '\(speed.option)'?)")
+        #expect(option.message == "the \(encoderName) encoder has no option '\(speed.option)t' (did you mean '\(speed.option)'?)")
         #expect(option.setting == "codec-options.\(speed.option)t")
         let wanted = speed.names[4]
         let name = try #require(try refusal([speed.option: wanted + "t"]))
-        #expect(name.message == "the \(encoder) encoder has no \(speed.option) '\(wanted)t' (did you mean '\(wanted)'?) (it has \(speed.names.joined(separator: ", ")))")
+        #expect(name.message == "the \(encoderName) encoder has no \(speed.option) '\(wanted)t' (did you mean '\(wanted)'?) (it has \(speed.names.joined(separator: ", ")))")
         #expect(name.setting == "codec-options.\(speed.option)")
     }
 }

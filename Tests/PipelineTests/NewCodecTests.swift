@@ -23,7 +23,8 @@ struct NewCodecTests {
         try Media.make(src, video: GeneratedVideoFormat(width: 64, height: 64, frameRate: rate), frames: 6)
         let row = try #require(VideoFamily.of(codec))
         // The fastest speed: the machine is shared.
-        let settings = VideoSettings(codec: codec, pixelFormat: pixelFormat, codecOptions: row.speed.map { [$0.option: $0.names[0]] } ?? [:])
+        let speed = row.encoder(where: CodecSupport.canEncode).speed
+        let settings = VideoSettings(codec: codec, pixelFormat: pixelFormat, codecOptions: speed.map { [$0.option: $0.names[0]] } ?? [:])
         try runConversion(ConversionRequest(source: src, output: out, tracks: [TrackRequest(.type(.video, 0), .video(settings))]))
         let stream = try #require(try FFprobe.stream(out, "v:0", "codec_name,profile,pix_fmt,width,height"))
         #expect(stream["codec_name"] == row.streamCodec)

@@ -145,3 +145,12 @@ func expectedStamps(times: [MediaTime], end: MediaTime, rate: FrameRate, start: 
     }
     return out
 }
+
+extension SettingsAssistant {
+    /// This machine's FFmpeg as if it lacked the encoders `names` (libsvtav1): the assistant's
+    /// one view of which encoders exist, so a fallback is chosen as on a build without them.
+    static func missing(_ names: [String]) -> SettingsAssistant {
+        let gone = Set(names)
+        return SettingsAssistant { gone.contains($0) ? nil : EncoderCapabilities.of($0) }
+    }
+}

@@ -22,7 +22,7 @@ struct EncoderConfiguration {
     var colorSpace: AVColorSpace = AVCOL_SPC_UNSPECIFIED
     var colorRange: AVColorRange = AVCOL_RANGE_UNSPECIFIED
     var chromaLocation: AVChromaLocation = AVCHROMA_LOC_UNSPECIFIED
-    /// HDR10 static metadata: written into the bitstream (`VideoFamily.hdr`) and the container.
+    /// HDR10 static metadata: written into the bitstream (`VideoEncoder.hdr`) and the container.
     var masteringDisplay: MasteringDisplay?
     var contentLightLevel: ContentLightLevel?
     // audio
@@ -73,7 +73,7 @@ extension EncoderConfiguration {
     /// its family's keys): FFmpeg 5.1's libx265 and libx264 wrappers do not read it from frame
     /// side data.
     var optionsWithHDR: [(String, String)] {
-        guard let family = VideoFamily.of(encoder: codecName), let hdr = family.hdr, let parameters = family.parameters else { return options }
+        guard let encoder = VideoEncoder.named(codecName), let hdr = encoder.hdr, let parameters = encoder.parameters else { return options }
         var params: [String] = []
         if let m = masteringDisplay { params.append("\(hdr.masteringDisplay)=\(m.encoderParameter)") }
         if let c = contentLightLevel { params.append("\(hdr.contentLightLevel)=\(c.encoderParameter)") }
@@ -92,9 +92,9 @@ extension EncoderConfiguration {
 final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let codecName: String
-    /// `VideoFamily.guessesShortEncodeDTS`.
+    /// `VideoEncoder.guessesShortEncodeDTS`.
     private let guessesShortEncodeDTS: Bool
-    /// `VideoFamily.closesOnlyAfterAPicture`.
+    /// `VideoEncoder.closesOnlyAfterAPicture`.
     private let closesOnlyAfterAPicture: Bool
     /// For the container's stream side data (`mdcv`/`clli`, Matroska's colour elements).
     let masteringDisplay: MasteringDisplay?
@@ -106,8 +106,8 @@ final class Encoder {
     init(_ c: EncoderConfiguration) throws(MediaError) {
         _ = FFmpeg.installLog  // an encoder's notes go to our log, not to stderr
         codecName = c.codecName
-        guessesShortEncodeDTS = VideoFamily.of(encoder: c.codecName)?.guessesShortEncodeDTS ?? false
-        closesOnlyAfterAPicture = VideoFamily.of(encoder: c.codecName)?.closesOnlyAfterAPicture ?? false
+        guessesShortEncodeDTS = VideoEncoder.named(c.codecName)?.guessesShortEncodeDTS ?? false
+        closesOnlyAfterAPicture = VideoEncoder.named(c.codecName)?.closesOnlyAfterAPicture ?? false
         masteringDisplay = c.masteringDisplay
         contentLightLevel = c.contentLightLevel
         guard let codec = avcodec_find_encoder_by_name(c.codecName) else {
@@ -198,7 +198,7 @@ final class Encoder {
         return .success(ctx)
     }
 
-    /// x264 and x265 only warn about an entry of their parameter string (`VideoFamily.parameters`)
+    /// x264 and x265 only warn about an entry of their parameter string (`VideoEncoder.parameters`)
     /// they cannot parse, and open without it: such a warning, logged while opening, is a refusal
     /// of that option.
     private static func paramsRefusal(_ logged: [String], _ c: EncoderConfiguration) -> MediaError? {
@@ -211,7 +211,7 @@ final class Encoder {
             text = text.drop { $0 == " " }
             while text.hasSuffix(".") { text = text.dropLast() }
             guard signs.contains(where: { text.hasPrefix($0) }) else { continue }
-            guard let params = VideoFamily.of(encoder: c.codecName)?.parameters else { continue }
+            guard let params = VideoEncoder.named(c.codecName)?.parameters else { continue }
             let keys = [params.option] + params.aliases
             // The value is not quoted: the lane adds its own entries (level, log level) to it.
             guard let key = c.options.first(where: { keys.contains($0.0) })?.0 else { continue }
@@ -228,7 +228,7 @@ final class Encoder {
         // could not store.
         guard error.setting == nil, error.kind == .invalidSettings else { return error }
         var suspects: [(setting: String, value: String, without: EncoderConfiguration)] = []
-        let params = VideoFamily.of(encoder: c.codecName)?.parameters
+        let params = VideoEncoder.named(c.codecName)?.parameters
         for (i, (k, v)) in c.options.enumerated() {
             var d = c
             // x265 keeps quiet only with its log level among its params: without them it would
@@ -254,12 +254,12 @@ final class Encoder {
     }
 
     /// x264 and x265 check `preset` and `tune` before FFmpeg's log reaches them and print their
-    /// own line on stderr: their names (`VideoFamily.namedOptions`) are checked here first, with
+    /// own line on stderr: their names (`VideoEncoder.namedOptions`) are checked here first, with
     /// the nearest one suggested.
     private static func checkNamedValues(_ c: EncoderConfiguration) throws(MediaError) {
-        guard let family = VideoFamily.of(encoder: c.codecName) else { return }
+        guard let encoder = VideoEncoder.named(c.codecName) else { return }
         for (key, value) in c.options {
-            guard let allowed = family.namedOptions.first(where: { $0.option == key })?.names else { continue }
+            guard let allowed = encoder.namedOptions.first(where: { $0.option == key })?.names else { continue }
             // x264 combines tunes: `film,fastdecode`.
             for part in value.split(whereSeparator: { ",+./".contains($0) }).map(String.init) + (value.isEmpty ? [""] : [])
             where !allowed.contains(part) {
@@ -324,7 +324,7 @@ final class Encoder {
     private var draining = false
     /// The encoder said it has nothing more (end of stream after draining).
     private var ended = false
-    /// A stream without pictures ended here, not passed on (`VideoFamily.closesOnlyAfterAPicture`).
+    /// A stream without pictures ended here, not passed on (`VideoEncoder.closesOnlyAfterAPicture`).
     private var endedEmpty = false
 
     func send(_ frame: Frame?) throws(MediaError) {

@@ -2,7 +2,7 @@ import CFFmpeg
 import Recipe
 
 /// Frees encoder contexts, first ending the stream of one whose library closes only after a
-/// picture (`VideoFamily.closesOnlyAfterAPicture`: SVT-AV1 1.4 blocks for ever in
+/// picture (`VideoEncoder.closesOnlyAfterAPicture`: SVT-AV1 1.4 blocks for ever in
 /// `svt_av1_enc_deinit` otherwise).
 enum EncoderClosing {
     /// What an encoder was sent before it is freed.
@@ -15,7 +15,7 @@ enum EncoderClosing {
     }
 
     static func free(_ ctx: UnsafeMutablePointer<AVCodecContext>, codecName: String, stream: Stream = Stream()) {
-        if !stream.ended, avcodec_is_open(ctx) != 0, VideoFamily.of(encoder: codecName)?.closesOnlyAfterAPicture == true {
+        if !stream.ended, avcodec_is_open(ctx) != 0, VideoEncoder.named(codecName)?.closesOnlyAfterAPicture == true {
             end(ctx, stream)
         }
         var c: UnsafeMutablePointer<AVCodecContext>? = ctx

@@ -62,8 +62,8 @@ enum FFmpegLog {
         default: echoLevel = AV_LOG_QUIET
         }
         av_log_set_callback { avcl, level, fmt, args in FFmpegLog.handle(avcl, level, fmt, args) }
-        // Libraries that log to stderr themselves, past FFmpeg's log (`VideoFamily.quietEnvironment`).
-        for q in VideoFamily.all.compactMap(\.quietEnvironment) { setenv(q.name, q.value, 0) }
+        // Libraries that log to stderr themselves, past FFmpeg's log (`VideoEncoder.quietEnvironment`).
+        for q in VideoEncoder.all.compactMap(\.quietEnvironment) { setenv(q.name, q.value, 0) }
     }()
 
     /// Drops the line this thread kept. Lanes run on libdispatch's pooled threads: a line an

@@ -53,7 +53,8 @@ public final class FrameSource {
             }
             let tb = v.timescale.map { TimeBase(num: 1, den: $0) } ?? TimeBase(framesOf: v.frameRate)
             guard let family = VideoFamily.of(v.codec) else { throw MediaError(.invalidSettings, "a generated video track needs a codec, not copy") }
-            var c = EncoderConfiguration(codecName: family.encoder(where: CodecSupport.canEncode), timeBase: tb)
+            let encoder = family.encoder(where: CodecSupport.canEncode)
+            var c = EncoderConfiguration(codecName: encoder.name, timeBase: tb)
             c.width = Int32(v.width)
             c.height = Int32(v.height)
             c.pixelFormat = pix
@@ -70,7 +71,7 @@ public final class FrameSource {
             c.masteringDisplay = v.masteringDisplay
             c.contentLightLevel = v.contentLightLevel
             c.globalHeader = writer.needsGlobalHeader
-            let opts = family.options(v.codecOptions, quality: v.quality, level: nil)
+            let opts = encoder.options(v.codecOptions, quality: v.quality, level: nil)
             c.options = opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             let enc = try Encoder(c)
             let input = try writer.addInput(encoder: enc, rotation: v.rotation, metadata: v.metadata)

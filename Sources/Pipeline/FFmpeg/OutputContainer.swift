@@ -41,6 +41,11 @@ final class OutputContainer {
     }
 
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+    /// The same of the muxer named, before any file is opened (false for a muxer FFmpeg lacks).
+    static func needsGlobalHeader(muxer: String) -> Bool {
+        guard let format = av_guess_format(muxer, nil, nil) else { return false }
+        return format.pointee.flags & AVFMT_GLOBALHEADER != 0
+    }
     /// The muxer refuses a dts equal to the last (MP4/MOV); Matroska (TS_NONSTRICT) takes it.
     var needsStrictlyIncreasingDTS: Bool { context.pointee.oformat.pointee.flags & AVFMT_TS_NONSTRICT == 0 }
 

@@ -85,11 +85,14 @@ protocol LaneWork: AnyObject {
     var statistics: LaneStatistics { get }
     /// Per output track it feeds (several: a tee into several outputs), its counters.
     var outputStatistics: [LaneStatistics] { get }
+    /// Picture and sound encoders it opened (one encode written into several outputs is one).
+    var encoders: Int { get }
     func run() throws(MediaError)
 }
 
 extension LaneWork {
     var outputStatistics: [LaneStatistics] { [statistics] }
+    var encoders: Int { 0 }
 }
 
 /// One output track's serial queue and its work.

@@ -18,8 +18,10 @@ enum IgnoredSettings {
                 for key in a.setKeys where key != .codec { ignored(key, "the track is copied as it is") }
             case .video(let v):
                 if v.quality != nil, v.bitrate != nil { ignored(.quality, "'bitrate' sets the rate instead") }
-                // The encoder's own quality option (x264's crf) among the codec options.
-                if let option = (v.codec.flatMap { VideoFamily.of($0) } ?? VideoFamily.default).quality?.option, let q = v.codecOptions[option] {
+                // The encoder's own quality option (x264's crf) among the codec options: the one
+                // every encoder of the family has (the preferred one's); none where it has no
+                // quality scale (ProRes: its rate settings are refused by the assistant).
+                if let option = (v.codec.flatMap { VideoFamily.of($0) } ?? VideoFamily.default).encoders[0].quality?.option, let q = v.codecOptions[option] {
                     if v.quality != nil, v.bitrate == nil { ignored(.quality, "the codec option \(option) \(q) sets it instead") }
                     // x264 and x265 take a crf over a bit rate: the rate is not aimed at.
                     if v.bitrate != nil { ignored(.bitrate, "the codec option \(option) \(q) sets constant quality instead") }

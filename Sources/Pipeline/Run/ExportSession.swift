@@ -42,6 +42,9 @@ public final class ExportSession: Sendable {
     /// several outputs take alike is decoded once).
     private let lanesRun = Locked(0)
     var lanesInLastRun: Int { lanesRun.withLock { $0 } }
+    private let encodersRun = Locked(0)
+    /// Picture and sound encoders the last run opened (tests: one encode shared by outputs alike).
+    var encodersInLastRun: Int { encodersRun.withLock { $0 } }
     /// Packets the last run decoded for stills apart from the lanes (tests: none where a lane
     /// hands over every frame the stills show).
     private let stillPacketsAlone = Locked(0)
@@ -177,15 +180,12 @@ public final class ExportSession: Sendable {
                     return MadeLane(work: work, offered: .pictures(offered), sinkInput: .pictures(canvas))
                 }
                 let input = try agreed(plan, output: i, offered: offered, input: offered)
-                let own = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: input,
-                                        pictures: pictures(plan), fades: plan.pictureFades)
                 let stillSinks = (tee?.stills ?? []).map { (sink: StillSink($0, timeBase: first.sourceTimeBase) { env.cancellation.isCancelled } as any SinkStage,
                                                             file: $0.plan.sheet?.path ?? $0.plan.stills[0].path) }
-                let sink = try teed(own, plan, tee, also: stillSinks) { (other, j, env) throws(MediaError) -> any SinkStage in
+                let sink = try sinks(plan, lane: i, env: env, tee, also: stillSinks) { (other, j, destinations) throws(MediaError) -> any SinkStage in
                     guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
                     let edge = try agreed(other, output: j, offered: offered, input: offered)
-                    return try VideoSink(env: env, output: j, track: other.lanes[j].track, settings: os, input: edge,
-                                         pictures: pictures(other), fades: other.pictureFades)
+                    return try VideoSink(destinations, settings: os, input: edge, pictures: pictures(other), fades: other.pictureFades)
                 }
                 var stage: any SourceStage = first
                 if plan.isComposed {
@@ -206,9 +206,9 @@ public final class ExportSession: Sendable {
                     } catch { throw error.at(file: k.file, track: k.track.index) }
                 }
                 guard let firstInput = inputs.first else { throw MediaError(.processing, "the plan reads no source for this track") }
-                let sink = try teed(try AudioSink(env: env, output: i, track: lp.track, settings: s), plan, tee) { (other, j, env) throws(MediaError) -> any SinkStage in
+                let sink = try sinks(plan, lane: i, env: env, tee) { (other, j, destinations) throws(MediaError) -> any SinkStage in
                     guard case .audio(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds sound to a track that is not audio") }
-                    return try AudioSink(env: env, output: j, track: other.lanes[j].track, settings: os)
+                    return try AudioSink(destinations, settings: os)
                 }
                 // The sink converts each block to the encoder's format as it comes (a composition's
                 // files differ): it takes sound as its source or mixer gives it.
@@ -256,22 +256,34 @@ public final class ExportSession: Sendable {
         let readerOutput: Int?
         /// Each other output's plan, its output track fed alike, and its environment (its writer).
         var others: [(plan: ConversionPlan, lane: Int, env: LaneEnvironment)] = []
+        /// The outputs (0: the lane's own, k: `others[k - 1]`) grouped by encode: each group's
+        /// tracks are one encode written into each of their files (`OutputSet`).
+        var encodes: [[Int]] = [[0]]
         /// Stills taken from the lane's pictures.
         var stills: [StillMaker] = []
     }
 
-    /// `sink` alone, or with the sinks `make` opens for the other outputs `tee` feeds, and `also`
-    /// after them (sinks that write no track of an output: stills).
-    private static func teed(_ sink: any SinkStage, _ plan: ConversionPlan, _ tee: Tee?, also: [(sink: any SinkStage, file: String)] = [],
-                             make: (ConversionPlan, Int, LaneEnvironment) throws(MediaError) -> any SinkStage) throws(MediaError) -> any SinkStage {
-        guard let tee, !tee.others.isEmpty || !also.isEmpty else { return sink }
-        var outputs: [(sink: any SinkStage, file: String)] = [(sink, plan.outputPath)]
-        for o in tee.others {
-            do throws(MediaError) { outputs.append((try make(o.plan, o.lane, o.env), o.plan.outputPath)) } catch {
-                throw error.at(file: o.plan.outputPath, track: o.plan.lanes[o.lane].track.index)
+    /// The sink of output track `i` of `plan` alone, or — with a tee — in a tee with the sinks of
+    /// the other outputs it feeds, one per encode (`Tee.encodes`), and `also` after them (sinks
+    /// that write no track of an output: stills). `make(plan, track, destinations)` opens the
+    /// sink of one encode, as the plan and track of its first destination say.
+    private static func sinks(_ plan: ConversionPlan, lane i: Int, env: LaneEnvironment, _ tee: Tee?,
+                              also: [(sink: any SinkStage, file: String)] = [],
+                              make: (ConversionPlan, Int, [SinkDestination]) throws(MediaError) -> any SinkStage) throws(MediaError) -> any SinkStage {
+        let members = [(plan: plan, lane: i, env: env)] + (tee?.others ?? [])
+        var entries: [TeeSink.Entry] = []
+        for group in tee?.encodes ?? [[0]] {
+            let m = members[group[0]]
+            let destinations = group.map { SinkDestination(env: members[$0].env, output: members[$0].lane, track: members[$0].plan.lanes[members[$0].lane].track) }
+            do throws(MediaError) {
+                entries.append(TeeSink.Entry(sink: try make(m.plan, m.lane, destinations), file: m.plan.outputPath, outputs: group))
+            } catch {
+                // The lane's own output's errors are named as the lane's (the caller's).
+                throw group[0] == 0 ? error : error.at(file: m.plan.outputPath, track: m.plan.lanes[m.lane].track.index)
             }
         }
-        return TeeSink(outputs + also)
+        guard members.count > 1 || !also.isEmpty else { return entries[0].sink }
+        return TeeSink(entries + also.map { TeeSink.Entry(sink: $0.sink, file: $0.file, outputs: []) })
     }
 
     /// One chain input of a lane, ready to be made into its source stage.
@@ -340,13 +352,12 @@ public final class ExportSession: Sendable {
             throw MediaError(.processing, "layers are drawn on a constant frame rate in a known pixel format")
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
-        let own = try VideoSink(env: env, output: i, track: lp.track, settings: s, input: canvas,
-                                pictures: .finished, fades: plan.pictureFades)
         // Other outputs take the canvas as drawn, scaled to their size (`OutputSet.compositionRefusal`).
-        let sink = try teed(own, plan, tee) { (other, j, env) throws(MediaError) -> any SinkStage in
+        let sink = try sinks(plan, lane: i, env: env, tee) { (other, j, destinations) throws(MediaError) -> any SinkStage in
             guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
-            let edge = try agreed(other, output: j, offered: canvas, input: layerCanvas(os, timing: canvas))
-            return try VideoSink(env: env, output: j, track: other.lanes[j].track, settings: os, input: edge, pictures: .finished, fades: other.pictureFades)
+            // Output paths differ (`OutputSet.check`): the plan's own track is opened for the canvas itself.
+            let edge = other.outputPath == plan.outputPath ? canvas : try agreed(other, output: j, offered: canvas, input: layerCanvas(os, timing: canvas))
+            return try VideoSink(destinations, settings: os, input: edge, pictures: .finished, fades: other.pictureFades)
         }
         var layers: [VideoCompositor.Layer] = []
         for (j, style) in plan.videoLayers.enumerated() {
@@ -414,13 +425,17 @@ public final class ExportSession: Sendable {
 
         // Negotiate: every decoder and encoder opens, and every header is written, before data flows.
         var lanes: [Lane] = []
+        var encoders = 0
         for (f, feed) in feeds.enumerated() {
             let (k, i) = feed.members[0]
             let riding = zip(makers, stillFeeds).filter { $0.1 == f }.map(\.0)
             // A composition's lanes read as the first output's plan says (`OutputSet.readers`).
             let tee = plans.count == 1 && riding.isEmpty ? nil
-                : Tee(readerOutput: plans.count == 1 || plans[0].isComposed ? nil : f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) }, stills: riding)
-            lanes.append(Lane(name: "\(f)-track\(plans[k].lanes[i].track.index)", work: try Self.laneWork(plans[k], output: i, env: envs[k], tee: tee).work))
+                : Tee(readerOutput: plans.count == 1 || plans[0].isComposed ? nil : f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) },
+                      encodes: feed.encodes, stills: riding)
+            let work = try Self.laneWork(plans[k], output: i, env: envs[k], tee: tee).work
+            encoders += work.encoders
+            lanes.append(Lane(name: "\(f)-track\(plans[k].lanes[i].track.index)", work: work))
         }
         for (k, writer) in writers.enumerated() {
             do throws(MediaError) {
@@ -430,6 +445,7 @@ public final class ExportSession: Sendable {
 
         activeReader.withLock { $0 = reader }
         lanesRun.withLock { $0 = lanes.count }
+        encodersRun.withLock { $0 = encoders }
         defer {
             activeReader.withLock { $0 = nil }
             readersHighWater.withLock { $0 = reader.mostOpenReaders }

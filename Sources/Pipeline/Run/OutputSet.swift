@@ -13,6 +13,9 @@ public enum OutputSet {
         /// (output, output track), the first of which makes the source stage.
         var members: [(plan: Int, lane: Int)]
         let stream: Int
+        /// Members (positions in `members`) whose tracks are one encode written into each of
+        /// their files, in order of their first member: see `encodes(_:_:)`.
+        var encodes: [[Int]] = [[0]]
     }
 
     /// Refuses outputs that cannot share one read: they must read one file over one time range,
@@ -93,6 +96,11 @@ public enum OutputSet {
         feeds(plans).map { $0.members.map { ($0.plan, $0.lane) } }
     }
 
+    /// Per lane of the run, its encodes: the (output, output track) pairs each writes, 0-based.
+    public static func encodes(_ plans: [ConversionPlan]) -> [[[(output: Int, track: Int)]]] {
+        feeds(plans).map { feed in feed.encodes.map { group in group.map { (feed.members[$0].plan, feed.members[$0].lane) } } }
+    }
+
     /// The run's lanes: one plan's lanes as they are; several plans' grouped where they share.
     static func feeds(_ plans: [ConversionPlan]) -> [Feed] {
         var feeds: [Feed] = []
@@ -109,7 +117,46 @@ public enum OutputSet {
                 feeds.append(Feed(members: [(k, i)], stream: streams.indices.contains(i) ? streams[i] : lane.track.index))
             }
         }
+        for f in feeds.indices { feeds[f].encodes = encodes(feeds[f], plans) }
         return feeds
+    }
+
+    /// A feed's members grouped by encode: tracks given the same frames with the same settings
+    /// into containers that want the codec's headers alike are encoded once, and each packet is
+    /// written into every one of their files (an audio track three renditions share, one
+    /// rendition in MP4 and MKV). The others encode on their own.
+    private static func encodes(_ feed: Feed, _ plans: [ConversionPlan]) -> [[Int]] {
+        var groups: [[Int]] = []
+        var byKey: [EncodeKey: Int] = [:]
+        for (m, member) in feed.members.enumerated() {
+            let plan = plans[member.plan]
+            if let key = EncodeKey(plan.lanes[member.lane], plan), let g = byKey[key] {
+                groups[g].append(m)
+                continue
+            }
+            if let key = EncodeKey(plan.lanes[member.lane], plan) { byKey[key] = groups.count }
+            groups.append([m])
+        }
+        return groups
+    }
+
+    /// What makes two output tracks of one feed one encode (nil: a track that is not encoded).
+    /// A composition's pictures and fades are the same for every output (the first output plays
+    /// it), and a source track's pictures are handed over as decoded: so the settings decide,
+    /// with the container's wish for the codec's headers out of band (`globalHeader`).
+    private struct EncodeKey: Hashable {
+        let video: ResolvedVideoSettings?
+        let audio: ResolvedAudioSettings?
+        let globalHeader: Bool
+
+        init?(_ lane: LanePlan, _ plan: ConversionPlan) {
+            switch lane.kind {
+            case .video(let s): (video, audio) = (s, nil)
+            case .audio(let s): (video, audio) = (nil, s)
+            case .passthrough, .subtitle: return nil
+            }
+            globalHeader = plan.format.needsGlobalHeader
+        }
     }
 
     /// The readers of the run: one plan's own; several plans' one reading of the source, one

@@ -13,7 +13,7 @@ extension SettingsAssistant {
         var keptFields: FieldOrder?
     }
 
-    func interlacing(source: FormatDescription, settings s: VideoSettings, family: VideoFamily, size: (Int, Int),
+    func interlacing(source: FormatDescription, settings s: VideoSettings, family: VideoFamily, encoder: VideoEncoder, size: (Int, Int),
                      decide: (String, String, String, String) -> Void) throws(MediaError) -> Interlacing {
         let asked = s.deinterlace ?? .auto
         guard let order = source.fieldOrder, order.isInterlaced else {
@@ -40,7 +40,7 @@ extension SettingsAssistant {
         case .off:
             guard family.codesFields else {
                 let keeper = VideoFamily.all.first { $0.codesFields }.map { "use 'codec: \($0.codec.rawValue)' to keep them, or " } ?? ""
-                throw MediaError(.invalidSettings, "'deinterlace: off' keeps the \(order.description) source's fields, but \(family.library) codes no interlaced pictures here: \(keeper)let them be deinterlaced ('deinterlace: auto' or 'field-rate')",
+                throw MediaError(.invalidSettings, "'deinterlace: off' keeps the \(order.description) source's fields, but \(encoder.library) codes no interlaced pictures here: \(keeper)let them be deinterlaced ('deinterlace: auto' or 'field-rate')",
                                  setting: "deinterlace")
             }
             guard size == (source.width, source.height) else {
@@ -49,7 +49,7 @@ extension SettingsAssistant {
             }
             let kept: FieldOrder = order.topFieldFirst ? .tt : .bb
             decide("deinterlace", "off", "deinterlace.off",
-                   "as asked: the \(order.description) source's fields are kept and coded as fields (\(family.library) interlaced), and the output states the order")
+                   "as asked: the \(order.description) source's fields are kept and coded as fields (\(encoder.library) interlaced), and the output states the order")
             return Interlacing(keptFields: kept)
         }
     }

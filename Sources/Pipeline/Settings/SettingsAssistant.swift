@@ -26,6 +26,7 @@ public struct SettingsAssistant: Sendable {
         else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
         guard let family = VideoFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
         let encoder = family.encoder { capabilities($0) != nil }
+        chooseEncoder(encoder, of: family, decide: decide)
 
         // Size.
         let (dw, dh) = source.displaySize
@@ -93,12 +94,12 @@ public struct SettingsAssistant: Sendable {
         if source.rotation != 0 {
             decide("rotation", "\(source.rotation)", "rotation.kept", "kept as the display matrix; pixels are not turned")
         }
-        if let sizes = family.pictureSizes, !sizes.allows(width: cw, height: ch) {
+        if let sizes = encoder.pictureSizes, !sizes.allows(width: cw, height: ch) {
             throw MediaError(s.width == nil && s.height == nil ? .unsupported : .invalidSettings,
-                             "\(family.library) (codec \(codec.rawValue)) takes pictures from \(sizes.description), not \(cw)x\(ch)",
+                             "\(encoder.library) (codec \(codec.rawValue)) takes pictures from \(sizes.description), not \(cw)x\(ch)",
                              setting: s.width != nil ? "width" : s.height != nil ? "height" : nil)
         }
-        let fields = try interlacing(source: source, settings: s, family: family, size: (cw, ch), decide: decide)
+        let fields = try interlacing(source: source, settings: s, family: family, encoder: encoder, size: (cw, ch), decide: decide)
 
         // HDR: kept where the output can carry it (10 bits), else tone-mapped to SDR.
         if s.hdr == .keep, let why = HDRSetting.keepRefusal(codec: codec, pixelFormat: s.pixelFormat) {
@@ -108,12 +109,12 @@ public struct SettingsAssistant: Sendable {
         let keepHDR = range != .sdr && (s.hdr == .keep || (s.hdr == nil && HDRSetting.keepRefusal(codec: codec, pixelFormat: s.pixelFormat) == nil))
 
         // Pixel format (and, where the profile fixes it, the profile it comes from).
-        let caps = capabilities(encoder)
+        let caps = capabilities(encoder.name)
         let pixelFormat: String
         var profileChoice: Decision? = nil
         if let asked = s.pixelFormat {
             if let caps, !caps.pixelFormats.isEmpty, !caps.pixelFormats.contains(asked) {
-                throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder) (it takes \(caps.pixelFormats.joined(separator: ", ")))",
+                throw MediaError(.invalidSettings, "pixel format '\(asked)' is not supported by \(encoder.name) (it takes \(caps.pixelFormats.joined(separator: ", ")))",
                                  setting: "pixel-format")
             }
             pixelFormat = asked
@@ -121,7 +122,7 @@ public struct SettingsAssistant: Sendable {
         } else {
             switch family.pixelFormats {
             case .keepDepthAndChroma(let tenBitProfile):
-                pixelFormat = keptPixelFormat(source: source, family: family, encoder: encoder, tenBitProfile: tenBitProfile, keepHDR: keepHDR,
+                pixelFormat = keptPixelFormat(source: source, family: family, encoder: encoder.name, tenBitProfile: tenBitProfile, keepHDR: keepHDR,
                                               supported: caps?.pixelFormats ?? [], decide: decide)
             case .eightBit420:
                 pixelFormat = eightBit420(source: source, family: family, decide: decide)
@@ -144,13 +145,13 @@ public struct SettingsAssistant: Sendable {
 
         // Rate control.
         var quality: Double? = nil
-        // A family without a quality scale (ProRes) takes no rate either: its profile sets it.
+        // An encoder without a quality scale (prores_ks) takes no rate either: the profile sets it.
         for key in [SettingKey.quality, .bitrate, .maxBitrate] where s.setKeys.contains(key) {
-            if let why = family.rateRefusal(key) { throw MediaError(.invalidSettings, why, setting: key.rawValue) }
+            if let why = family.rateRefusal(key, encoder: encoder) { throw MediaError(.invalidSettings, why, setting: key.rawValue) }
         }
         if let b = s.bitrate {
             decide("bitrate", "\(b)", Origin.settings, "as asked" + (s.maxBitrate.map { ", peaks up to \($0)" } ?? ""))
-        } else if let q = s.quality, let scale = family.quality?.range {
+        } else if let q = s.quality, let scale = encoder.quality?.range {
             // The recipe's check knows only the widest scale when it reads the number.
             guard scale.contains(q) else {
                 throw MediaError(.invalidSettings, "'quality' for \(family.displayName) must be from \(formatNumber(scale.lowerBound)) (best) to \(formatNumber(scale.upperBound)) (smallest), not \(formatNumber(q))",
@@ -158,29 +159,29 @@ public struct SettingsAssistant: Sendable {
             }
             quality = q
             decide("quality", formatNumber(q), Origin.settings, "constant quality as asked")
-        } else if let scale = family.quality {
+        } else if let scale = encoder.quality {
             quality = scale.defaultValue
             decide("quality", formatNumber(scale.defaultValue), "quality.default",
-                   "\(encoder)'s default constant quality (\(scale.option.uppercased()))")
+                   "\(encoder.name)'s default constant quality (\(scale.option.uppercased()))")
         } else {
             decide("quality", "by profile", "quality.by-profile", "\(family.displayName) has no quality scale: each profile codes at its own data rate")
         }
 
         // Speed: the row's default where the library's own is not the one to use.
         var codecOptions = s.codecOptions
-        if let speed = family.speed, let d = speed.defaultName {
+        if let speed = encoder.speed, let d = speed.defaultName {
             let names = speed.names
             if let asked = s.codecOptions[speed.option] {
-                if let cap = family.smallPictureSpeed, cw * ch < cap.lumaSamples,
+                if let cap = encoder.smallPictureSpeed, cw * ch < cap.lumaSamples,
                    let a = names.firstIndex(of: asked), let f = names.firstIndex(of: cap.fastest), a < f {
                     codecOptions[speed.option] = cap.fastest
                     decide("speed", cap.fastest, "speed.small-picture",
-                           "\(speed.option) \(asked) asked: \(family.library) runs \(cap.fastest), its fastest for \(cap.sizeName) pictures (\(cw)x\(ch))")
+                           "\(speed.option) \(asked) asked: \(encoder.library) runs \(cap.fastest), its fastest for \(cap.sizeName) pictures (\(cw)x\(ch))")
                 } else {
                     decide("speed", asked, Origin.settings, "as asked (\(speed.option))")
                 }
             } else {
-                decide("speed", d, "speed.default", "\(family.library)'s \(speed.option) \(d): its balance of speed and size")
+                decide("speed", d, "speed.default", "\(encoder.library)'s \(speed.option) \(d): its balance of speed and size")
             }
         }
 
@@ -207,7 +208,7 @@ public struct SettingsAssistant: Sendable {
         }
 
         // Tiles and threads: as many columns as the width has room for, each on its own threads.
-        if let tiles = family.tileColumns {
+        if let tiles = encoder.tileColumns {
             if let asked = s.codecOptions[tiles.option] {
                 decide("tiles", asked, Origin.settings, "as asked (\(tiles.option), the log2 of the columns)")
             } else {
@@ -217,13 +218,13 @@ public struct SettingsAssistant: Sendable {
                        "\(tiles.option) \(n): the most columns at least \(tiles.minimumWidth) pixels wide that \(cw) pixels hold, coded side by side")
             }
         }
-        for f in family.fixedOptions {
+        for f in encoder.fixedOptions {
             if let asked = s.codecOptions[f.option] { decide(f.option, asked, Origin.settings, "as asked") }
             else { decide(f.option, f.value, "\(f.option).\(family.codec.rawValue)", f.reason) }
         }
 
         // Profile and level.
-        // The encoder's own `profile` option (and its level, `VideoFamily.level(in:)`) among
+        // The encoder's own `profile` option (and its level, `VideoEncoder.level(in:)`) among
         // codec-options is what it gets: the asked one, checked and shown like `profile:`.
         let profile: String
         if let p = s.profile ?? s.codecOptions["profile"] {
@@ -236,18 +237,18 @@ public struct SettingsAssistant: Sendable {
             profile = family.automaticProfile(depth: pixelFormatBitDepth(pixelFormat), chroma: pixelFormatChroma(pixelFormat))
             decide("profile", profile, "profile.from-pixel-format", "the profile \(pixelFormat) needs")
         }
-        var level = s.level ?? family.level(in: s.codecOptions)
+        var level = s.level ?? encoder.level(in: s.codecOptions)
         let encoderLevel: String?
-        let toldOnlyWhenAsked = family.levelSignalling.isToldOnlyWhenAsked
+        let toldOnlyWhenAsked = encoder.levelSignalling.isToldOnlyWhenAsked
         if let l = level {
             // A level the encoder does not know, or one too low for the picture, is refused here:
             // x265 would fail with its own line on stderr, x264 would write a stream that breaks it.
             try Levels.check(l, family: family, width: cw, height: ch, rate: gopRate)
-            let capped = family.levelSignalling.capsRateWhenTold && s.bitrate == nil && s.maxBitrate == nil
-            decide("level", l, Origin.settings, capped ? "as asked: \(family.library) keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)"
-                   : family.levelSignalling.isToldOnlyWhenAsked && !family.levelSignalling.capsRateWhenTold
-                   ? "as asked: the picture fits it; \(family.library) is not told it and signals the level it codes itself" : "as asked")
-            if case .byEncoder = family.levelSignalling { encoderLevel = nil } else { encoderLevel = l }
+            let capped = encoder.levelSignalling.capsRateWhenTold && s.bitrate == nil && s.maxBitrate == nil
+            decide("level", l, Origin.settings, capped ? "as asked: \(encoder.library) keeps the quality-coded stream within it by capping its rate at the level's maximum (slower, and not the same bits run to run)"
+                   : encoder.levelSignalling.isToldOnlyWhenAsked && !encoder.levelSignalling.capsRateWhenTold
+                   ? "as asked: the picture fits it; \(encoder.library) is not told it and signals the level it codes itself" : "as asked")
+            if case .byEncoder = encoder.levelSignalling { encoderLevel = nil } else { encoderLevel = l }
         } else {
             // An encoder told only an asked level signals the lowest level itself, where one it is
             // told turns on rate capping for a quality-coded stream (x265: 7 % more CPU on bench
@@ -255,12 +256,12 @@ public struct SettingsAssistant: Sendable {
             level = Levels.lowest(family, width: cw, height: ch, rate: gopRate)
             if let l = level {
                 decide("level", l, "level.from-size-and-rate", "the lowest level that allows \(cw)x\(ch) at \(gopRate.decimalDescription) fps"
-                       + (toldOnlyWhenAsked ? " (\(family.library) works it out and signals it itself)" : ""))
+                       + (toldOnlyWhenAsked ? " (\(encoder.library) works it out and signals it itself)" : ""))
             }
             encoderLevel = toldOnlyWhenAsked ? nil : level
         }
 
-        return ResolvedVideoSettings(codec: codec, encoderName: encoder, width: cw, height: ch, pixelAspect: pixelAspect, pixelFormat: pixelFormat,
+        return ResolvedVideoSettings(codec: codec, encoderName: encoder.name, width: cw, height: ch, pixelAspect: pixelAspect, pixelFormat: pixelFormat,
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
                                      gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: codecOptions,
                                      colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
@@ -269,6 +270,18 @@ public struct SettingsAssistant: Sendable {
                                      contentLightLevel: keepHDR ? source.hdr.contentLightLevel : nil,
                                      deinterlace: fields.deinterlace, fieldOrder: fields.keptFields,
                                      decisions: decisions)
+    }
+
+    /// Says which encoder makes a family with more than one, and why: the first this FFmpeg has.
+    private func chooseEncoder(_ chosen: VideoEncoder, of family: VideoFamily, decide: (String, String, String, String) -> Void) {
+        guard family.encoders.count > 1 else { return }
+        let missing = family.encoders.prefix { $0.name != chosen.name }.map { "\($0.name) (\($0.library))" }
+        if missing.isEmpty {
+            decide("encoder", chosen.name, "encoder.preferred", "\(chosen.library), \(family.displayName)'s first choice")
+        } else {
+            decide("encoder", chosen.name, "encoder.fallback",
+                   "this FFmpeg has no \(missing.joined(separator: " or ")): \(chosen.library), \(family.displayName)'s next choice")
+        }
     }
 
     /// SDR output peak below which a source's stated peak is not believed (a mastering display of
@@ -367,10 +380,13 @@ public struct SettingsAssistant: Sendable {
         let named = ChromaFormat.sourceName(source.pixelFormat)
         let wanted = ChromaFormat.pixelFormat(chroma: chroma, tenBit: tenBit)
         if chroma != 420 {
-            guard supported.isEmpty || supported.contains(wanted) else {
+            let taken = supported.isEmpty || supported.contains(wanted)
+            guard taken, family.profiles.contains(where: { $0.chroma >= chroma }) else {
                 let fallback = ChromaFormat.pixelFormat(chroma: 420, tenBit: tenBit)
+                let why = taken ? "\(family.displayName)'s profiles here (\(family.profiles.map(\.name).joined(separator: ", "))) carry 4:2:0 only"
+                    : "this \(encoder) does not take \(wanted)"
                 decide("pixel-format", fallback, "pixel-format.\(family.codec.rawValue)-420-only",
-                       "the source is \(named ?? ChromaFormat.name(chroma)), but this \(encoder) does not take \(wanted): made 4:2:0")
+                       "the source is \(named ?? ChromaFormat.name(chroma)), but \(why): made 4:2:0")
                 return fallback
             }
             let how = named == ChromaFormat.name(chroma) ? "\(family.displayName) keeps it"

@@ -1,11 +1,9 @@
 import Recipe
 
 /// Samples on the output's sample clock → resample / downmix into the encoder's sample format →
-/// frames of the encoder's size → encoder → writer input.
+/// frames of the encoder's size → encoder → writer input (of each output sharing the encode).
 final class AudioSink: SinkStage {
-    private let env: LaneEnvironment
-    private let output: Int
-    private let writerInput: Int
+    private var files: EncodedOutputs
     private let settings: ResolvedAudioSettings
     private let encoder: Encoder
     private var resampler: Resampler?
@@ -19,25 +17,26 @@ final class AudioSink: SinkStage {
     private var nextPTS: Int64?
     /// The pts of the first sample given to the encoder: packets ending by then are priming.
     private var firstEncodedPTS: Int64?
-    /// The container cannot hide the encoder's priming at all (see `receivePackets`).
-    private let dropsPriming: Bool
     private(set) var unitsOut = 0
-    private(set) var packetsWritten = 0
+    var packetsWritten: Int { files.files[0].packetsWritten }
+    var perDestination: [(unitsOut: Int, packetsWritten: Int)] { files.counts(unitsOut: unitsOut) }
+    let encoders = 1
 
-    init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedAudioSettings) throws(MediaError) {
-        self.env = env
-        self.output = output
+    /// One encode written into each of `destinations` (the plan shares it: `OutputSet`).
+    init(_ destinations: [SinkDestination], settings: ResolvedAudioSettings) throws(MediaError) {
         self.settings = settings
         var c = EncoderConfiguration.audio(settings)
-        c.globalHeader = env.writer.needsGlobalHeader
-        encoder = try Encoder(c)
+        c.globalHeader = destinations[0].env.writer.needsGlobalHeader
+        let encoder = try Encoder(c)
+        self.encoder = encoder
         guard let format = SampleFormat(named: settings.sampleFormat) else {
             throw MediaError(.invalidSettings, "unknown sample format '\(settings.sampleFormat)'")
         }
         sampleFormat = format
         fifo = try AudioFIFO(format: format, channels: Int32(settings.channels))
-        dropsPriming = env.writer.format == .mkv
-        writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
+        files = try EncodedOutputs(destinations) { (d) throws(MediaError) in
+            try d.env.writer.addInput(encoder: encoder, rotation: 0, metadata: d.track.outputMetadata)
+        }
     }
 
     func consume(_ timed: TimedFrame) throws(MediaError) {
@@ -101,12 +100,16 @@ final class AudioSink: SinkStage {
             // source's first sample (and Matroska would move every other track later to make
             // room for it). There it is left out: the track starts with its first sample, where
             // the source's material starts relative to the other tracks.
-            if let first = firstEncodedPTS, dropsPriming || first > 0, packet.pts != FFmpeg.noPTS,
-               packet.duration > 0, packet.pts.addingReportingOverflow(packet.duration).partialValue <= first {
-                continue
+            let priming: Bool
+            if let first = firstEncodedPTS, packet.pts != FFmpeg.noPTS, packet.duration > 0 {
+                priming = packet.pts.addingReportingOverflow(packet.duration).partialValue <= first
+            } else {
+                priming = false
             }
-            packetsWritten += 1
-            try env.deliver(packet, timeBase: encoder.timeBase, input: writerInput, lane: output, frames: packetsWritten)
+            let late = (firstEncodedPTS ?? 0) > 0
+            try files.deliver(packet, timeBase: encoder.timeBase, frames: nil) { file in
+                !priming || !(late || file.env.writer.format == .mkv)
+            }
         }
     }
 }

@@ -31,9 +31,18 @@ protocol SinkStage: AnyObject {
     /// Frames (video) or samples (audio) handed to the encoder.
     var unitsOut: Int { get }
     var packetsWritten: Int { get }
+    /// Per output it writes (one encode may be written into several: `EncodedOutputs`), in
+    /// the order the plan lists them, its `unitsOut` and `packetsWritten`.
+    var perDestination: [(unitsOut: Int, packetsWritten: Int)] { get }
+    /// Picture and sound encoders it holds.
+    var encoders: Int { get }
     func consume(_ frame: TimedFrame) throws(MediaError)
     /// No more frames: drains the encoder.
     func finish() throws(MediaError)
+}
+
+extension SinkStage {
+    var perDestination: [(unitsOut: Int, packetsWritten: Int)] { [(unitsOut, packetsWritten)] }
 }
 
 /// A lane made of stages: pulls `stage` dry into `sink` on the lane's queue. A plain conversion
@@ -52,10 +61,11 @@ final class StagedLane: LaneWork {
     }
 
     var statistics: LaneStatistics { outputStatistics[0] }
+    var encoders: Int { sink.encoders }
 
     /// The reading counters with each output's own (a tee feeds several).
     var outputStatistics: [LaneStatistics] {
-        let counts = (sink as? TeeSink)?.perOutput ?? [(sink.unitsOut, sink.packetsWritten)]
+        let counts = sink.perDestination
         return counts.map { c in
             var s = stage.statistics
             s.track = track

@@ -5,6 +5,8 @@ import Recipe
 /// time says which stills show it; a frame the lane does not hand over (one before its time
 /// range, a keyframe past it) is decoded on its own afterwards (`ImageGenerator.decodeMissing`).
 final class StillSink: SinkStage {
+    /// Stills are encoded apart, one image at a time (not an output track's encoder).
+    let encoders = 0
     let maker: StillMaker
     private let timeBase: TimeBase
     private let isCancelled: () -> Bool

@@ -1,6 +1,7 @@
 import Recipe
 
-/// Pictures on the output's timeline → tone-map or scale → encoder → writer input.
+/// Pictures on the output's timeline → tone-map or scale → encoder → writer input (of each
+/// output sharing the encode).
 final class VideoSink: SinkStage {
     /// What the pictures that reach the sink still need.
     enum Pictures {
@@ -14,9 +15,7 @@ final class VideoSink: SinkStage {
         case finished
     }
 
-    private let env: LaneEnvironment
-    private let output: Int
-    private let writerInput: Int
+    private var files: EncodedOutputs
     private let settings: ResolvedVideoSettings
     private let encoder: Encoder
     private let targetFormat: PixelFormat
@@ -39,18 +38,19 @@ final class VideoSink: SinkStage {
     private let fades: [PictureFade]
     private let timeBase: TimeBase
     private(set) var unitsOut = 0
-    private(set) var packetsWritten = 0
+    var packetsWritten: Int { files.files[0].packetsWritten }
+    var perDestination: [(unitsOut: Int, packetsWritten: Int)] { files.counts(unitsOut: unitsOut) }
+    let encoders = 1
 
     /// Opens the encoder (time base and rate: those of `input`, the edge into it the plan agreed
-    /// on) and adds the writer input.
-    init(env: LaneEnvironment, output: Int, track: Track, settings: ResolvedVideoSettings,
+    /// on) and adds it as an input of each destination's writer (the plan shares one encode
+    /// among outputs alike: `OutputSet`).
+    init(_ destinations: [SinkDestination], settings: ResolvedVideoSettings,
          input: PictureFormat, pictures: Pictures = .asDecoded,
          fades: [PictureFade] = []) throws(MediaError) {
         let timeBase = TimeBase(input.timeBase), frameRate = input.frameRate
-        self.env = env
         self.fades = fades
         self.timeBase = timeBase
-        self.output = output
         self.settings = settings
         guard let format = PixelFormat(named: settings.pixelFormat) else {
             throw MediaError(.invalidSettings, "unknown pixel format '\(settings.pixelFormat)'")
@@ -79,20 +79,23 @@ final class VideoSink: SinkStage {
         }
         fittedToneMapping = pictures == .fitted ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
         fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), format: targetFormat) : nil
-        c.globalHeader = env.writer.needsGlobalHeader
+        c.globalHeader = destinations[0].env.writer.needsGlobalHeader
         c.profile = settings.profile
         if let b = settings.bitrate { c.bitRate = Int64(b) }
         if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
         c.options = Self.encoderOptions(settings)
-        encoder = try Encoder(c)
-        writerInput = try env.writer.addInput(encoder: encoder, rotation: pictures == .asDecoded ? track.format.rotation : 0,
-                                              metadata: track.outputMetadata)
+        let encoder = try Encoder(c)
+        self.encoder = encoder
+        files = try EncodedOutputs(destinations) { (d) throws(MediaError) in
+            try d.env.writer.addInput(encoder: encoder, rotation: pictures == .asDecoded ? d.track.format.rotation : 0,
+                                      metadata: d.track.outputMetadata)
+        }
     }
 
-    /// The encoder's options (`VideoFamily.options`), in a stable order.
+    /// The encoder's options (`VideoEncoder.options`), in a stable order.
     static func encoderOptions(_ s: ResolvedVideoSettings) -> [(String, String)] {
         var opts = s.codecOptions
-        if let family = VideoFamily.of(encoder: s.encoderName) { opts = family.options(opts, quality: s.quality, level: s.encoderLevel) }
+        if let encoder = VideoEncoder.named(s.encoderName) { opts = encoder.options(opts, quality: s.quality, level: s.encoderLevel) }
         return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
@@ -147,8 +150,7 @@ final class VideoSink: SinkStage {
     private func receivePackets() throws(MediaError) {
         while let packet = try encoder.receive() {
             if let d = pendingDurations.removeValue(forKey: packet.pts), packet.duration <= 0 { packet.duration = d }
-            packetsWritten += 1
-            try env.deliver(packet, timeBase: encoder.timeBase, input: writerInput, lane: output, frames: unitsOut)
+            try files.deliver(packet, timeBase: encoder.timeBase, frames: unitsOut)
         }
     }
 }

@@ -167,6 +167,10 @@ final class AssetWriter: @unchecked Sendable {
 }
 
 extension ContainerFormat {
+    /// The muxer wants a codec's headers out of band (an encoder then puts them in its
+    /// extradata, not in the stream): known before a file is opened, so a plan may ask.
+    var needsGlobalHeader: Bool { OutputContainer.needsGlobalHeader(muxer: muxerName) }
+
     /// FFmpeg's muxer for this format.
     var muxerName: String {
         switch self {

@@ -4,11 +4,15 @@ extension VideoFamily {
     private static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
     public static let h264 = VideoFamily(
-        codec: .h264, streamCodec: "h264", displayName: "H.264", library: "x264",
-        encoders: ["libx264"],
-        quality: QualityScale(option: "crf", range: 0...51, defaultValue: 23),
-        speed: NamedOption(option: "preset", names: x26xPresets),
-        tune: NamedOption(option: "tune", names: ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]),
+        codec: .h264, streamCodec: "h264", displayName: "H.264",
+        encoders: [VideoEncoder(
+            name: "libx264", library: "x264",
+            quality: QualityScale(option: "crf", range: 0...51, defaultValue: 23),
+            speed: NamedOption(option: "preset", names: x26xPresets),
+            tune: NamedOption(option: "tune", names: ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]),
+            levelSignalling: .option("level"),
+            parameters: ParameterString(option: "x264-params", aliases: ["x264opts"], quiet: nil),
+            hdr: HDRSignalling(masteringDisplay: "mastering-display", contentLightLevel: "cll"))],
         profiles: [
             Profile("baseline", depth: 8, chroma: 420), Profile("main", depth: 8, chroma: 420), Profile("high", depth: 8, chroma: 420),
             Profile("high10", depth: 10, chroma: 420), Profile("high422", depth: 10, chroma: 422), Profile("high444", depth: 14, chroma: 444),
@@ -21,22 +25,21 @@ extension VideoFamily {
             ("4.2", 522240, 8704), ("5", 589824, 22080), ("5.1", 983040, 36864), ("5.2", 2073600, 36864),
             ("6", 4177920, 139264), ("6.1", 8355840, 139264), ("6.2", 16711680, 139264),
         ]),
-        levelSignalling: .option("level"),
-        parameters: ParameterString(option: "x264-params", aliases: ["x264opts"], quiet: nil),
-        hdr: HDRSignalling(masteringDisplay: "mastering-display", contentLightLevel: "cll"),
         pixelFormats: .eightBit420,
         codesFields: true,
-        frames: .h264,
-        guessesShortEncodeDTS: false,
-        closesOnlyAfterAPicture: false,
-        quietEnvironment: nil)
+        frames: .h264)
 
     public static let hevc = VideoFamily(
-        codec: .hevc, streamCodec: "hevc", displayName: "HEVC", library: "x265",
-        encoders: ["libx265"],
-        quality: QualityScale(option: "crf", range: 0...51, defaultValue: 28),
-        speed: NamedOption(option: "preset", names: x26xPresets),
-        tune: NamedOption(option: "tune", names: ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]),
+        codec: .hevc, streamCodec: "hevc", displayName: "HEVC",
+        encoders: [VideoEncoder(
+            name: "libx265", library: "x265",
+            quality: QualityScale(option: "crf", range: 0...51, defaultValue: 28),
+            speed: NamedOption(option: "preset", names: x26xPresets),
+            tune: NamedOption(option: "tune", names: ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]),
+            levelSignalling: .parameterWhenAsked("level-idc"),
+            parameters: ParameterString(option: "x265-params", aliases: [], quiet: (key: "log-level", value: "error")),
+            hdr: HDRSignalling(masteringDisplay: "master-display", contentLightLevel: "max-cll"),
+            guessesShortEncodeDTS: true)],
         profiles: [
             Profile("main", depth: 8, chroma: 420), Profile("main-intra", depth: 8, chroma: 420),
             Profile("mainstillpicture", depth: 8, chroma: 420), Profile("msp", depth: 8, chroma: 420),
@@ -58,24 +61,16 @@ extension VideoFamily {
             ("5.2", 8912896, 1069547520), ("6", 35651584, 1069547520), ("6.1", 35651584, 2139095040),
             ("6.2", 35651584, 4278190080),
         ]),
-        levelSignalling: .parameterWhenAsked("level-idc"),
-        parameters: ParameterString(option: "x265-params", aliases: [], quiet: (key: "log-level", value: "error")),
-        hdr: HDRSignalling(masteringDisplay: "master-display", contentLightLevel: "max-cll"),
         pixelFormats: .keepDepthAndChroma(tenBitProfile: "Main 10"),
         codesFields: false,
-        frames: .hevc,
-        guessesShortEncodeDTS: true,
-        closesOnlyAfterAPicture: false,
-        quietEnvironment: nil)
+        frames: .hevc)
 
-    /// AV1 by SVT-AV1: Main profile, 8- and 10-bit 4:2:0.
+    /// AV1 by SVT-AV1, else by libaom (slower at the same speed of coding): Main profile, 8- and
+    /// 10-bit 4:2:0, whichever makes it (AV1's High and Professional profiles, which libaom also
+    /// codes, do not nest by chroma as `Profile` assumes: High has 4:4:4 but not 4:2:2).
     public static let av1 = VideoFamily(
-        codec: .av1, streamCodec: "av1", displayName: "AV1", library: "SVT-AV1",
-        encoders: ["libsvtav1"],
-        quality: QualityScale(option: "crf", range: 0...63, defaultValue: 35),
-        // Presets 13 (fastest) to 0; 8 is SVT-AV1's own advice for a good speed/size balance.
-        speed: NamedOption(option: "preset", names: (0...13).reversed().map(String.init), defaultName: "8"),
-        tune: nil,
+        codec: .av1, streamCodec: "av1", displayName: "AV1",
+        encoders: [svtAV1, libaomAV1],
         profiles: [Profile("main", depth: 10, chroma: 420)],
         automaticProfiles: ["main"],
         // Annex A.3: MaxPicSize and MaxDisplayRate in luma samples.
@@ -85,13 +80,19 @@ extension VideoFamily {
             ("5.2", 8912896, 1069547520), ("5.3", 8912896, 1069547520), ("6", 35651584, 1069547520),
             ("6.1", 35651584, 2139095040), ("6.2", 35651584, 4278190080), ("6.3", 35651584, 4278190080),
         ]),
-        levelSignalling: .byEncoder,
-        parameters: ParameterString(option: "svtav1-params", aliases: [], quiet: nil),
-        hdr: nil,
         pixelFormats: .keepDepthAndChroma(tenBitProfile: "Main"),
         codesFields: false,
-        frames: nil,
-        guessesShortEncodeDTS: false,
+        frames: nil)
+
+    /// SVT-AV1 1.4: 8- and 10-bit 4:2:0 only.
+    static let svtAV1 = VideoEncoder(
+        name: "libsvtav1", library: "SVT-AV1",
+        quality: QualityScale(option: "crf", range: 0...63, defaultValue: 35),
+        // Presets 13 (fastest) to 0; 8 is SVT-AV1's own advice for a good speed/size balance.
+        speed: NamedOption(option: "preset", names: (0...13).reversed().map(String.init), defaultName: "8"),
+        // FFmpeg 5.1's wrapper does not pass a level on.
+        levelSignalling: .byEncoder,
+        parameters: ParameterString(option: "svtav1-params", aliases: [], quiet: nil),
         closesOnlyAfterAPicture: true,
         // Fatal lines only: SVT-AV1 logs its banner and configuration at info level by default.
         quietEnvironment: (name: "SVT_LOG", value: "0"),
@@ -100,15 +101,39 @@ extension VideoFamily {
         // Its input classes: below 314,880 luma samples (656x480) preset 13 runs as 12.
         smallPictureSpeed: SmallPictureSpeed(fastest: "12", lumaSamples: 314_880, sizeName: "360p and lower"))
 
+    /// libaom 3.6 under FFmpeg's usage `good` (two-pass-quality tools in one pass).
+    static let libaomAV1 = VideoEncoder(
+        name: "libaom-av1", library: "libaom",
+        // The same CRF scale as SVT-AV1's; without bitrate 0 FFmpeg's wrapper makes it a
+        // constrained quality capped by its default 200 kb/s target.
+        quality: QualityScale(option: "crf", range: 0...63, defaultValue: 35, alongside: ["b": "0"]),
+        // cpu-used 8 (fastest) to 0; 6 balances speed and size as SVT-AV1's preset 8 does
+        // (FFmpeg's own default, 1, is many times slower).
+        speed: NamedOption(option: "cpu-used", names: (0...8).reversed().map(String.init), defaultName: "6"),
+        tune: NamedOption(option: "tune", names: ["psnr", "ssim"]),
+        // FFmpeg 5.1's wrapper has no level option; libaom signals the level it codes.
+        levelSignalling: .byEncoder,
+        parameters: ParameterString(option: "aom-params", aliases: [], quiet: nil),
+        fixedOptions: [FixedOption(option: "row-mt", value: "1",
+                                   reason: "libaom codes the rows of each tile on their own threads (without it, one thread a tile)"),
+                       FixedOption(option: "usage", value: "good",
+                                   reason: "libaom's good-quality mode (not realtime's or all-intra's)")])
+
     /// VP9 by libvpx: profiles 0 (8-bit 4:2:0), 1 (8-bit 4:2:2/4:4:4), 2 and 3 (10/12-bit).
     public static let vp9 = VideoFamily(
-        codec: .vp9, streamCodec: "vp9", displayName: "VP9", library: "libvpx",
-        encoders: ["libvpx-vp9"],
-        // 31: Google's advice for 1080p video on demand.
-        quality: QualityScale(option: "crf", range: 0...63, defaultValue: 31, alongside: ["b": "0"]),
-        // cpu-used 8 (fastest) to 0 under FFmpeg's deadline `good`; 4 is Google's for on-demand video.
-        speed: NamedOption(option: "cpu-used", names: (0...8).reversed().map(String.init), defaultName: "4"),
-        tune: NamedOption(option: "tune-content", names: ["default", "screen", "film"]),
+        codec: .vp9, streamCodec: "vp9", displayName: "VP9",
+        encoders: [VideoEncoder(
+            name: "libvpx-vp9", library: "libvpx",
+            // 31: Google's advice for 1080p video on demand.
+            quality: QualityScale(option: "crf", range: 0...63, defaultValue: 31, alongside: ["b": "0"]),
+            // cpu-used 8 (fastest) to 0 under FFmpeg's deadline `good`; 4 is Google's for on-demand video.
+            speed: NamedOption(option: "cpu-used", names: (0...8).reversed().map(String.init), defaultName: "4"),
+            tune: NamedOption(option: "tune-content", names: ["default", "screen", "film"]),
+            levelSignalling: .byEncoder,
+            // Colour tags go in its colour config; HDR10 metadata only in the container.
+            fixedOptions: [FixedOption(option: "row-mt", value: "1",
+                                       reason: "libvpx codes the rows of each tile column on their own threads (without it, one thread a column)")],
+            tileColumns: TileColumns(option: "tile-columns", minimumWidth: 256, maxLog2: 6))],
         profiles: [Profile("0", depth: 8, chroma: 420), Profile("1", depth: 8, chroma: 444),
                    Profile("2", depth: 12, chroma: 420), Profile("3", depth: 12, chroma: 444)],
         automaticProfiles: ["0", "1", "2", "3"],
@@ -119,44 +144,32 @@ extension VideoFamily {
             ("5", 8912896, 311951360), ("5.1", 8912896, 588251136), ("5.2", 8912896, 1176502272),
             ("6", 35651584, 1176502272), ("6.1", 35651584, 2353004544), ("6.2", 35651584, 4706009088),
         ]),
-        levelSignalling: .byEncoder,
-        parameters: nil,
-        // Colour tags go in its colour config; HDR10 metadata only in the container.
-        hdr: nil,
         pixelFormats: .keepDepthAndChroma(tenBitProfile: "Profile 2"),
         codesFields: false,
-        frames: nil,
-        guessesShortEncodeDTS: false,
-        closesOnlyAfterAPicture: false,
-        quietEnvironment: nil,
-        fixedOptions: [FixedOption(option: "row-mt", value: "1",
-                                   reason: "libvpx codes the rows of each tile column on their own threads (without it, one thread a column)")],
-        tileColumns: TileColumns(option: "tile-columns", minimumWidth: 256, maxLog2: 6))
+        frames: nil)
 
-    /// ProRes by FFmpeg's prores_ks: an intra-only editing codec whose profile is its data rate
-    /// and its pixel format — proxy, lt, standard and hq 10-bit 4:2:2, 4444 and 4444xq 10-bit
-    /// 4:4:4, with alpha where the source has it. No quality scale, speed, levels or HDR metadata
-    /// of its own (its frame headers and the container carry the colour tags).
+    /// ProRes: an intra-only editing codec whose profile is its data rate and its pixel format —
+    /// proxy, lt, standard and hq 10-bit 4:2:2, 4444 and 4444xq 10-bit 4:4:4, with alpha where the
+    /// source has it. No levels; its frame headers and the container carry the colour tags.
     public static let prores = VideoFamily(
-        codec: .prores, streamCodec: "prores", displayName: "ProRes", library: "prores_ks",
-        encoders: ["prores_ks"],
-        quality: nil,
-        speed: nil,
-        tune: nil,
+        codec: .prores, streamCodec: "prores", displayName: "ProRes",
+        encoders: [proresKS],
         profiles: ["proxy", "lt", "standard", "hq"].map { Profile($0, depth: 10, chroma: 422, pixelFormats: ["yuv422p10le"]) }
             + ["4444", "4444xq"].map { Profile($0, depth: 10, chroma: 444, pixelFormats: ["yuv444p10le", "yuva444p10le"]) },
         // ProRes 422 (`standard`), what AVFoundation's AppleProRes422LPCM preset makes; 4444
         // for what 4:2:2 would lose (4:4:4 or RGB chroma, alpha).
         automaticProfiles: ["standard", "4444"],
         levels: .none,
-        levelSignalling: .byEncoder,
-        parameters: nil,
-        hdr: nil,
         pixelFormats: .ofProfile,
         codesFields: false,
         frames: nil,
-        guessesShortEncodeDTS: false,
-        closesOnlyAfterAPicture: false,
-        quietEnvironment: nil,
         intraOnly: true)
+
+    /// FFmpeg's prores_ks: its `profile` option takes the row's profile names. No quality scale
+    /// (the profile is the rate), no speed option, no parameter string or HDR metadata keys.
+    static let proresKS = VideoEncoder(
+        name: "prores_ks", library: "prores_ks",
+        quality: nil,
+        speed: nil,
+        levelSignalling: .byEncoder)
 }

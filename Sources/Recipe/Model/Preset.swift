@@ -56,6 +56,12 @@ public enum BuiltinPresets {
         make("hevc-3840x2160", "HEVC inside 3840x2160 (10-bit and chroma kept), AAC.", video: VideoSettings(codec: .hevc, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
         make("hevc-highest-quality", "HEVC at the source's size, constant quality 20 (10-bit and chroma kept), AAC at most 256 kb/s.",
              video: VideoSettings(codec: .hevc, quality: 20), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
+        // A speed is not set: it is each AV1 encoder's own option (SVT-AV1's preset, libaom's cpu-used).
+        make("av1-1080p", "AV1 inside 1920x1080 (10-bit kept), Opus.", video: VideoSettings(codec: .av1, width: 1920, height: 1080), audio: AudioSettings(codec: .opus)),
+        // An archive keeps the sound it was given: a lossy source is not coded a second time,
+        // a lossless one stays lossless (FLAC of a lossy track would be larger and no better).
+        make("av1-archive", "AV1 at the source's size in 10 bits, constant quality 20 (visually lossless), the sound copied as it is.",
+             video: VideoSettings(codec: .av1, quality: 20, pixelFormat: "yuv420p10le"), audio: AudioSettings(codec: .copy)),
         // ProRes as AVFoundation's AppleProRes422LPCM and AppleProRes4444LPCM make it: the
         // source's size and rate, PCM sound (MOV or MKV: MP4 holds neither).
         prores("proxy", "ProRes 422 Proxy (10-bit 4:2:2) at the source's size, PCM sound: light editing proxies; MOV or MKV."),
