@@ -5,12 +5,12 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,q,r] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,q,r,s] [--quick]
 
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
-Scenarios a–i, q and r write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*;
+Scenarios a–i, q, r and s write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*;
 the still-image scenario o writes results/stills.*, the renditions scenario n results/renditions.*
 (so running one group leaves the other's reference numbers alone; within each, a scenario not run
 keeps its last numbers, with that run's date).
@@ -65,13 +65,15 @@ LADDER = ((1920, 1080), (1280, 720), (854, 480))
 LADDER_CPU_OF_SEPARATE, LADDER_RSS_TARGET = 0.8, 1.25
 # (q), (r): one 1080p30 clip (10 s; `--quick`: 4 s) coded by each of the codec table's newer rows with
 # the settings ffmpeg is given: (q) AV1 by SVT-AV1 at preset 8, quality 35; (r) VP9 by libvpx at
-# cpu-used 4 with row-mt, quality 31 (bitrate 0). Targets: wall and CPU ≤ ffmpeg's, peak RSS ≤ 1.25 ×.
-CODEC_ROWS = ("q", "r")
+# cpu-used 4 with row-mt, quality 31 (bitrate 0); (s) ProRes 422 HQ by prores_ks (10-bit 4:2:2, MOV,
+# PCM sound). Targets: wall and CPU ≤ ffmpeg's, peak RSS ≤ 1.25 ×.
+CODEC_ROWS = ("q", "r", "s")
 SVT_AV1 = ["-c:v", "libsvtav1", "-preset", "8", "-crf", "35", "-g", "60", "-pix_fmt", "yuv420p"]
 LIBVPX_VP9 = ["-c:v", "libvpx-vp9", "-cpu-used", "4", "-row-mt", "1", "-tile-columns", "2", "-crf", "31", "-b:v", "0", "-g", "60", "-pix_fmt", "yuv420p"]
+PRORES_HQ = ["-c:v", "prores_ks", "-profile:v", "3", "-pix_fmt", "yuv422p10le", "-vendor", "apl0"]
 CODEC_ROW_RSS_TARGET = 1.25
 
-TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65, "q": 1.0, "r": 1.0}  # wall ratios (e: loop time / batch time ≥ 1.25)
+TARGETS = {"a": 0.65, "b": 1.0, "c": 1.0, "d": 1.5, "e": 1 / 1.25, "h": 0.65, "q": 1.0, "r": 1.0, "s": 1.0}  # wall ratios (e: loop time / batch time ≥ 1.25)
 # High-frame-rate scenarios: the peer's best command (`-skip_frame noref`) runs beside plain ffmpeg,
 # and the floor and bound are measured.
 HFR = ("a", "b", "h", "i")
@@ -160,8 +162,8 @@ def inputs(quick, wanted):
         ns = 5 if quick else 20
         i["n"] = make(WORK / f"n-1080p60-{ns}s.mp4", "--seconds", ns, "--width", 1920, "--height", 1080, "--fps", 60, "--texture",
                       "--audio-rate", 48000)
-    if "q" in wanted or "r" in wanted:
-        i["q"] = i["r"] = make(WORK / f"q-1080p30-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 30, "--texture")
+    if {"q", "r", "s"} & set(wanted):
+        i["q"] = i["r"] = i["s"] = make(WORK / f"q-1080p30-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 30, "--texture")
     if "o" in wanted:
         minutes = 1 if quick else 10
         i["o"] = stills_source(WORK / f"o-1080p30-gop2s-{minutes}min.mp4", minutes * 60)
@@ -341,9 +343,10 @@ def scenario_cmds(key, src, out):
                 ff + ["-i", str(src)] + ins + ["-filter_complex", concat_filtergraph(), "-map", "[v]", "-map", "[a]"]
                 + x264("veryfast", 21, 60) + AAC + [str(out["ff"])])
     if key in CODEC_ROWS:
-        recipe, encoder = ("av1-1080p.yaml", SVT_AV1) if key == "q" else ("vp9-1080p.yaml", LIBVPX_VP9)
+        recipe, encoder, sound = {"q": ("av1-1080p.yaml", SVT_AV1, AAC), "r": ("vp9-1080p.yaml", LIBVPX_VP9, AAC),
+                                  "s": ("prores-hq.yaml", PRORES_HQ, ["-c:a", "pcm_s16le"])}[key]
         return ([str(REENCODE), "run", str(RECIPES / recipe), "-i", str(src), "-o", str(out["re"]), "--overwrite", "--quiet"],
-                ff + ["-i", str(src)] + encoder + AAC + [str(out["ff"])])
+                ff + ["-i", str(src)] + encoder + sound + [str(out["ff"])])
     raise KeyError(key)
 
 
@@ -497,7 +500,7 @@ def run_pair(key, src, runs, bound=None):
     so reencode's time over the bound can be paired per round, as against the other commands."""
     out_dir = WORK / "out"
     out_dir.mkdir(exist_ok=True)
-    ext = ".m4a" if key == "f" else ".mp4"
+    ext = {"f": ".m4a", "s": ".mov"}.get(key, ".mp4")
     out = {"re": out_dir / f"{key}-reencode{ext}", "ff": out_dir / f"{key}-ffmpeg{ext}"}
     re_cmd, ff_cmd = scenario_cmds(key, src, out)
     tools = [("reencode", lambda: timed(re_cmd)), ("ffmpeg", lambda: timed(ff_cmd))]
@@ -1126,7 +1129,8 @@ def main():
               "m": "concat: three 720p30 clips, trimmed, joined end to end (concat filter)",
               "n": "1080p60 → 1080p, 720p, 480p H.264 from one read: vs ffmpeg's split=3 ladder",
               "o": f"{STILLS_COUNT} exact stills of 1080p30 H.264, 2 s GOPs: images vs an ffmpeg -ss loop",
-              "q": "1080p30 → AV1 (SVT-AV1 preset 8, quality 35)", "r": "1080p30 → VP9 (cpu-used 4, row-mt, quality 31)"}
+              "q": "1080p30 → AV1 (SVT-AV1 preset 8, quality 35)", "r": "1080p30 → VP9 (cpu-used 4, row-mt, quality 31)",
+              "s": "1080p30 → ProRes 422 HQ (prores_ks, 10-bit 4:2:2, MOV)"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
