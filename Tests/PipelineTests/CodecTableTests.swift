@@ -17,7 +17,7 @@ struct CodecTableTests {
         #expect(Set(VideoFamily.all.map(\.streamCodec)).count == VideoFamily.all.count)
         let encoders = VideoFamily.all.flatMap(\.encoders) + AudioFamily.all.flatMap(\.encoders)
         #expect(Set(encoders).count == encoders.count)
-        #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "aac", "opus", "flac", "alac", "pcm", "copy"])
+        #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "aac", "opus", "vorbis", "flac", "alac", "pcm", "copy"])
     }
 
     @Test("each video row is whole: its default quality within its range, its profiles, levels and names consistent",

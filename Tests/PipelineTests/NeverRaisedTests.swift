@@ -152,8 +152,9 @@ struct NeverRaisedTests {
             #expect(r.width <= max(s.width, s.displaySize.width) && r.height <= s.height, "\(name): \(r.decisions)")
             if (r.width, r.height) == (s.width, s.height) { #expect(r.pixelAspect == s.pixelAspect, "\(name)") }
             else { #expect(r.decision("pixel-aspect")?.rule == (s.pixelAspect.isSquare ? nil : "pixel-aspect.square"), "\(name)") }
-            // HEVC keeps the chroma (4:1:1 in 4:2:2); H.264 reduces it and says so.
-            let chroma = r.codec == .hevc ? (s.pixelFormat == "yuv420p" ? 420 : 422) : 420
+            // HEVC and VP9 keep the chroma (4:1:1 in 4:2:2); H.264 reduces it and says so.
+            let keeps = VideoFamily.of(r.codec)?.pixelFormats.keepsDepth == true
+            let chroma = keeps ? (s.pixelFormat == "yuv420p" ? 420 : 422) : 420
             #expect(pixelFormatChroma(r.pixelFormat) == chroma, "\(name)")
             if s.pixelFormat != "yuv420p" && r.codec == .h264 { #expect(r.decision("pixel-format")?.rule == "pixel-format.h264-420", "\(name)") }
         }

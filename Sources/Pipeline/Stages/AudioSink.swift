@@ -36,7 +36,7 @@ final class AudioSink: SinkStage {
         }
         sampleFormat = format
         fifo = try AudioFIFO(format: format, channels: Int32(settings.channels))
-        dropsPriming = env.writer.format == .mkv
+        dropsPriming = env.writer.format.isMatroska
         writerInput = try env.writer.addInput(encoder: encoder, rotation: 0, metadata: track.outputMetadata)
     }
 

@@ -56,6 +56,8 @@ public enum BuiltinPresets {
         make("hevc-3840x2160", "HEVC inside 3840x2160 (10-bit and chroma kept), AAC.", video: VideoSettings(codec: .hevc, width: 3840, height: 2160), audio: AudioSettings(codec: .aac)),
         make("hevc-highest-quality", "HEVC at the source's size, constant quality 20 (10-bit and chroma kept), AAC at most 256 kb/s.",
              video: VideoSettings(codec: .hevc, quality: 20), audio: AudioSettings(codec: .aac, bitrate: 256_000)),
+        make("vp9-1080p", "WebM for the web: VP9 inside 1920x1080 (10-bit HDR kept), Opus at most 128 kb/s.",
+             video: VideoSettings(codec: .vp9, width: 1920, height: 1080), audio: AudioSettings(codec: .opus, bitrate: 128_000)),
         make("m4a", "Audio only: AAC, the source's rate (48 kHz at most) and up to 2 channels.", video: nil, audio: AudioSettings(codec: .aac)),
         make("aac-stereo", "AAC, up to stereo and 128 kb/s, the source's rate (48 kHz at most): never more than the source has.",
              video: nil, audio: AudioSettings(codec: .aac, bitrate: 128_000, channels: 2)),
