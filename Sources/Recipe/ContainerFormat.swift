@@ -44,12 +44,13 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     /// Holds files beside its tracks (fonts, images): MKV only (WebM holds none).
     public var holdsAttachments: Bool { self == .mkv }
 
-    /// Holds chapters (Ogg and FLAC as Vorbis comments); WAV holds none.
-    public var holdsChapters: Bool { self != .wav }
+    /// Holds chapters as FFmpeg 5.1 writes them: none into FLAC or WAV, and Ogg's Vorbis-comment
+    /// chapters misplaced (its writer rounds the seconds: a chapter at 2.5 s is written at 3.5 s).
+    public var holdsChapters: Bool { isISOMedia || isMatroska }
 
-    /// States a title and a language per track (Matroska, Ogg); ISO files name a track by its
-    /// handler; FLAC and WAV hold one track and no tags of its own.
-    public var tagsTracks: Bool { isMatroska || self == .opus }
+    /// States a title and a language per track (Matroska); ISO files name a track by its
+    /// handler; FLAC, Ogg Opus and WAV files hold one track and one set of tags, the file's.
+    public var tagsTracks: Bool { isMatroska }
 
     /// `an` or `a` before its name as a message writes it: `an m4a file`, `a webm file`.
     public var article: String { [.mp4, .m4a, .mkv, .opus].contains(self) ? "an" : "a" }

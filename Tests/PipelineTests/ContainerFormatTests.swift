@@ -168,4 +168,47 @@ struct ContainerFormatTests {
         }
         #expect(dir.contents == ["src.mp4"])
     }
+
+    /// (extension, chapters ffprobe reads back, the plan's notices). The source is a Matroska
+    /// file, whose tag names are capitals (`MAKE`).
+    static func keptCases(_ codec: String) -> [(String, [String], [String])] {
+        let cover = "cover-art: cover art (\(codec) 40x30) is dropped: "
+        return [
+            ("webm", KeptItemsTests.allChapters, [cover + "WebM files hold no cover art (.mkv keeps it)"]),
+            ("flac", [], [cover + "reencode writes no cover art into FLAC files (.m4a and .mkv keep it)",
+                          "chapters: 3 chapters are dropped: reencode writes no chapters into FLAC files (.m4a and .mkv keep them)",
+                          "track-title: the track title 'Lead' is dropped: FLAC files state none",
+                                                  "track-language: the track language 'eng' is dropped: FLAC files state none"]),
+            // FFmpeg 5.1's Ogg writer misplaces chapters (2.5 s written as 3.5 s): none are written.
+            ("opus", [], [cover + "reencode writes no cover art into Ogg Opus files (.m4a and .mkv keep it)",
+                          "chapters: 3 chapters are dropped: reencode writes no chapters into Ogg Opus files (.m4a and .mkv keep them)",
+                                                  "track-title: the track title 'Lead' is dropped: Ogg Opus files state none",
+                                                  "track-language: the track language 'eng' is dropped: Ogg Opus files state none"]),
+            ("wav", [], [cover + "reencode writes no cover art into WAV files (.m4a and .mkv keep it)",
+                         "metadata: metadata MAKE is dropped: WAV files hold only album, artist, comment, copyright, date, genre, language, title, track (RIFF INFO)",
+                         "chapters: 3 chapters are dropped: reencode writes no chapters into WAV files (.m4a and .mkv keep them)",
+                         "track-title: the track title 'Lead' is dropped: WAV files state none",
+                         "track-language: the track language 'eng' is dropped: WAV files state none"]),
+        ]
+    }
+
+    @Test("what WebM, FLAC, Ogg Opus and WAV keep of a source's chapters, tags and cover art, and each thing they drop said",
+          arguments: 0..<4)
+    func kept(_ i: Int) throws {
+        let dir = Scratch()
+        let src = dir.file("song.mkv")
+        let cover = try TestPicture.make(codec: "png", width: 40, height: 30)
+        try KeptMedia.make(src, video: false, kept: KeptItems(metadata: ["title": "A Song", "make": "TestMaker"], chapters: KeptMedia.threeChapters, pictures: [cover]),
+                           audioMetadata: ["title": "Lead", "language": "eng"])
+        let (ext, chapters, notices) = Self.keptCases("png")[i]
+        let out = dir.file("out.\(ext)")
+        let plan = try Planner.plan(ConversionRequest(source: src, output: out, tracks: [TrackRequest(.type(.audio, 0), .audio(AudioSettings()))]))
+        try ExportSession(plan: plan).run()
+        #expect(plan.notices.map { "\($0.item): \($0.message)" } == notices, "\(ext)")
+        #expect(try FFprobe.chapters(out) == chapters, "\(ext)")
+        // An Ogg file's tags are its one stream's.
+        let tags = try #require(ext == "opus" ? try FFprobe.stream(out, "a:0", "codec_name") : try FFprobe.tags(out))
+        #expect(tags.first { $0.key.lowercased() == "title" }?.value == "A Song", "\(ext): \(tags)")
+        #expect(tags.contains { $0.key.lowercased() == "make" } == (ext != "wav"), "\(ext): \(tags)")
+    }
 }

@@ -145,7 +145,7 @@ enum Keeping {
         if format.holdsChapters {
             kept.chapters = chapters
         } else if !chapters.isEmpty {
-            notices.append(PlanNotice(.dropped, "chapters", "\(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") dropped: \(format.displayName) files hold no chapters"))
+            notices.append(PlanNotice(.dropped, "chapters", "\(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") dropped: reencode writes no chapters into \(format.displayName) files (.m4a and .mkv keep them)"))
         }
 
         // Track titles: MP4 and QuickTime files name a track by its handler.
@@ -157,7 +157,7 @@ enum Keeping {
             }
         }
 
-        // FLAC and WAV state no title or language of a track.
+        // FLAC, Ogg Opus and WAV state no title or language of a track.
         if !format.isISOMedia && !format.tagsTracks {
             for lane in lanes {
                 for (tag, what) in [("title", "track title"), ("language", "track language")] {
@@ -269,6 +269,8 @@ enum Keeping {
     /// title, but name a track by its handler, so a title becomes the handler name when the
     /// source has none.
     static func streamMetadata(_ m: [String: String], format: ContainerFormat) -> [String: String] {
+        // One set of tags, the file's: a track's title would replace the file's (Ogg Opus).
+        if !format.isISOMedia && !format.tagsTracks { return [:] }
         var out = m
         // A QuickTime file states a language by its old Macintosh code, which FFmpeg finds by
         // one ISO 639-2 spelling: `deu` would be lost, `ger` is kept.
