@@ -1,7 +1,7 @@
 /// Output settings as a recipe or a preset states them: every field is optional, and what is left
 /// open is filled by the settings assistant from the source format.
 public enum VideoCodec: String, Sendable, CaseIterable { case h264, hevc, av1, vp9, prores, copy }
-public enum AudioCodec: String, Sendable, CaseIterable { case aac, opus, flac, alac, pcm, copy }
+public enum AudioCodec: String, Sendable, CaseIterable { case aac, opus, vorbis, flac, alac, pcm, copy }
 
 /// How a target frame rate applies to a source (see docs and the settings assistant).
 public enum FrameRatePolicy: String, Sendable, CaseIterable {
@@ -153,21 +153,5 @@ public struct AudioSettings: Sendable, Hashable {
         r.channelLayout = channelLayout ?? base.channelLayout
         r.codecOptions = base.codecOptions.merging(codecOptions) { _, mine in mine }
         return r
-    }
-}
-
-/// Container formats reencode writes.
-public enum ContainerFormat: String, Sendable, CaseIterable {
-    case mp4, mov, m4a, mkv
-
-    /// From a path's extension (`.mp4`, `.m4v` → mp4, `.mov`, `.m4a`, `.mkv`).
-    public init?(pathExtension ext: String) {
-        switch ext.lowercased() {
-        case "mp4", "m4v": self = .mp4
-        case "mov", "qt": self = .mov
-        case "m4a": self = .m4a
-        case "mkv": self = .mkv
-        default: return nil
-        }
     }
 }

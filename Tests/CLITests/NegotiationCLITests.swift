@@ -175,7 +175,7 @@ struct NegotiationCLITests {
 
         """)
         for (name, message) in [
-            ("x.webm", "the extension '.webm' contradicts the format m4a: name the output .m4a"),
+            ("x.ogv", "the extension '.ogv' contradicts the format m4a: name the output .m4a"),
             ("x.mp4", "the extension '.mp4' contradicts the format m4a: name the output .m4a, or ask for mp4"),
         ] {
             for command in ["run", "plan"] {
@@ -191,7 +191,7 @@ struct NegotiationCLITests {
 
         let own = try Self.recipe(dir, """
         recipe: 1
-        output: { path: "{dir}/{stem}.webm", format: m4a }
+        output: { path: "{dir}/{stem}.ogv", format: m4a }
         reader:
           outputs:
             a: { track: audio }
@@ -203,8 +203,8 @@ struct NegotiationCLITests {
         let r = try Binary.run(["run", own, "-i", src], timeLimit: 60)
         #expect(r.status == 65)
         #expect(r.stderr == """
-        \(own):2:17: error: \(dir.path)/clip.webm: the extension '.webm' contradicts the format m4a: name the output .m4a
-        output: { path: "{dir}/{stem}.webm", format: m4a }
+        \(own):2:17: error: \(dir.path)/clip.ogv: the extension '.ogv' contradicts the format m4a: name the output .m4a
+        output: { path: "{dir}/{stem}.ogv", format: m4a }
                         ^
 
         """)
@@ -306,7 +306,7 @@ extension NegotiationCLITests {
         let r = try Binary.run(["validate", recipe], timeLimit: 60)
         #expect(r.status == 65)
         #expect(r.stderr == """
-        \(recipe):8:17: error: writer input 1 reads a video track ('v'), but an m4a file holds audio only
+        \(recipe):8:17: error: writer input 1 reads a video track ('v'), but an m4a file holds audio and subtitle tracks only
             - { source: v }
                         ^
 

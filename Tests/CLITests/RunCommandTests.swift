@@ -290,7 +290,7 @@ struct RunCommandTests {
         let names = list.compactMap { $0["name"] as? String }
         #expect(names == ["passthrough", "low-quality", "medium-quality", "highest-quality", "h264-640x480", "h264-960x540",
                           "h264-1280x720", "h264-1920x1080", "h264-3840x2160", "hevc-1920x1080", "hevc-3840x2160",
-                          "hevc-highest-quality", "av1-1080p", "av1-archive", "prores-proxy", "prores-lt", "prores-422", "prores-hq", "prores-4444",
+                          "hevc-highest-quality", "av1-1080p", "av1-archive", "vp9-1080p", "prores-proxy", "prores-lt", "prores-422", "prores-hq", "prores-4444",
                           "m4a", "aac-stereo", "opus-stereo", "flac", "alac"])
         #expect((list.first { $0["name"] as? String == "flac" }?["audio"] as? [String: Any])?["codec"] as? String == "flac")
         #expect(list.first { $0["name"] as? String == "flac" }?["video"] == nil)

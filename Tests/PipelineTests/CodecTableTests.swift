@@ -18,7 +18,7 @@ struct CodecTableTests {
         #expect(Set(VideoFamily.all.map(\.streamCodec)).count == VideoFamily.all.count)
         let encoders = VideoEncoder.all.map(\.name) + AudioFamily.all.flatMap(\.encoders)
         #expect(Set(encoders).count == encoders.count)
-        #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "prores", "aac", "opus", "flac", "alac", "pcm", "copy"])
+        #expect(recipeCodecNames == ["h264", "hevc", "av1", "vp9", "prores", "aac", "opus", "vorbis", "flac", "alac", "pcm", "copy"])
     }
 
     @Test("each video row is whole: its default quality within its range, its profiles, levels and names consistent",

@@ -152,10 +152,14 @@ struct NeverRaisedTests {
             #expect(r.width <= max(s.width, s.displaySize.width) && r.height <= s.height, "\(name): \(r.decisions)")
             if (r.width, r.height) == (s.width, s.height) { #expect(r.pixelAspect == s.pixelAspect, "\(name)") }
             else { #expect(r.decision("pixel-aspect")?.rule == (s.pixelAspect.isSquare ? nil : "pixel-aspect.square"), "\(name)") }
-            // HEVC keeps the chroma (4:1:1 in 4:2:2); H.264 reduces it and says so; a ProRes
+            // HEVC and VP9 keep the chroma (4:1:1 in 4:2:2) as far as the profiles the assistant
+            // picks from carry it (AV1's Main: 4:2:0); H.264 reduces it and says so; a ProRes
             // profile fixes it (4:2:2 or 4:4:4, as ProRes requires).
-            let fixed = VideoFamily.of(r.codec)?.profiles.first { $0.name == r.profile && !$0.pixelFormats.isEmpty }?.chroma
-            let chroma = fixed ?? (r.codec == .hevc ? (s.pixelFormat == "yuv420p" ? 420 : 422) : 420)
+            let row = VideoFamily.of(r.codec)
+            let fixed = row?.profiles.first { $0.name == r.profile && !$0.pixelFormats.isEmpty }?.chroma
+            let carried = row.map { row in row.automaticProfiles.compactMap { name in row.profiles.first { $0.name == name }?.chroma }.max() ?? 420 } ?? 420
+            let kept = row?.pixelFormats.keepsDepth == true ? min(s.pixelFormat == "yuv420p" ? 420 : 422, carried) : 420
+            let chroma = fixed ?? kept
             #expect(pixelFormatChroma(r.pixelFormat) == chroma, "\(name)")
             if s.pixelFormat != "yuv420p" && r.codec == .h264 { #expect(r.decision("pixel-format")?.rule == "pixel-format.h264-420", "\(name)") }
         }

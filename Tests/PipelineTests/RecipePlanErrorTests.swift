@@ -128,7 +128,7 @@ struct RecipePlanErrorTests {
         """
         let got = try Self.diagnostics(text, input: src, output: dir.file("out.m4a"))
         #expect(got?.0 == """
-        r.yaml:9:17: error: writer input 2 reads a video track ('picture'), but an m4a file holds audio only
+        r.yaml:9:17: error: writer input 2 reads a video track ('picture'), but an m4a file holds audio and subtitle tracks only
             - { source: picture }
                         ^
         """)
@@ -153,7 +153,7 @@ struct RecipePlanErrorTests {
             Issue.record("compiled")
         } catch let e as RecipeErrors {
             #expect(e.description == """
-            r.yaml:2:9: error: \(dir.path)/clip.avi: cannot tell the container from the extension '.avi': use mp4, mov, m4a or mkv, or name the format
+            r.yaml:2:9: error: \(dir.path)/clip.avi: cannot tell the container from the extension '.avi': use mp4, mov, m4a, mkv, webm, flac, opus or wav, or name the format
             output: "{dir}/{stem}.avi"
                     ^
             """)

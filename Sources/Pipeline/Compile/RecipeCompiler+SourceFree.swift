@@ -42,11 +42,12 @@ extension RecipeCompiler {
         case .preset(let name): what = "preset '\(name.value)'"
         default: what = "the settings of writer input \(input.number)"
         }
+        if let format, !format.holds.holdsAny(kind.rawValue) {
+            return recipe.diagnostic(input.source.mark, "writer input \(input.number) reads a\(kind == .audio ? "n" : "") \(kind.rawValue) track ('\(out.name)'), but \(format.article) \(format.rawValue) file holds \(format.holds.kindsText)")
+        }
+        if let format, let refusal = codecRefusal(reading: kind, format: format, input: input, output: out, settings: p, in: recipe) { return refusal }
         switch kind {
         case .video:
-            if format == .m4a {
-                return recipe.diagnostic(input.source.mark, "writer input \(input.number) reads a video track ('\(out.name)'), but an m4a file holds audio only")
-            }
             if let (key, mark) = p.audioOnlyKeys.first {
                 // A built-in audio preset's keys have no line: said of the preset, at its name.
                 return recipe.diagnostic(mark.line > 0 ? mark : settingsMark(input), "\(what) \(mark.line > 0 ? "sets '\(key)', an audio setting" : "is for audio only"), but writer input \(input.number) reads a video track ('\(out.name)')")
@@ -63,6 +64,28 @@ extension RecipeCompiler {
             break
         }
         return nil
+    }
+
+    /// An encoded track whose codec (asked, else the container's or the table's default) the
+    /// container does not hold: H.264 into WebM. A copy is refused by `plan`, which knows the
+    /// source's codec.
+    static func codecRefusal(reading kind: MediaType, format: ContainerFormat, input: WriterInput, output out: ReaderOutput,
+                             settings p: ResolvedPreset, in recipe: Recipe) -> Diagnostic? {
+        guard !copiesSamples(kind, decode: out.decode, settings: p), let held = format.holds.description else { return nil }
+        let name: String, streams: [String]
+        switch kind {
+        case .video:
+            guard let family = VideoFamily.of(p.video.codec ?? format.defaultVideoCodec?.codec ?? VideoFamily.default.codec) else { return nil }
+            (name, streams) = ("\(family.displayName) (codec \(family.codec.rawValue))", [family.streamCodec])
+        case .audio:
+            guard let family = AudioFamily.of(p.audio.codec ?? format.defaultAudioCodec?.codec ?? AudioFamily.default.codec) else { return nil }
+            (name, streams) = ("\(family.displayName) (codec \(family.codec.rawValue))", family.streamCodecs)
+        default:
+            return nil
+        }
+        guard !streams.contains(where: { format.holds.holds($0, kind: kind.rawValue) }) else { return nil }
+        let mark = p.keyMarks.last { $0.0 == "codec" && $0.1.line > 0 }?.1 ?? settingsMark(input)
+        return recipe.diagnostic(mark, "writer input \(input.number) encodes the \(kind.rawValue) track ('\(out.name)') as \(name), but \(format.article) \(format.rawValue) file holds \(held) only")
     }
 
     /// Whether a track of `kind` is copied as it is: not decoded, or `codec: copy` however it

@@ -48,9 +48,9 @@ extension RecipeCompiler {
                 let config: EncoderConfiguration
                 switch kind {
                 case .video where video.codec != .copy:
-                    config = EncoderConfiguration.standIn(try assistant.video(source: standInVideo, settings: video))
+                    config = EncoderConfiguration.standIn(try assistant.video(source: standInVideo, settings: video, container: format))
                 case .audio where audio.codec != .copy:
-                    config = EncoderConfiguration.audio(try assistant.audio(source: standInAudio, settings: audio))
+                    config = EncoderConfiguration.audio(try assistant.audio(source: standInAudio, settings: audio, container: format))
                 default:
                     continue
                 }

@@ -47,12 +47,16 @@ enum Keeping {
         "com.apple.quicktime.location.ISO6709": "location",
     ]
 
+    /// The file's metadata a WAV file holds (FFmpeg writes them as RIFF INFO items).
+    static let riffInfoKeys: Set<String> = ["artist", "comment", "copyright", "date", "genre", "language", "title", "album", "track"]
+
     /// Image codecs each container keeps as cover art.
     static func holdsPicture(_ codec: String, in format: ContainerFormat) -> Bool {
         switch format {
         case .mp4, .m4a: return ["mjpeg", "png", "bmp"].contains(codec)
         case .mkv: return mkvMimeType(codec) != nil
         case .mov: return false  // FFmpeg's QuickTime writer stores no cover art
+        case .webm, .flac, .opus, .wav: return false
         }
     }
 
@@ -73,6 +77,8 @@ enum Keeping {
             case .mov: why = "MOV files as FFmpeg writes them hold no cover art (.mp4, .m4a and .mkv keep it)"
             case .mp4, .m4a: why = "\(format.rawValue.uppercased()) files hold cover art as JPEG, PNG or BMP only"
             case .mkv: why = "Matroska files hold image attachments as JPEG, PNG, BMP, GIF, WebP or TIFF only"
+            case .webm: why = "WebM files hold no cover art (.mkv keeps it)"
+            case .flac, .opus, .wav: why = "reencode writes no cover art into \(format.displayName) files (.m4a and .mkv keep it)"
             }
             notices.append(PlanNotice(.dropped, "cover-art", track: p.track, "cover art (\(p.summary)) is dropped: \(why)"))
         }
@@ -80,8 +86,8 @@ enum Keeping {
         // Other attachments (fonts an ASS subtitle track is drawn with, images): files only
         // Matroska holds.
         for a in asset.attachments {
-            if format == .mkv { kept.attachments.append(a); continue }
-            notices.append(PlanNotice(.dropped, "attachment", track: a.track, "the attachment \(a.summary) is dropped: \(format.rawValue.uppercased()) files hold no attachments (.mkv keeps them)"))
+            if format.holdsAttachments { kept.attachments.append(a); continue }
+            notices.append(PlanNotice(.dropped, "attachment", track: a.track, "the attachment \(a.summary) is dropped: \(format.displayName) files hold no attachments (.mkv keeps them)"))
         }
 
         // Metadata.
@@ -96,8 +102,15 @@ enum Keeping {
         }
         source.merge(extra) { _, new in new }
         switch format {
-        case .mkv:
+        case .mkv, .webm, .flac, .opus:
+            // Matroska tags and Vorbis comments hold any key.
             kept.metadata = source
+        case .wav:
+            kept.metadata = source.filter { riffInfoKeys.contains($0.key) }
+            let unheld = source.keys.filter { !riffInfoKeys.contains($0) }.sorted()
+            if !unheld.isEmpty {
+                notices.append(PlanNotice(.dropped, "metadata", "metadata \(unheld.joined(separator: ", ")) is dropped: WAV files hold only \(riffInfoKeys.sorted().joined(separator: ", ")) (RIFF INFO)"))
+            }
         case .mov:
             kept.metadata = source
             kept.quickTimeKeys = true
@@ -128,14 +141,28 @@ enum Keeping {
 
         // Chapters, moved and cut with the time range.
         let (chapters, chapterNotices) = keptChapters(asset.chapters, range: range)
-        kept.chapters = chapters
         notices += chapterNotices
+        if format.holdsChapters {
+            kept.chapters = chapters
+        } else if !chapters.isEmpty {
+            notices.append(PlanNotice(.dropped, "chapters", "\(chapters.count) chapter\(chapters.count == 1 ? " is" : "s are") dropped: reencode writes no chapters into \(format.displayName) files (.m4a and .mkv keep them)"))
+        }
 
         // Track titles: MP4 and QuickTime files name a track by its handler.
-        if format != .mkv {
+        if format.isISOMedia {
             for lane in lanes {
                 if let title = lane.track.tag("title"), let handler = lane.track.tag("handler_name"), handler != title, !isWriterDefault(handler: handler) {
                     notices.append(PlanNotice(.dropped, "track-title", track: lane.track.index, "the track title \"\(title)\" is dropped: \(format.rawValue.uppercased()) files name a track by its handler name, which is kept (\"\(handler)\")"))
+                }
+            }
+        }
+
+        // FLAC, Ogg Opus and WAV state no title or language of a track.
+        if !format.isISOMedia && !format.tagsTracks {
+            for lane in lanes {
+                for (tag, what) in [("title", "track title"), ("language", "track language")] {
+                    guard let value = lane.track.tag(tag), value != "und" else { continue }
+                    notices.append(PlanNotice(.dropped, what.replacingOccurrences(of: " ", with: "-"), track: lane.track.index, "the \(what) '\(value)' is dropped: \(format.displayName) files state none"))
                 }
             }
         }
@@ -242,11 +269,13 @@ enum Keeping {
     /// title, but name a track by its handler, so a title becomes the handler name when the
     /// source has none.
     static func streamMetadata(_ m: [String: String], format: ContainerFormat) -> [String: String] {
+        // One set of tags, the file's: a track's title would replace the file's (Ogg Opus).
+        if !format.isISOMedia && !format.tagsTracks { return [:] }
         var out = m
         // A QuickTime file states a language by its old Macintosh code, which FFmpeg finds by
         // one ISO 639-2 spelling: `deu` would be lost, `ger` is kept.
         if format == .mov, let lang = m["language"] { out["language"] = quickTimeLanguage(lang) }
-        if format != .mkv, let title = m["title"] {
+        if format.isISOMedia, let title = m["title"] {
             out["title"] = nil
             if out["handler_name"].map(isWriterDefault) ?? true { out["handler_name"] = title }
         }

@@ -46,10 +46,10 @@ enum OutputLocation {
             return requested
         }
         guard !ext.isEmpty else {
-            throw MediaError(.invalidSettings, "has no extension to tell the container from: end it in .mp4, .mov, .m4a or .mkv, or name the format", file: out)
+            throw MediaError(.invalidSettings, "has no extension to tell the container from: end it in \(ContainerFormat.namesList(prefix: ".")), or name the format", file: out)
         }
         guard let format = ContainerFormat(pathExtension: ext) else {
-            throw MediaError(.invalidSettings, "cannot tell the container from the extension '.\(ext)': use mp4, mov, m4a or mkv, or name the format", file: out)
+            throw MediaError(.invalidSettings, "cannot tell the container from the extension '.\(ext)': use \(ContainerFormat.namesList()), or name the format", file: out)
         }
         return format
     }

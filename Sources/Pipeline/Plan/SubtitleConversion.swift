@@ -1,13 +1,14 @@
 import Recipe
 
 /// How a subtitle track reaches the output: copied when the container holds its format, else
-/// text decoded and encoded in the container's own text format (MP4/MOV/M4A: mov_text, Matroska:
-/// SubRip). Bitmap subtitles (PGS, DVD, DVB) cannot become text: only Matroska takes them.
+/// text decoded and encoded in the container's own text format (MP4/MOV/M4A: mov_text, MKV:
+/// SubRip, WebM: WebVTT). Bitmap subtitles (PGS, DVD, DVB) cannot become text: only MKV takes them.
 public struct SubtitleConversion: Sendable, Hashable {
     /// FFmpeg's encoder: `mov_text` or `subrip`.
     public let encoderName: String
 
-    static func textFormat(for format: ContainerFormat) -> String { format == .mkv ? "subrip" : "mov_text" }
+    /// The container's text format; an audio-only container's tracks are refused before this is asked.
+    static func textFormat(for format: ContainerFormat) -> String { format.textSubtitleCodec ?? "none" }
 
     static func holds(_ codec: String, format: ContainerFormat) -> Bool { CodecSupport.isNative(codec, to: format) }
 
@@ -21,7 +22,7 @@ public struct SubtitleConversion: Sendable, Hashable {
     /// The refusal without the track's name (a MediaError names its track itself).
     private static func bitmapRefusal(_ track: Track, format: ContainerFormat?) -> String? {
         guard let format, !holds(track.format.codec, format: format), !isText(track.format.codec) else { return nil }
-        return "holds bitmap subtitles, which cannot become text: \(format.rawValue.uppercased()) files hold text subtitles only (mov_text); write to .mkv, or leave the track out"
+        return "holds bitmap subtitles, which cannot become text: \(format.displayName) files hold text subtitles only (\(textFormat(for: format))); write to .mkv, or leave the track out"
     }
 
     /// A copy the container cannot hold, refused with what would work: text subtitles are
@@ -29,7 +30,7 @@ public struct SubtitleConversion: Sendable, Hashable {
     static func checkCopy(_ track: Track, format: ContainerFormat, source: String) throws(MediaError) {
         guard !holds(track.format.codec, format: format) else { return }
         if let why = bitmapRefusal(track, format: format) { throw MediaError(.unsupported, "\(track.format.codec) " + why, file: source, track: track.index) }
-        throw MediaError(.unsupported, "\(track.format.codec) cannot be copied into \(format.rawValue.uppercased()) files as it is: without 'decode: false' or 'codec: copy' it is converted to \(textFormat(for: format))",
+        throw MediaError(.unsupported, "\(track.format.codec) cannot be copied into \(format.displayName) files as it is: without 'decode: false' or 'codec: copy' it is converted to \(textFormat(for: format))",
                          file: source, track: track.index)
     }
 

@@ -16,14 +16,14 @@ public struct SettingsAssistant: Sendable {
 
     // MARK: Video
 
-    public func video(source: FormatDescription, settings s: VideoSettings) throws(MediaError) -> ResolvedVideoSettings {
+    /// `container`: the output's, whose own default codec (WebM's VP9) stands where none is asked.
+    public func video(source: FormatDescription, settings s: VideoSettings, container: ContainerFormat? = nil) throws(MediaError) -> ResolvedVideoSettings {
         var decisions: [Decision] = []
         func decide(_ setting: String, _ value: String, _ rule: String, _ reason: String) {
             decisions.append(Decision(setting: setting, value: value, rule: rule, reason: reason))
         }
-        let codec = s.codec ?? VideoFamily.default.codec
-        if s.codec == nil { decide("codec", codec.rawValue, "codec.default", "no codec asked for: \(VideoFamily.default.displayName) plays everywhere") }
-        else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
+        let codec = Self.codec(asked: s.codec, container: container?.defaultVideoCodec, rule: "codec", decide: decide,
+                               otherwise: (VideoFamily.default.codec, "no codec asked for: \(VideoFamily.default.displayName) plays everywhere"))
         guard let family = VideoFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
         let encoder = family.encoder { capabilities($0) != nil }
         chooseEncoder(encoder, of: family, decide: decide)
@@ -490,6 +490,22 @@ public struct SettingsAssistant: Sendable {
         FrameRate(frames: 120000, seconds: 1001), FrameRate(frames: 120), FrameRate(frames: 240),
     ]
 
+    /// The codec asked for, else the container's own (WebM's VP9), else the table's default; the
+    /// decision says which (`RULE.container`, `RULE.default`).
+    static func codec<C: RawRepresentable<String>>(asked: C?, container: (codec: C, why: String)?, rule: String,
+                                                 decide: (String, String, String, String) -> Void, otherwise: (C, String)) -> C {
+        if let asked {
+            decide("codec", asked.rawValue, Origin.settings, "as asked")
+            return asked
+        }
+        if let (own, why) = container {
+            decide("codec", own.rawValue, "\(rule).container", "no codec asked for: \(why)")
+            return own
+        }
+        decide("codec", otherwise.0.rawValue, "\(rule).default", otherwise.1)
+        return otherwise.0
+    }
+
     /// The standard rate nearest `r` by ratio (a tie goes to the lower rate).
     static func nearestStandardRate(_ r: FrameRate) -> FrameRate {
         let x = r.framesPerSecond
@@ -501,14 +517,14 @@ public struct SettingsAssistant: Sendable {
 
     // MARK: Audio
 
-    public func audio(source: FormatDescription, settings s: AudioSettings) throws(MediaError) -> ResolvedAudioSettings {
+    /// `container`: the output's, whose own default codec (WebM's Opus) stands where none is asked.
+    public func audio(source: FormatDescription, settings s: AudioSettings, container: ContainerFormat? = nil) throws(MediaError) -> ResolvedAudioSettings {
         var decisions: [Decision] = []
         func decide(_ setting: String, _ value: String, _ rule: String, _ reason: String) {
             decisions.append(Decision(setting: setting, value: value, rule: rule, reason: reason))
         }
-        let codec = s.codec ?? AudioFamily.default.codec
-        if s.codec == nil { decide("codec", codec.rawValue, "audio-codec.default", "\(AudioFamily.default.displayName) plays everywhere MP4 does") }
-        else { decide("codec", codec.rawValue, Origin.settings, "as asked") }
+        let codec = Self.codec(asked: s.codec, container: container?.defaultAudioCodec, rule: "audio-codec", decide: decide,
+                               otherwise: (AudioFamily.default.codec, "\(AudioFamily.default.displayName) plays everywhere MP4 does"))
         guard let family = AudioFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
         let depth = family.lossless ? bitDepth(source: source, family: family, decide: decide) : nil
         let encoder = family.encoder(bitDepth: depth) { capabilities($0) != nil }

@@ -108,7 +108,7 @@ final class AudioSink: SinkStage {
             }
             let late = (firstEncodedPTS ?? 0) > 0
             try files.deliver(packet, timeBase: encoder.timeBase, frames: nil) { file in
-                !priming || !(late || file.env.writer.format == .mkv)
+                !priming || !(late || file.env.writer.format.isMatroska)
             }
         }
     }

@@ -79,7 +79,7 @@ final class AssetWriter: @unchecked Sendable {
     func addPassthroughInput(from source: SourceStream, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
         // MP4 describes VP9 by profile, bit depth and chroma layout (vpcC). Without a known picture
         // format FFmpeg writes the box empty and cannot read the file back.
-        if source.lacksVP9PictureFormat && format != .mkv {
+        if source.lacksVP9PictureFormat && format.isISOMedia {
             throw MediaError(.unsupported, "the VP9 track's picture format is unknown (FFmpeg could not read it from the stream), "
                              + "so \(format.rawValue) cannot describe it: reencode it instead")
         }
@@ -113,7 +113,7 @@ final class AssetWriter: @unchecked Sendable {
         try container.setChapters(kept.chapters)
         var covers: [(AttachedPicture, OutputStream)] = []
         for (i, p) in kept.pictures.enumerated() {
-            if format == .mkv, let mime = Keeping.mkvMimeType(p.codec) {
+            if format.holdsAttachments, let mime = Keeping.mkvMimeType(p.codec) {
                 let ext = mime == "image/jpeg" ? "jpg" : String(mime.dropFirst("image/".count))
                 // A Matroska source's own name for it stands (`cover.jpg` by the convention).
                 let name = p.fileName ?? (i == 0 ? "cover" : "cover-\(i + 1)") + "." + ext
@@ -122,14 +122,14 @@ final class AssetWriter: @unchecked Sendable {
                 covers.append((p, try container.addPictureStream(p)))
             }
         }
-        if format == .mkv {
+        if format.holdsAttachments {
             for a in kept.attachments { try container.addAttachment(a.bytes, codec: nil, fileName: a.fileName, mimeType: a.mimeType) }
         }
         var options: [(String, String)] = []
         var movflags: [String] = []
-        if optimizeForNetwork && format != .mkv { movflags.append("+faststart") }
-        if kept.quickTimeKeys && format != .mkv { movflags.append("+use_metadata_tags") }
-        if negativeCompositionOffsets && format != .mkv { movflags.append("+negative_cts_offsets") }
+        if optimizeForNetwork && format.isISOMedia { movflags.append("+faststart") }
+        if kept.quickTimeKeys && format.isISOMedia { movflags.append("+use_metadata_tags") }
+        if negativeCompositionOffsets && format.isISOMedia { movflags.append("+negative_cts_offsets") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
         // Experimental is the looser level: it allows the unofficial boxes too.
         if holdsExperimental {
@@ -178,6 +178,10 @@ extension ContainerFormat {
         case .mov: return "mov"
         case .m4a: return "ipod"
         case .mkv: return "matroska"
+        case .webm: return "webm"
+        case .flac: return "flac"
+        case .opus: return "opus"
+        case .wav: return "wav"
         }
     }
 }

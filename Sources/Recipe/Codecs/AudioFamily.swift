@@ -23,7 +23,7 @@ public struct AudioFamily: Sendable {
     public var experimentalIn: [ContainerFormat] = []
 
     /// The rows, the default first.
-    public static let all: [AudioFamily] = [.aac, .opus, .flac, .alac, .pcm]
+    public static let all: [AudioFamily] = [.aac, .opus, .vorbis, .flac, .alac, .pcm]
     /// What a recipe that names no audio codec gets.
     public static var `default`: AudioFamily { all[0] }
 
@@ -33,6 +33,12 @@ public struct AudioFamily: Sendable {
     /// The row an encoder belongs to.
     public static func of(encoder name: String) -> AudioFamily? {
         all.first { $0.encoders.contains(name) || $0.encodersByDepth.values.contains(name) }
+    }
+
+    /// FFmpeg's names for the streams it makes (a track's `format.codec`): the recipe's name, or
+    /// for a family whose depth is the encoder, its encoders' (`pcm_s16le`).
+    public var streamCodecs: [String] {
+        encodersByDepth.isEmpty ? [codec.rawValue] : encodersByDepth.keys.sorted().compactMap { encodersByDepth[$0] }
     }
 
     /// The first of its encoders that `isAvailable` says this FFmpeg has, else the preferred
@@ -49,6 +55,11 @@ public struct AudioFamily: Sendable {
     public static let opus = AudioFamily(
         codec: .opus, displayName: "Opus", encoders: ["libopus"], sampleRates: [48000, 24000, 16000, 12000, 8000],
         fixedRate: (48000, "Opus codes at 48 kHz inside, and players expect it"))
+
+    /// Vorbis, WebM's older audio codec (libvorbis at an average bit rate).
+    public static let vorbis = AudioFamily(
+        codec: .vorbis, displayName: "Vorbis", encoders: ["libvorbis"],
+        sampleRates: [48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000])
 
     public static let flac = AudioFamily(
         codec: .flac, displayName: "FLAC", encoders: ["flac"], sampleRates: [], lossless: true, experimentalIn: [.mp4, .m4a, .mov])

@@ -62,6 +62,8 @@ public enum BuiltinPresets {
         // a lossless one stays lossless (FLAC of a lossy track would be larger and no better).
         make("av1-archive", "AV1 at the source's size in 10 bits, constant quality 20 (visually lossless), the sound copied as it is.",
              video: VideoSettings(codec: .av1, quality: 20, pixelFormat: "yuv420p10le"), audio: AudioSettings(codec: .copy)),
+        make("vp9-1080p", "WebM for the web: VP9 inside 1920x1080 (10-bit HDR kept), Opus at most 128 kb/s.",
+             video: VideoSettings(codec: .vp9, width: 1920, height: 1080), audio: AudioSettings(codec: .opus, bitrate: 128_000)),
         // ProRes as AVFoundation's AppleProRes422LPCM and AppleProRes4444LPCM make it: the
         // source's size and rate, PCM sound (MOV or MKV: MP4 holds neither).
         prores("proxy", "ProRes 422 Proxy (10-bit 4:2:2) at the source's size, PCM sound: light editing proxies; MOV or MKV."),

@@ -196,7 +196,7 @@ struct Parser {
             case "format":
                 if let s = string(value, key) {
                     if let f = ContainerFormat(rawValue: s.lowercased()) { spec.format = Located(f, value.mark) }
-                    else { error(value.mark, "output format '\(s)' is not one of mp4, mov, m4a, mkv") }
+                    else { error(value.mark, "output format '\(s)' is not one of \(ContainerFormat.allCases.map(\.rawValue).joined(separator: ", "))") }
                 }
             case "optimize-for-network": if let b = bool(value, key) { spec.optimizeForNetwork = b }
             case "overwrite": if let b = bool(value, key) { spec.overwrite = b }

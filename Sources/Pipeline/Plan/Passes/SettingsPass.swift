@@ -47,7 +47,7 @@ enum SettingsPass {
         }
         // Drawn as layers, the pictures are painted on an opaque canvas: no alpha to keep.
         if composition != nil { source.hasAlpha = false }
-        var resolved = try assistant.video(source: source, settings: settings)
+        var resolved = try assistant.video(source: source, settings: settings, container: files.format)
         if !reconciled.isEmpty {
             let replaced = Set(reconciled.map(\.setting))
             resolved.decisions = reconciled + resolved.decisions.filter { !replaced.contains($0.setting) }
@@ -62,7 +62,7 @@ enum SettingsPass {
         if files.reconciles || shown.count > 1 {
             (source, reconciled) = CompositionSources.audio(shown.map { (file: $0.file, format: $0.track.format) })
         }
-        var resolved = try assistant.audio(source: source, settings: s)
+        var resolved = try assistant.audio(source: source, settings: s, container: files.format)
         resolved.decisions = reconciled + resolved.decisions
         return LanePlan(track: pick.track, kind: .audio(resolved), source: pick.home)
     }

@@ -58,12 +58,16 @@ enum TrackPass {
         switch (pick.request.mode, track.mediaType) {
         case _ where pick.isCopy:
             if track.mediaType == .subtitle { try SubtitleConversion.checkCopy(track, format: format, source: src) }
-            if !CodecSupport.canCopy(track.format.codec, into: format) {
+            if !format.holds.holdsAny(track.mediaType.rawValue) {
+                throw MediaError(.unsupported, "\(format.article) \(format.rawValue) file holds \(format.holds.kindsText): the \(track.mediaType.rawValue) track cannot be copied into it", file: src, track: track.index)
+            }
+            if !format.holds.holds(track.format.codec, kind: track.mediaType.rawValue) || !CodecSupport.canCopy(track.format.codec, into: format) {
                 throw MediaError(.unsupported, "\(track.format.codec) cannot be copied into \(format.rawValue) as it is: reencode it instead", file: src, track: track.index)
             }
-        case (.video, .video):
-            if format == .m4a { throw MediaError(.invalidSettings, "an m4a file holds audio only; track #\(track.index) of \(src) is video", file: files.output) }
-        case (.audio, .audio), (.subtitle, .subtitle): break
+        case (.video, .video), (.audio, .audio), (.subtitle, .subtitle):
+            if !format.holds.holdsAny(track.mediaType.rawValue) {
+                throw MediaError(.invalidSettings, "\(format.article) \(format.rawValue) file holds \(format.holds.kindsText); track #\(track.index) of \(src) is \(track.mediaType.rawValue)", file: files.output)
+            }
         case (.video, let type), (.audio, let type), (.passthrough, let type), (.subtitle, let type):
             throw MediaError(.invalidSettings, "track #\(track.index) (\(pick.request.selector)) is \(type.rawValue), not what its settings are for", file: src)
         }
