@@ -38,8 +38,10 @@ public struct VideoFamily: Sendable {
     /// The qualities some encoder takes: what a recipe's `quality` is checked against before its
     /// codec is known (a preset may name it).
     public static var qualityBounds: ClosedRange<Double> {
-        let scales = all.flatMap(\.encoders).compactMap(\.quality?.range)
-        return scales.map(\.lowerBound).min()!...scales.map(\.upperBound).max()!
+        // Closures, not key paths: the runtime's projection of an optional key path copies
+        // overlapping memory (AddressSanitizer stops the recipe fuzzer on it).
+        let scales = all.flatMap { $0.encoders }.compactMap { $0.quality?.range }
+        return scales.map { $0.lowerBound }.min()!...scales.map { $0.upperBound }.max()!
     }
 
     /// Why a recipe's rate setting (`quality`, `bitrate`, `max-bitrate`) is refused where
