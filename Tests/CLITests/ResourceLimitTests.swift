@@ -72,7 +72,11 @@ struct OpenFileLimitTests {
         let r = try Binary.run(["run", dir.file("c.yaml"), "-o", out + "/o.mp4"], timeLimit: 120, shell: "ulimit -n 60")
         #expect(r.status == 75, "\(r.status) \(r.stderr)")
         let line = try #require(r.stderr.split(separator: "\n").last.map(String.init))
-        #expect(line.hasPrefix("error: \(dir.path)/l") && line.hasSuffix(".mp4: cannot open: \(shortage(60)); try again later"), "\(line)")
+        // Which open meets the limit first varies between runs (seen: a layer's source when run
+        // alone, the output's creation once under the whole suite's load): either is named.
+        let source = line.hasPrefix("error: \(dir.path)/l") && line.hasSuffix(".mp4: cannot open: \(shortage(60)); try again later")
+        let output = line == "error: \(out)/o.mp4: cannot create the output: \(shortage(60)); try again later"
+        #expect(source || output, "\(line)")
         #expect(leftovers(out).isEmpty, "\(leftovers(out))")
     }
 
