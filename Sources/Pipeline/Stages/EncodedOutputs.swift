@@ -25,10 +25,6 @@ struct EncodedOutputs {
         for d in destinations { files.append(File(env: d.env, output: d.output, input: try addInput(d))) }
     }
 
-    /// The first file's environment: the encoder is opened for it, as for the others (the
-    /// plan shares an encode only among containers that want its headers alike).
-    var lead: LaneEnvironment { files[0].env }
-
     /// Writes `packet` (stamped in `timeBase`) into every file `into` takes; `frames` is the
     /// progress count, nil for each file's own count of packets.
     mutating func deliver(_ packet: Packet, timeBase: TimeBase, frames: Int?, into: (File) -> Bool = { _ in true }) throws(MediaError) {
