@@ -82,6 +82,15 @@ def output_extension(recipe_path):
     return "." + m.group(1).lower() if m and m.group(1).lower() in known else ".mp4"
 
 
+def writes_several(recipe_path):
+    """Whether the recipe lists its outputs (a top-level `outputs:`), each with its own path."""
+    try:
+        text = open(recipe_path, encoding="utf-8", errors="replace").read()
+    except OSError:
+        return False
+    return re.search(r"^outputs[ \t]*:", text.replace("\r\n", "\n").replace("\r", "\n"), re.M) is not None
+
+
 def sha256(path):
     try:
         if not os.path.isfile(path) or os.path.islink(path) and not os.path.exists(path):
@@ -312,6 +321,9 @@ class Runner:
             if res.timed_out:
                 continue  # plan and run parse it the same way: one hang is enough
             box = self.sandbox()
+            if writes_several(rec):
+                self.several_outputs(fam, name, rec, good, box)
+                continue
             x = "x" + output_extension(rec)
             self.judge(fam, name, self.rr("plan", rec, "-i", good, "-o", os.path.join(box, x), cwd=box),
                        ALLOWED[("plan", "recipe")], cwd=box)
@@ -324,6 +336,23 @@ class Runner:
         self.family("recipe/source")["tried"] += 1
         if sha256(good) != before:
             self.fail("recipe/source", "good.mp4", "source changed", "the source's SHA-256 changed", "")
+
+    def several_outputs(self, fam, name, rec, good, box):
+        """A recipe whose `outputs:` names each file's path refuses -o (exit 64): it runs on a copy
+        of the source inside the sandbox, so `{dir}` is the sandbox; on success any files may be
+        left there but no temporary one, on failure nothing but the copy, and the copy unchanged."""
+        src = os.path.join(box, "good.mp4")
+        shutil.copyfile(good, src)
+        before = sha256(src)
+        self.judge(fam, name, self.rr("plan", rec, "-i", src, cwd=box), ALLOWED[("plan", "recipe")], cwd=box)
+        res = self.rr("run", rec, "-i", src, "--progress", "none", cwd=box)
+        if self.judge(fam, name, res, ALLOWED[("run", "recipe")], cwd=box):
+            self.family(fam)["tried"] += 1
+            made = [n for n in listing(box) if ".reencode-tmp-" not in n] if res.returncode == 0 else ["good.mp4"]
+            self.check_leftovers(fam, name, box, made, self.cmdline(res.args, box))
+        if sha256(src) != before:
+            self.fail(fam, name, "source changed", "the copied source's SHA-256 changed", self.cmdline(res.args, box))
+        shutil.rmtree(box, ignore_errors=True)
 
     # -- command lines, pipes, signals -----------------------------------------------------------
     def long_media(self):
