@@ -9,32 +9,35 @@ import Foundation
 /// picture decodes while this one is encoded: a keyframe still is one decode and one encode of
 /// about the same cost, and a lane beside renditions hands its pictures over without waiting.
 /// At most `inFlight` pictures wait for it, so it holds a bounded number of decoded pictures.
-// SAFETY: `written`, `folders` and `failure` are touched only on `queue` (the caller's methods
-// reach them through `queue.sync`); the work handed over is the sender's no longer (`StillJob`).
+// SAFETY: `written` and `folders` are touched only on `queue` (the caller's methods reach them
+// through `queue.sync`), `failure` only under its lock; the work handed over is the sender's no
+// longer (`StillJob`).
 final class StillFiles: @unchecked Sendable {
     private let queue = DispatchQueue(label: "reencode.stills")
     private static let inFlight = 2
     private let slots = DispatchSemaphore(value: StillFiles.inFlight)
     private var folders = OutputFolders()
     private var written: [(temp: String, path: String, overwrite: Bool)] = []
-    /// The first work that failed: later work is not done, and the next caller meets it.
-    private var failure: MediaError?
+    /// The first work that failed: later work is not done, and the next caller meets it. Read
+    /// under a lock, not through the queue: that would wait for the work in flight.
+    private let failure = Locked<MediaError?>(nil)
 
     /// Runs `work` on the stills queue once fewer than `inFlight` pictures wait for it; an
     /// earlier work's failure is thrown here instead.
     func perform(_ work: @escaping @Sendable () throws(MediaError) -> Void) throws(MediaError) {
-        if let failure = queue.sync(execute: { failure }) { throw failure }
+        if let failure = failure.withLock({ $0 }) { throw failure }
         slots.wait()
         queue.async {
             defer { self.slots.signal() }
-            guard self.failure == nil else { return }
-            do throws(MediaError) { try work() } catch { self.failure = error }
+            guard self.failure.withLock({ $0 }) == nil else { return }
+            do throws(MediaError) { try work() } catch { self.failure.withLock { $0 = $0 ?? error } }
         }
     }
 
     /// Waits for every work handed over; throws the first that failed.
     func drain() throws(MediaError) {
-        if let failure = queue.sync(execute: { failure }) { throw failure }
+        queue.sync {}
+        if let failure = failure.withLock({ $0 }) { throw failure }
     }
 
     /// Writes one still's bytes to a temp file beside `path`, which may replace a file there
