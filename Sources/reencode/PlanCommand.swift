@@ -122,6 +122,7 @@ struct PlanCommand: Command {
             },
             "tracks": tracks,
             "graph": GraphText.object(p),
+            "metadata": MetadataText.object(p),
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) },
         ]
     }
@@ -194,6 +195,7 @@ struct PlanCommand: Command {
             }
         }
         lines += GraphText.lines(p)
+        lines += MetadataText.lines(p)
         if !p.notices.isEmpty { lines.append("") }
         for n in p.notices { lines.append("warning: " + (n.file.map { "\($0): " } ?? "") + "\(n)") }
         return lines.joined(separator: "\n")

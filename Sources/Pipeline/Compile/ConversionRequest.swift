@@ -53,6 +53,8 @@ public struct ConversionRequest: Sendable {
     public var selectiveDecode = true
     /// Extra container metadata (wins over the source's).
     public var metadata: [String: String] = [:]
+    /// The recipe's `metadata:`: what is kept of the source's (its items are in `metadata`).
+    public var metadataSpec: MetadataSpec?
     /// A composition: its segments, in order (never with `timeRange`); nil: the source (or its
     /// time range) as it is.
     public var timeline: [SegmentRequest]?

@@ -172,6 +172,8 @@ public enum RecipeCompiler {
         request.optimizeForNetwork = recipe.output.optimizeForNetwork
         request.timeRange = recipe.timeRange?.range
         request.selectiveDecode = recipe.selectiveDecode
+        request.metadataSpec = recipe.output.metadata
+        request.metadata = MetadataKeeping.set(by: recipe.output.metadata, now: ISO8601DateFormatter().string(from: Date()))
         request.timeline = timeline(of: recipe, files: files, input: source)
         if let composition = recipe.composition, composition.fadeIn != nil || composition.fadeOut != nil {
             request.fade = (composition.fadeIn?.value, composition.fadeOut?.value)

@@ -14,6 +14,10 @@ public struct KeptItems: Sendable {
     public var pictures: [AttachedPicture] = []
     /// Matroska only: the source's other attachments (fonts, images), as they are.
     public var attachments: [Attachment] = []
+    /// The recipe's `metadata: keep:` (nil: no `metadata:`, everything kept as the container holds it).
+    public var policy: MetadataSpec.Keep?
+    /// The keys of `metadata` the recipe set (the rest are the source's).
+    public var recipeKeys: Set<String> = []
 
     public init(metadata: [String: String] = [:], quickTimeKeys: Bool = false, chapters: [Chapter] = [], pictures: [AttachedPicture] = [],
                 attachments: [Attachment] = []) {
@@ -26,16 +30,18 @@ public struct KeptItems: Sendable {
 /// words a notice for everything it cannot keep: nothing a user cares about disappears silently.
 enum Keeping {
     /// Keys that describe the source's muxer, not the media: the output's writer sets its own.
-    static let muxerKeys: Set<String> = ["major_brand", "minor_version", "compatible_brands", "encoder"]
+    static let muxerKeys = MetadataSpec.writerKeys
 
-    /// What FFmpeg's MP4 writer stores as iTunes-style atoms (`ilst`), plus `location` (written
-    /// as a 3GPP `loci` box) and `creation_time` (the movie header).
-    static let iTunesKeys: Set<String> = [
-        "title", "artist", "album_artist", "composer", "album", "date", "encoding_tool", "comment", "genre",
-        "copyright", "grouping", "lyrics", "description", "synopsis", "show", "episode_id", "network",
-        "keywords", "episode_sort", "season_number", "media_type", "hd_video", "gapless_playback",
-        "compilation", "track", "disc", "location", "creation_time",
+    /// What FFmpeg's MP4 writer stores as iTunes-style atoms (`ilst`), each with its atom, plus
+    /// `location` (written as a 3GPP `loci` box) and `creation_time` (the movie header).
+    static let iTunesAtoms: [String: String] = [
+        "title": "©nam", "artist": "©ART", "album_artist": "aART", "composer": "©wrt", "album": "©alb", "date": "©day",
+        "encoding_tool": "©too", "comment": "©cmt", "genre": "©gen", "copyright": "cprt", "grouping": "©grp",
+        "lyrics": "©lyr", "description": "desc", "synopsis": "ldes", "show": "tvsh", "episode_id": "tven",
+        "network": "tvnn", "keywords": "keyw", "episode_sort": "tves", "season_number": "tvsn", "media_type": "stik",
+        "hd_video": "hdvd", "gapless_playback": "pgap", "compilation": "cpil", "track": "trkn", "disc": "disk",
     ]
+    static let iTunesKeys = Set(iTunesAtoms.keys).union(["location", "creation_time"])
 
     /// QuickTime keys (as iPhones write them) and the MP4 (iTunes-style) name of the same item.
     static let quickTimeToMP4: [String: String] = [
@@ -47,8 +53,10 @@ enum Keeping {
         "com.apple.quicktime.location.ISO6709": "location",
     ]
 
-    /// The file's metadata a WAV file holds (FFmpeg writes them as RIFF INFO items).
-    static let riffInfoKeys: Set<String> = ["artist", "comment", "copyright", "date", "genre", "language", "title", "album", "track"]
+    /// The file's metadata a WAV file holds, each with the RIFF INFO item FFmpeg writes it as.
+    static let riffInfoTags = ["artist": "IART", "comment": "ICMT", "copyright": "ICOP", "date": "ICRD", "genre": "IGNR",
+                               "language": "ILNG", "title": "INAM", "album": "IPRD", "track": "IPRT"]
+    static let riffInfoKeys = Set(riffInfoTags.keys)
 
     /// Image codecs each container keeps as cover art.
     static func holdsPicture(_ codec: String, in format: ContainerFormat) -> Bool {
@@ -64,9 +72,12 @@ enum Keeping {
         ["mjpeg": "image/jpeg", "png": "image/png", "bmp": "image/bmp", "gif": "image/gif", "webp": "image/webp", "tiff": "image/tiff"][codec]
     }
 
+    /// `spec`: the recipe's `metadata:` (what is kept of the source's), `extra` the items it sets.
     static func plan(_ asset: Asset, format: ContainerFormat, range: TimeRange, lanes: [LanePlan],
-                     extra: [String: String]) -> (KeptItems, [PlanNotice]) {
+                     extra: [String: String], spec: MetadataSpec? = nil) -> (KeptItems, [PlanNotice]) {
         var kept = KeptItems()
+        kept.policy = spec?.keep
+        kept.recipeKeys = Set(extra.keys)
         var notices: [PlanNotice] = []
 
         // Cover art.
@@ -100,6 +111,7 @@ enum Keeping {
                 source[key] = nil
             }
         }
+        source = MetadataKeeping.kept(source, by: spec)
         source.merge(extra) { _, new in new }
         switch format {
         case .mkv, .webm, .flac, .opus:
@@ -112,12 +124,8 @@ enum Keeping {
                 notices.append(PlanNotice(.dropped, "metadata", "metadata \(unheld.joined(separator: ", ")) is dropped: WAV files hold only \(riffInfoKeys.sorted().joined(separator: ", ")) (RIFF INFO)"))
             }
         case .mov:
-            kept.metadata = source
+            kept.metadata = withQuickTimeKeys(source)
             kept.quickTimeKeys = true
-            // An MP4's place (`©xyz`, `loci`) under the key Apple's software reads in a MOV.
-            if let place = source["location"], source["com.apple.quicktime.location.ISO6709"] == nil {
-                kept.metadata["com.apple.quicktime.location.ISO6709"] = place
-            }
         case .mp4, .m4a:
             var mapped = source
             for (qt, mp4) in quickTimeToMP4 where mapped[mp4] == nil {
@@ -130,7 +138,7 @@ enum Keeping {
             } else if kept.pictures.isEmpty {
                 // Only QuickTime keys hold these in an MP4: every key is kept as it is, and the
                 // location also as the 3GPP box players outside Apple's read.
-                kept.metadata = source
+                kept.metadata = withQuickTimeKeys(source)
                 kept.metadata["location"] = mapped["location"]
                 kept.quickTimeKeys = true
             } else {
@@ -180,6 +188,17 @@ enum Keeping {
             notices.append(PlanNotice(.dropped, "track", track: t.index, "\(describe(t)) is not written: no writer input takes it"))
         }
         return (kept, notices)
+    }
+
+    /// Items written as QuickTime keys: each one QuickTime names is also written under the key
+    /// Apple's software reads (`title` as `com.apple.quicktime.title`, an MP4's place as
+    /// `…location.ISO6709`), where the file has no such key already.
+    static func withQuickTimeKeys(_ m: [String: String]) -> [String: String] {
+        var out = m
+        for (qt, generic) in quickTimeToMP4 where qt != "com.apple.quicktime.displayname" && out[qt] == nil {
+            if let v = m[generic] { out[qt] = v }
+        }
+        return out
     }
 
     /// The tracks of `asset` a note should name as not written: those not `read`, but for cover

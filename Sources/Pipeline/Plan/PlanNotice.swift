@@ -30,7 +30,7 @@ public struct PlanNotice: Sendable, Hashable, CustomStringConvertible {
         self.file = file.map(Self.printable)
     }
 
-    static func printable(_ s: String) -> String {
+    public static func printable(_ s: String) -> String {
         guard s.unicodeScalars.contains(where: isControl) else { return s }
         return s.unicodeScalars.map { isControl($0) ? "\\u{\(String($0.value, radix: 16, uppercase: true))}" : String($0) }.joined()
     }

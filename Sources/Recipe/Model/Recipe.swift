@@ -51,6 +51,8 @@ public struct OutputSpec: Sendable {
     public var format: Located<ContainerFormat>?
     public var optimizeForNetwork = true
     public var overwrite = false
+    /// `metadata:`: what the file's metadata keeps of the source's and what the recipe sets.
+    public var metadata: MetadataSpec?
 }
 
 /// One of a recipe's `outputs:`: a file of its own with its own tracks and settings, written

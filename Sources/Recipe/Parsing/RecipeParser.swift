@@ -23,7 +23,7 @@ public enum RecipeParser {
     }
 
     static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "outputs", "presets", "reader", "writer", "session", "composition"]
-    static let outputKeys = ["path", "format", "optimize-for-network", "overwrite"]
+    static let outputKeys = ["path", "format", "optimize-for-network", "overwrite", "metadata"]
     static let readerOutputKeys = ["track", "optional", "decode"]
     static let writerInputKeys = ["source", "settings"]
     static let sessionKeys = ["time-range", "selective-decode"]
@@ -200,6 +200,7 @@ struct Parser {
                 }
             case "optimize-for-network": if let b = bool(value, key) { spec.optimizeForNetwork = b }
             case "overwrite": if let b = bool(value, key) { spec.overwrite = b }
+            case "metadata": spec.metadata = parseMetadata(value)
             default: break
             }
         }
@@ -232,6 +233,7 @@ struct Parser {
                 paths[path.value] = k + 1
             }
             if let images {
+                if let m = spec.metadata { error(m.mark, "\(what) writes still images, which hold no 'metadata'") }
                 if let still = parseImageOutput(images.1, what: what, path: path, entry: pairs) {
                     recipe.outputs.append(RecipeOutput(number: k + 1, spec: spec, writerInputs: [], mark: item.mark, images: still))
                 }

@@ -5,7 +5,8 @@ import Recipe
 enum KeepingPass {
     static func plan(_ files: PlanFiles, range: TimeRange, lanes: [LanePlan],
                      composition: CompositionPass.Resolved?) -> (kept: KeptItems, notices: [PlanNotice]) {
-        var (kept, notices) = Keeping.plan(files.asset, format: files.format, range: range, lanes: lanes, extra: files.request.metadata)
+        var (kept, notices) = Keeping.plan(files.asset, format: files.format, range: range, lanes: lanes, extra: files.request.metadata,
+                                            spec: files.request.metadataSpec)
         guard let composition else { return (kept, notices) }
         let assets = files.assets
         // Chapters go where the segments play them, from every file the composition shows.
