@@ -190,6 +190,7 @@ struct RunCommand: Command {
         let json = progress == .json
         switch outcome {
         case .done(let results, let stills):
+            for result in results { if let stop = result.limitStop { warnStopped(result.outputPath, stop) } }
             if json, results.count == 1, stills.isEmpty, let result = results.first {
                 writeOut(jsonLine(["type": "done", "output": result.outputPath, "duration": result.duration.seconds,
                                    "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]))
@@ -230,6 +231,16 @@ struct RunCommand: Command {
             }
             return reason.exitCode
         }
+    }
+}
+
+extension RunCommand {
+    /// An output ended at its file-length limit: where, and why (the run succeeded).
+    func warnStopped(_ path: String, _ stop: LimitStop) {
+        guard progress == .json else { printError("warning: \(path): \(stop.message)"); return }
+        writeOut(jsonLine(["type": "warning", "kind": "file-length-limit", "file": path, "end": stop.end.seconds,
+                           "lastFrame": stop.lastFrame?.seconds ?? NSNull(), "bytes": stop.bytes, "limit": stop.limit.bytes,
+                           "message": stop.message]))
     }
 }
 

@@ -29,6 +29,8 @@ public struct ConversionPlan: Sendable {
     public let optimizeForNetwork: Bool
     /// Replace a file at `outputPath` (a batch decides per output, after the plan: `BatchRunner`).
     public internal(set) var overwrite: Bool
+    /// The most bytes the file may have (the run cuts it there); nil: no limit.
+    public internal(set) var fileLengthLimit: FileLengthLimit?
     /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
     /// Where the source's material goes on the output's timeline: the time range as one segment

@@ -51,6 +51,8 @@ public struct OutputSpec: Sendable {
     public var format: Located<ContainerFormat>?
     public var optimizeForNetwork = true
     public var overwrite = false
+    /// Where the output stops before its source's end.
+    public var limits = OutputLimits()
 }
 
 /// One of a recipe's `outputs:`: a file of its own with its own tracks and settings, written
