@@ -249,11 +249,7 @@ protocol StoppableRun: Sendable { func cancel() }
 extension ExportSession: StoppableRun {}
 extension StillRun: StoppableRun {}
 
-func byteText(_ b: Int) -> String {
-    if b >= 1_000_000 { return String(format: "%.1f MB", Double(b) / 1e6) }
-    if b >= 1_000 { return String(format: "%.1f kB", Double(b) / 1e3) }
-    return "\(b) B"
-}
+func byteText(_ b: Int) -> String { ByteCount.rounded(Int64(b)) }
 
 func jsonLine(_ o: [String: Any]) -> String {
     guard let d = try? JSONSerialization.data(withJSONObject: jsonSafe(o), options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }

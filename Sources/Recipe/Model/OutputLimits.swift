@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where an output stops before its source's end (AVAssetExportSession's `fileLengthLimit`, and
 /// a longest duration): `output: { file-length-limit: 50MB, max-duration: 90s }`.
 public struct OutputLimits: Sendable {
@@ -37,13 +39,10 @@ public enum ByteCount {
         bytes < 1000 ? "\(bytes) bytes" : "\(bytes) bytes (\(rounded(bytes)))"
     }
 
-    /// `52.4 MB`, `812 kB`: three significant digits in decimal units.
+    /// `52.4 MB`, `812.0 kB`, `640 B`: what `run` and `plan` say a file weighs.
     public static func rounded(_ bytes: Int64) -> String {
-        let steps: [(Double, String)] = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
-        let b = Double(bytes)
-        guard let (size, unit) = steps.first(where: { b >= $0.0 }) else { return "\(bytes) B" }
-        let v = b / size
-        let digits = v >= 100 ? 0 : v >= 10 ? 1 : 2
-        return String(format: "%.\(digits)f", v) + " " + unit
+        if bytes >= 1_000_000 { return String(format: "%.1f MB", Double(bytes) / 1e6) }
+        if bytes >= 1_000 { return String(format: "%.1f kB", Double(bytes) / 1e3) }
+        return "\(bytes) B"
     }
 }
