@@ -5,7 +5,7 @@ import Recipe
 struct PlanCommand: Command {
     static let name = "plan"
     static let abstract = "Show what a recipe would do to a source, and why."
-    static let usage = "reencode plan RECIPE [-i INPUT] [-o OUTPUT] [--json]"
+    static let usage = "reencode plan RECIPE [-i INPUT] [-o OUTPUT] [--estimate sample|fast] [--json]"
     static let help = """
         OVERVIEW: \(abstract)
         Compiles the recipe against the real source, opens every decoder and encoder with the
@@ -23,6 +23,10 @@ struct PlanCommand: Command {
           -i, --input INPUT    The source file (default: the recipe's 'source').
           -o, --output OUTPUT  The output file (default: the recipe's 'output: path'); refused
                                for a recipe with 'outputs:', which names each file.
+          --estimate METHOD    How the output's size is estimated: 'sample' (the default)
+                               encodes short spans of the source with the real settings;
+                               'fast' encodes nothing and assumes bits per pixel
+                               (docs/recipes.md, "Size estimate").
           --json               Print the plan as JSON (docs/recipes.md, "Plan JSON").
           -h, --help           Show help information.
 
@@ -36,9 +40,10 @@ struct PlanCommand: Command {
     let input: String?
     let output: String?
     let json: Bool
+    let estimate: SizeEstimate.Method
 
     init(arguments: [String]) throws(UsageError) {
-        let a = try ArgumentScanner(arguments, flags: ["--json"], options: ["-i", "--input", "-o", "--output"], usage: Self.usage)
+        let a = try ArgumentScanner(arguments, flags: ["--json"], options: ["-i", "--input", "-o", "--output", "--estimate"], usage: Self.usage)
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
@@ -46,6 +51,11 @@ struct PlanCommand: Command {
         input = try a.value("-i", "--input")
         output = try a.value("-o", "--output")
         json = a.flag("--json")
+        let method = try a.value("--estimate") ?? "sample"
+        guard let m = SizeEstimate.Method(rawValue: method) else {
+            throw UsageError(message: "--estimate must be sample or fast, not '\(method)'", usage: Self.usage)
+        }
+        estimate = m
     }
 
     func run() -> Int32 {
@@ -56,8 +66,13 @@ struct PlanCommand: Command {
         switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): compiled = c; case .failure(let f): return f.code }
         for line in compiled.leftOut { printError("warning: \(line)") }
         let outputs = compiled.files
+        var sizes: [SizeEstimate] = []
+        do throws(MediaError) { for c in outputs { sizes.append(try EstimatePass.estimate(c.plan, method: estimate)) } } catch {
+            printError("error: \(error)")
+            return error.exitCode
+        }
         guard outputs.count + compiled.images.count > 1 || outputs.isEmpty else {
-            if json { writeOut(jsonString(Self.object(r, outputs[0]))) } else { writeOut(Self.text(r, outputs[0])) }
+            if json { writeOut(jsonString(Self.object(r, outputs[0], size: sizes[0]))) } else { writeOut(Self.text(r, outputs[0], size: sizes[0])) }
             return ExitCode.ok
         }
         let numbers = r.outputs.filter { $0.images == nil }.map(\.number)
@@ -72,10 +87,10 @@ struct PlanCommand: Command {
                 o["decode"] = lane == nil ? "own" : "shared"
                 return o
             }
-            writeOut(jsonString(["outputs": outputs.map { Self.object(r, $0) }, "images": images,
+            writeOut(jsonString(["outputs": zip(outputs, sizes).map { Self.object(r, $0, size: $1) }, "images": images,
                                  "reads": shared.object] as [String: Any]))
         } else {
-            var each = zip(outputs, numbers).map { c, n in (n, "output \(n) of \(total)\n" + Self.text(r, c)) }
+            var each = zip(zip(outputs, sizes), numbers).map { c, n in (n, "output \(n) of \(total)\n" + Self.text(r, c.0, size: c.1)) }
             each += compiled.images.map { ($0.number, "output \($0.number) of \(total): still images\n" + ImagesCommand.text($0.plan)) }
             writeOut((each.sorted { $0.0 < $1.0 }.map(\.1) + [shared.text]).joined(separator: "\n"))
         }
@@ -88,7 +103,7 @@ struct PlanCommand: Command {
         return o.origin(of: d.setting)
     }
 
-    static func object(_ r: Recipe, _ c: CompiledRecipe) -> [String: Any] {
+    static func object(_ r: Recipe, _ c: CompiledRecipe, size: SizeEstimate) -> [String: Any] {
         let p = c.plan
         var tracks: [[String: Any]] = []
         for (lane, o) in zip(p.lanes, c.origins) {
@@ -123,11 +138,13 @@ struct PlanCommand: Command {
             "tracks": tracks,
             "graph": GraphText.object(p),
             "metadata": MetadataText.object(p),
-            "warnings": p.notices.map { noticeObject($0, source: p.source.path) },
+            "limits": LimitText.object(p),
+            "estimate": EstimateText.object(size),
+            "warnings": p.notices.map { noticeObject($0, source: p.source.path) } + EstimateText.warnings(size, plan: p),
         ]
     }
 
-    static func text(_ r: Recipe, _ c: CompiledRecipe) -> String {
+    static func text(_ r: Recipe, _ c: CompiledRecipe, size: SizeEstimate) -> String {
         let p = c.plan
         var lines = ["recipe   \(r.file)" + (r.name.map { " (\($0))" } ?? "")]
         if let segments = p.composedSegments {
@@ -196,8 +213,11 @@ struct PlanCommand: Command {
         }
         lines += GraphText.lines(p)
         lines += MetadataText.lines(p)
-        if !p.notices.isEmpty { lines.append("") }
+        lines += LimitText.lines(p) + EstimateText.lines(size)
+        let sizeWarnings = EstimateText.warnings(size, plan: p)
+        if !p.notices.isEmpty || !sizeWarnings.isEmpty { lines.append("") }
         for n in p.notices { lines.append("warning: " + (n.file.map { "\($0): " } ?? "") + "\(n)") }
+        for w in sizeWarnings { lines.append("warning: \(w["file"] ?? ""): \(w["message"] ?? "")") }
         return lines.joined(separator: "\n")
     }
 }

@@ -190,6 +190,7 @@ struct RunCommand: Command {
         let json = progress == .json
         switch outcome {
         case .done(let results, let stills):
+            for result in results { if let stop = result.limitStop { warnStopped(result.outputPath, stop) } }
             if json, results.count == 1, stills.isEmpty, let result = results.first {
                 writeOut(jsonLine(["type": "done", "output": result.outputPath, "duration": result.duration.seconds,
                                    "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]))
@@ -233,16 +234,22 @@ struct RunCommand: Command {
     }
 }
 
+extension RunCommand {
+    /// An output ended at its file-length limit: where, and why (the run succeeded).
+    func warnStopped(_ path: String, _ stop: LimitStop) {
+        guard progress == .json else { printError("warning: \(path): \(stop.message)"); return }
+        writeOut(jsonLine(["type": "warning", "kind": "file-length-limit", "file": path, "end": stop.end.seconds,
+                           "lastFrame": stop.lastFrame?.seconds ?? NSNull(), "bytes": stop.bytes, "limit": stop.limit.bytes,
+                           "message": stop.message]))
+    }
+}
+
 /// What a stop handler can stop: a conversion, or a recipe's still images alone.
 protocol StoppableRun: Sendable { func cancel() }
 extension ExportSession: StoppableRun {}
 extension StillRun: StoppableRun {}
 
-func byteText(_ b: Int) -> String {
-    if b >= 1_000_000 { return String(format: "%.1f MB", Double(b) / 1e6) }
-    if b >= 1_000 { return String(format: "%.1f kB", Double(b) / 1e3) }
-    return "\(b) B"
-}
+func byteText(_ b: Int) -> String { ByteCount.rounded(Int64(b)) }
 
 func jsonLine(_ o: [String: Any]) -> String {
     guard let d = try? JSONSerialization.data(withJSONObject: jsonSafe(o), options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }

@@ -146,21 +146,23 @@ struct PlanTruthCLITests {
         let recipe = try Self.recipe(dir, video: "{ base: fast, bitrate: 1M, frame-rate-policy: exact }", audio: "{ codec: copy, bitrate: 128k, sample-rate: 44100 }")
         let plan = try Self.plan(recipe, src, dir.file("out.mp4"))
         let warnings = (plan["warnings"] as? [[String: Any]] ?? []).map { "\($0["kind"] ?? "") \($0["item"] ?? "") \($0["track"] ?? "") \($0["message"] ?? "")" }
-        #expect(warnings == [
+        // 1M on a one-second 160x120 clip also outweighs its source: the size estimate's warning, last.
+        #expect(warnings.dropLast() == [
             "ignored setting.quality 0 'quality' has no effect: 'bitrate' sets the rate instead",
             "ignored setting.frame-rate-policy 0 'frame-rate-policy' has no effect: no 'frame-rate' to apply it to",
             "ignored setting.bitrate 1 'bitrate' has no effect: the track is copied as it is",
             "ignored setting.sample-rate 1 'sample-rate' has no effect: the track is copied as it is",
         ])
+        #expect(warnings.last?.hasPrefix("size estimate <null> the output is estimated at ") == true, "\(warnings)")
         let text = try Binary.run(["plan", recipe, "-i", src, "-o", dir.file("out.mp4")], timeLimit: 60)
-        #expect(text.stdout.hasSuffix("""
+        #expect(text.stdout.contains("""
 
         warning: track #0: 'quality' has no effect: 'bitrate' sets the rate instead
         warning: track #0: 'frame-rate-policy' has no effect: no 'frame-rate' to apply it to
         warning: track #1: 'bitrate' has no effect: the track is copied as it is
         warning: track #1: 'sample-rate' has no effect: the track is copied as it is
-
-        """))
+        warning: \(src): the output is estimated at 
+        """), "\(text.stdout)")
     }
 
     @Test("channel layouts: an unknown one and one with more channels than 'channels' allows are recipe errors at their line (65)")

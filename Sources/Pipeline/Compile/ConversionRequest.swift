@@ -44,6 +44,8 @@ public struct ConversionRequest: Sendable {
     /// The index before the media data (moov first), for progressive playback.
     public var optimizeForNetwork = true
     public var overwrite = false
+    /// The most bytes the file may have; nil: no limit.
+    public var fileLengthLimit: FileLengthLimit?
     /// On the source's timeline, where 0 is the asset's start; nil: the whole asset.
     public var timeRange: TimeRange?
     /// Output tracks, in output order.

@@ -161,6 +161,7 @@ public enum RecipeCompiler {
         if let tr = recipe.timeRange, let why = Planner.timeRangeRefusal(start: tr.start, in: asset) {
             errors.append(recipe.diagnostic(tr.mark, why))
         }
+        if let refusal = maxDurationRefusal(recipe) { errors.append(refusal) }
         if !errors.isEmpty { throw RecipeErrors(errors) }
         if !missing.isEmpty { throw SourceMismatch(diagnostics: missing) }
         if tracks.isEmpty {
@@ -170,7 +171,8 @@ public enum RecipeCompiler {
 
         request.tracks = tracks
         request.optimizeForNetwork = recipe.output.optimizeForNetwork
-        request.timeRange = recipe.timeRange?.range
+        request.timeRange = limitedRange(recipe, asset: asset)
+        request.fileLengthLimit = fileLengthLimit(recipe)
         request.selectiveDecode = recipe.selectiveDecode
         request.metadataSpec = recipe.output.metadata
         request.metadata = MetadataKeeping.set(by: recipe.output.metadata, now: ISO8601DateFormatter().string(from: Date()))

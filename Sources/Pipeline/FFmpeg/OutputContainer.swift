@@ -92,6 +92,12 @@ final class OutputContainer {
         return nil
     }
 
+    /// The bytes written to the file so far (the muxer may hold more it has not written yet).
+    var bytesWritten: Int64 {
+        guard let pb = context.pointee.pb else { return 0 }
+        return avio_tell(pb)
+    }
+
     func finish() throws(MediaError) {
         try FFmpeg.check(av_write_trailer(context), "cannot finish the output")
         try FFmpeg.check(avio_closep(&context.pointee.pb), "cannot close the output")

@@ -29,6 +29,11 @@ public struct ConversionPlan: Sendable {
     public let optimizeForNetwork: Bool
     /// Replace a file at `outputPath` (a batch decides per output, after the plan: `BatchRunner`).
     public internal(set) var overwrite: Bool
+    /// The request it was planned from (the size pass plans spans of it again); nil: a plan made
+    /// without the planner.
+    var request: ConversionRequest?
+    /// The most bytes the file may have (the run cuts it there); nil: no limit.
+    public internal(set) var fileLengthLimit: FileLengthLimit?
     /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
     /// Where the source's material goes on the output's timeline: the time range as one segment

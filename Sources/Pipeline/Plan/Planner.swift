@@ -32,6 +32,8 @@ public enum Planner {
                                   timeRange: time.range, timeline: .trim(time.range), lanes: lanes,
                                   selectiveDecode: request.selectiveDecode, metadata: kept.metadata, kept: kept)
         plan.protectedFiles = request.protectedFiles
+        plan.fileLengthLimit = request.fileLengthLimit
+        plan.request = request
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let composition { try CompositionPass.apply(composition, to: &plan, files: files, renderFrame: settled.renderFrame) }
         if let notice = time.notice {

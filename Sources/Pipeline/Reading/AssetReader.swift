@@ -327,6 +327,16 @@ final class AssetReader: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The file ends here for every output, as at its real end (an output has passed its
+    /// file-length limit: what follows would be cut off): the lanes drain and finish.
+    func end() {
+        condition.lock()
+        atEnd = true
+        for i in buffers.indices { buffers[i].removeAll() }
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Wakes every waiting lane; `next` throws from now on.
     func stop(_ error: MediaError? = nil) {
         condition.lock()

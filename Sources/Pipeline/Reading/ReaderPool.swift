@@ -128,6 +128,14 @@ final class ReaderPool: @unchecked Sendable {
         for r in open { r.stop(error) }
     }
 
+    /// Every open reader ends where it is, as at its file's end (`AssetReader.end`).
+    func end() {
+        lock.lock()
+        let open = readers.compactMap { $0 }
+        lock.unlock()
+        for r in open { r.end() }
+    }
+
     /// The most readers that were open at once.
     var mostOpenReaders: Int {
         lock.lock(); defer { lock.unlock() }

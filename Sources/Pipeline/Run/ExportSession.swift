@@ -11,6 +11,8 @@ public struct ConversionResult: Sendable {
     /// Wall-clock seconds.
     public let elapsed: Double
     public let lanes: [LaneStatistics]
+    /// Where the output was ended at its file-length limit; nil: it was not.
+    public internal(set) var limitStop: LimitStop?
 
     /// Output media seconds per wall-clock second.
     public var speed: Double { elapsed > 0 ? duration.seconds / elapsed : 0 }
@@ -106,12 +108,13 @@ public final class ExportSession: Sendable {
         }
         var folders = OutputFolders()
         do throws(MediaError) { for p in plans { try folders.make(for: p.outputPath) } } catch { folders.removeMade(); throw error }
-        let temps = plans.map { TempFile.path(for: $0.outputPath) }
+        var temps = plans.map { TempFile.path(for: $0.outputPath) }
         let stillFiles = StillFiles()
         do throws(MediaError) {
             let makers = try stills.map { (still) throws(MediaError) in try StillMaker(still, into: stillFiles) }
             stillPacketsAlone.withLock { $0 = 0 }
             let lanes = try runLanes(temps: temps, makers: makers, progress: progress)
+            let stops = try cutToLimits(&temps)
             for maker in makers {
                 do throws(MediaError) {
                     let alone = try ImageGenerator.decodeMissing(maker) { self.isCancelled }
@@ -124,10 +127,11 @@ public final class ExportSession: Sendable {
             try TempFile.commit(files)
             stillFiles.forgetPlaced()
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-            return zip(plans, lanes).map { p, lanes in
+            return zip(plans, zip(lanes, stops)).map { p, made in
                 var info = stat()
                 let bytes = stat(p.outputPath, &info) == 0 ? Int(info.st_size) : 0
-                return ConversionResult(outputPath: p.outputPath, duration: p.duration, bytes: bytes, elapsed: elapsed, lanes: lanes)
+                return ConversionResult(outputPath: p.outputPath, duration: made.1?.end ?? p.duration, bytes: bytes, elapsed: elapsed,
+                                        lanes: made.0, limitStop: made.1)
             }
         } catch {
             temps.forEach(TempFile.remove)
@@ -135,6 +139,35 @@ public final class ExportSession: Sendable {
             // Folders this run made go too; one something else was put in stays.
             folders.removeMade()
             throw error
+        }
+    }
+
+    /// Each output with a file-length limit, cut to it (`LengthCut`): its temp file is replaced
+    /// by the cut one. Per output, where it was ended (nil: it fits whole, or has no limit).
+    private func cutToLimits(_ temps: inout [String]) throws(MediaError) -> [LimitStop?] {
+        var stops: [LimitStop?] = []
+        for (k, p) in plans.enumerated() {
+            guard let limit = p.fileLengthLimit else { stops.append(nil); continue }
+            let cut = TempFile.path(for: p.outputPath)
+            do throws(MediaError) {
+                let stop = try LengthCut.cut(temps[k], into: cut, limit: limit, plan: p)
+                if stop != nil { TempFile.remove(temps[k]); temps[k] = cut } else { TempFile.remove(cut) }
+                stops.append(stop)
+            } catch { TempFile.remove(cut); throw error }
+        }
+        return stops
+    }
+
+    /// Ends the reading once every output has passed its file-length limit (nothing read after
+    /// that could be kept); a composition is read whole (its segments' readers open as it goes).
+    private static func endAtLimits(_ plans: [ConversionPlan], writers: [AssetWriter], reader: ReaderPool) {
+        let limits = plans.compactMap { $0.fileLengthLimit?.bytes }
+        guard limits.count == plans.count, !plans[0].isComposed else { return }
+        let passed = Locked(0)
+        for (writer, bytes) in zip(writers, limits) {
+            writer.whenPassing(bytes) {
+                if passed.withLock({ (n: inout Int) -> Int in n += 1; return n }) == limits.count { reader.end() }
+            }
         }
     }
 
@@ -412,6 +445,7 @@ public final class ExportSession: Sendable {
         let reader = OutputSet.readers(plans, feeds: feeds)
         var writers: [AssetWriter] = []
         for (k, p) in plans.enumerated() { writers.append(try AssetWriter(path: temps[k], format: p.format, names: p.outputPath)) }
+        Self.endAtLimits(plans, writers: writers, reader: reader)
         // Every output moves at the pace of the first (they are pulled together): its progress is the run's.
         let trackers = plans.enumerated().map { k, p in
             ProgressTracker(lanes: p.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },

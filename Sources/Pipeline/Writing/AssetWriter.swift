@@ -27,6 +27,9 @@ final class AssetWriter: @unchecked Sendable {
     /// (`AudioFamily.experimentalIn`: FLAC in MP4): the muxer is told that is fine.
     private var holdsExperimental = false
     private var finished = false
+    /// Called once, after the write that takes the file past `bytes` (a file-length limit: the
+    /// run may end early, since nothing after it can be kept).
+    private var passing: (bytes: Int64, action: @Sendable () -> Void)?
 
     /// `rehearsal`: `start` writes the header into memory, not to `path` (what `plan` and
     /// `validate` do to find every refusal before a run).
@@ -143,15 +146,24 @@ final class AssetWriter: @unchecked Sendable {
         started = true
     }
 
+    /// Calls `action` once, when the file has passed `bytes` (before `start`).
+    func whenPassing(_ bytes: Int64, _ action: @escaping @Sendable () -> Void) {
+        passing = (bytes, action)
+    }
+
     /// Appends a packet stamped in the input's source time base. The packet's data is taken.
     func append(_ packet: Packet, to input: Int) throws(MediaError) {
         lock.lock()
-        defer { lock.unlock() }
         precondition(started && !finished, "append outside start…finish")
         let st = inputs[input].stream
         packet.streamIndex = st.index
         packet.rescale(from: inputs[input].sourceTimeBase, to: st.timeBase)
-        do throws(MediaError) { try container.write(packet) } catch { throw error.at(file: names) }
+        do throws(MediaError) { try container.write(packet) } catch { lock.unlock(); throw error.at(file: names) }
+        var passed: (@Sendable () -> Void)?
+        if let p = passing, container.bytesWritten > p.bytes { passed = p.action; passing = nil }
+        lock.unlock()
+        // Outside the lock: the action reaches the readers, whose lanes may be waiting for it.
+        passed?()
     }
 
     /// Writes the trailer (and with faststart, moves the index to the front) and closes the file.

@@ -53,6 +53,8 @@ public struct OutputSpec: Sendable {
     public var overwrite = false
     /// `metadata:`: what the file's metadata keeps of the source's and what the recipe sets.
     public var metadata: MetadataSpec?
+    /// Where the output stops before its source's end.
+    public var limits = OutputLimits()
 }
 
 /// One of a recipe's `outputs:`: a file of its own with its own tracks and settings, written

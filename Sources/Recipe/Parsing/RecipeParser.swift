@@ -23,7 +23,7 @@ public enum RecipeParser {
     }
 
     static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "outputs", "presets", "reader", "writer", "session", "composition"]
-    static let outputKeys = ["path", "format", "optimize-for-network", "overwrite", "metadata"]
+    static let outputKeys = ["path", "format", "optimize-for-network", "overwrite", "metadata"] + outputLimitKeys
     static let readerOutputKeys = ["track", "optional", "decode"]
     static let writerInputKeys = ["source", "settings"]
     static let sessionKeys = ["time-range", "selective-decode"]
@@ -201,7 +201,7 @@ struct Parser {
             case "optimize-for-network": if let b = bool(value, key) { spec.optimizeForNetwork = b }
             case "overwrite": if let b = bool(value, key) { spec.overwrite = b }
             case "metadata": spec.metadata = parseMetadata(value)
-            default: break
+            default: _ = parseOutputLimit(key, value, into: &spec.limits)
             }
         }
         return spec
