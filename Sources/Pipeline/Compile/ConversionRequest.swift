@@ -48,6 +48,9 @@ public struct ConversionRequest: Sendable {
     public var timeRange: TimeRange?
     /// Output tracks, in output order.
     public var tracks: [TrackRequest]
+    /// Every video track starts a closed GOP with an IDR at each instant of this grid (its
+    /// fragments' starts; `KeyframeGrid`); nil: where its encoder chooses.
+    public var keyframeGrid: KeyframeGrid?
     /// Never decode pictures the frame-rate converter will not show and nothing references. Output is the same
     /// either way; this only exists to prove it and to measure the gain.
     public var selectiveDecode = true
