@@ -51,6 +51,9 @@ public struct ConversionRequest: Sendable {
     /// Every video track starts a closed GOP with an IDR at each instant of this grid (its
     /// fragments' starts; `KeyframeGrid`); nil: where its encoder chooses.
     public var keyframeGrid: KeyframeGrid?
+    /// A fragmented MP4 (moov first, then a moof and an mdat per fragment) cut at each instant of
+    /// `keyframeGrid`; false: one progressive file.
+    public var fragmented = false
     /// Never decode pictures the frame-rate converter will not show and nothing references. Output is the same
     /// either way; this only exists to prove it and to measure the gain.
     public var selectiveDecode = true

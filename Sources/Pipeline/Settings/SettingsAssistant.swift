@@ -209,7 +209,7 @@ public struct SettingsAssistant: Sendable {
             }
         }
 
-        if let grid { try keyframes(grid, family: family, encoder: encoder, decide: decide) }
+        if let grid { try keyframes(grid, family: family, encoder: encoder, rate: gopRate, decide: decide) }
 
         // Tiles and threads: as many columns as the width has room for, each on its own threads.
         if let tiles = encoder.tileColumns {
@@ -278,9 +278,13 @@ public struct SettingsAssistant: Sendable {
 
     /// Says where the grid's closed GOPs start, or refuses an encoder that cannot be told
     /// (`VideoEncoder.keyframes`).
-    private func keyframes(_ grid: KeyframeGrid, family: VideoFamily, encoder: VideoEncoder,
+    private func keyframes(_ grid: KeyframeGrid, family: VideoFamily, encoder: VideoEncoder, rate: FrameRate,
                            decide: (String, String, String, String) -> Void) throws(MediaError) {
         if case .refused(let why) = encoder.keyframes { throw MediaError(.invalidSettings, why, setting: "keyframes") }
+        if grid.interval < rate.frameDuration {
+            throw MediaError(.invalidSettings, "fragments of \(grid.interval.secondsDescription) are shorter than one frame at \(rate.decimalDescription) fps (\(rate.frameDuration.secondsDescription)): each fragment starts with a picture of its own",
+                             setting: "keyframes")
+        }
         decide("keyframes", grid.description, "keyframes.grid", family.intraOnly
                ? "\(family.displayName) codes every picture on its own: each starts a fragment cleanly"
                : "a closed GOP from an IDR at the first picture at or after every \(grid.interval.secondsDescription) of the output (where fragments start); \(encoder.library) may add keyframes between")

@@ -51,6 +51,9 @@ public struct OutputSpec: Sendable {
     public var format: Located<ContainerFormat>?
     public var optimizeForNetwork = true
     public var overwrite = false
+    /// A fragmented MP4 whose fragments start every this long, each with a keyframe
+    /// (`fragment: 2s`); nil: one progressive file.
+    public var fragment: Located<MediaTime>?
 }
 
 /// One of a recipe's `outputs:`: a file of its own with its own tracks and settings, written
