@@ -151,7 +151,7 @@ struct PlanCommand: Command {
             for (i, a) in p.sources.enumerated() {
                 lines.append("\(i == 0 ? "sources " : "        ") \(a.path)  [\(AssetText.length(a.duration))]")
             }
-            lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format.isISOMedia ? ", index first" : ""))")
+            lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.layout.map { ", \($0)" } ?? ""))")
             lines.append("timeline \(p.duration.secondsDescription), \(segments.count) segment\(segments.count == 1 ? "" : "s")  selective decode \(p.selectiveDecode ? "on" : "off")")
             for (i, s) in segments.enumerated() {
                 var counts: [String] = []
@@ -186,7 +186,7 @@ struct PlanCommand: Command {
             }
         } else {
             lines.append("source   \(p.source.path)  [\(AssetText.length(p.source.duration))]")
-            lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.optimizeForNetwork && p.format.isISOMedia ? ", index first" : ""))")
+            lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.layout.map { ", \($0)" } ?? ""))")
             lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
                          + "  selective decode \(p.selectiveDecode ? "on" : "off")")
         }

@@ -50,6 +50,12 @@ public struct ConversionRequest: Sendable {
     public var timeRange: TimeRange?
     /// Output tracks, in output order.
     public var tracks: [TrackRequest]
+    /// Every video track starts a closed GOP with an IDR at each instant of this grid (its
+    /// fragments' starts; `KeyframeGrid`); nil: where its encoder chooses.
+    public var keyframeGrid: KeyframeGrid?
+    /// A fragmented MP4 (moov first, then a moof and an mdat per fragment) cut at each instant of
+    /// `keyframeGrid`; false: one progressive file.
+    public var fragmented = false
     /// Never decode pictures the frame-rate converter will not show and nothing references. Output is the same
     /// either way; this only exists to prove it and to measure the gain.
     public var selectiveDecode = true

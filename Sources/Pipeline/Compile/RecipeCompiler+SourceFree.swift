@@ -7,6 +7,20 @@ import Recipe
 extension RecipeCompiler {
     /// The container the recipe's own output path names (`path`: the template, or the path made
     /// from it for a source), or why it names none, at the path's line.
+    /// Why `format` has no fragments (`fragment:`).
+    static func fragmentRefusal(_ format: ContainerFormat) -> String {
+        "'fragment' makes a fragmented MP4, but this output is \(format.article) \(format.rawValue) file: use an mp4, mov or m4a output"
+    }
+
+    /// `fragment:` on an output whose container has no fragments, at its line.
+    static func fragmentRefusal(_ recipe: Recipe, format: ContainerFormat?) -> Diagnostic? {
+        guard let f = recipe.output.fragment, let format, !format.isISOMedia else { return nil }
+        return recipe.diagnostic(f.mark, fragmentRefusal(format))
+    }
+
+    /// The keyframe grid the output's video tracks are encoded on (its fragments' starts).
+    static func keyframeGrid(of recipe: Recipe) -> KeyframeGrid? { recipe.output.fragment.map { KeyframeGrid(every: $0.value) } }
+
     static func outputFormat(of recipe: Recipe, path: String) throws(Diagnostic) -> ContainerFormat? {
         guard let template = recipe.output.path else { return recipe.output.format?.value }
         do throws(MediaError) {
@@ -112,6 +126,7 @@ extension RecipeCompiler {
         if let template = recipe.output.path?.value, containerNeedsNoSource(template) {
             do throws(Diagnostic) { format = try outputFormat(of: recipe, path: template) } catch { errors.append(error) }
         }
+        if let refusal = fragmentRefusal(recipe, format: format) { errors.append(refusal) }
         var writers: [TrackReference: (input: WriterInput, output: ReaderOutput)] = [:]
         for input in recipe.writerInputs {
             guard let out = recipe.readerOutput(input.source.value) else { continue }  // the parser said why

@@ -48,7 +48,7 @@ extension RecipeCompiler {
                 let config: EncoderConfiguration
                 switch kind {
                 case .video where video.codec != .copy:
-                    config = EncoderConfiguration.standIn(try assistant.video(source: standInVideo, settings: video, container: format))
+                    config = EncoderConfiguration.standIn(try assistant.video(source: standInVideo, settings: video, container: format, keyframes: keyframeGrid(of: recipe)))
                 case .audio where audio.codec != .copy:
                     config = EncoderConfiguration.audio(try assistant.audio(source: standInAudio, settings: audio, container: format))
                 default:
@@ -59,7 +59,8 @@ extension RecipeCompiler {
                 encoders.append((try Encoder(c), input, keys))
             } catch {
                 if error.kind == .resources { throw error.at(file: recipe.file) }
-                let mark = error.setting.flatMap { key in keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(input)
+                let grid = error.setting == "keyframes" ? recipe.output.fragment?.mark : nil
+                let mark = grid ?? error.setting.flatMap { key in keys.last { $0.0 == key && $0.1.line > 0 }?.1 } ?? settingsMark(input)
                 errors.append(recipe.diagnostic(mark, error.message))
             }
         }

@@ -153,6 +153,7 @@ public enum RecipeCompiler {
             }
         }
 
+        if let refusal = fragmentRefusal(recipe, format: outFormat) { errors.append(refusal) }
         var resolved = TrackResolution()
         for input in recipe.writerInputs { resolved.add(input, of: recipe, reading: read, outFormat: outFormat) }
         errors += resolved.errors
@@ -173,6 +174,8 @@ public enum RecipeCompiler {
         request.optimizeForNetwork = recipe.output.optimizeForNetwork
         request.timeRange = limitedRange(recipe, asset: asset)
         request.fileLengthLimit = fileLengthLimit(recipe)
+        request.keyframeGrid = keyframeGrid(of: recipe)
+        request.fragmented = recipe.output.fragment != nil
         request.selectiveDecode = recipe.selectiveDecode
         request.metadataSpec = recipe.output.metadata
         request.metadata = MetadataKeeping.set(by: recipe.output.metadata, now: ISO8601DateFormatter().string(from: Date()))
@@ -206,6 +209,10 @@ public enum RecipeCompiler {
     /// setting no encoder takes (65), or a copy the container cannot hold or a track a segment
     /// names that its file lacks (the source does not fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
+        // The keyframe grid is the output's `fragment`: refused there.
+        if error.kind == .invalidSettings, error.setting == "keyframes", let f = recipe.output.fragment {
+            return RecipeErrors([recipe.diagnostic(f.mark, error.track.map { "\(source): track #\($0): \(error.message)" } ?? error.message)])
+        }
         if error.kind == .invalidSettings, let field = error.segment, let mark = segmentMark(field, in: recipe) {
             // A composition's segment is refused about its own file, which may not be the input.
             return RecipeErrors([recipe.diagnostic(mark, "\(error.file ?? source): \(error.message)")])

@@ -21,6 +21,10 @@ extension Frame {
     /// encoder must choose its own.
     func clearPictureType() { pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
 
+    /// A picture the encoder must code as a keyframe (an IDR where its options say so:
+    /// `KeyframeForcing`).
+    func forceKeyframe() { pointer.pointee.pict_type = AV_PICTURE_TYPE_I }
+
     /// A resampler from this frame's format, rate and layout.
     func makeResampler(toRate rate: Int32, format: AVSampleFormat, layout: String) throws(MediaError) -> Resampler {
         try Resampler(inRate: sampleRate, inFormat: sampleFormat, inLayout: &pointer.pointee.ch_layout,

@@ -11,6 +11,8 @@ struct OutputStream {
     var timeBase: TimeBase { TimeBase(pointer.pointee.time_base) }
     /// The profile the stream's own headers state (H.264, HEVC), as the muxer will write it.
     var statedProfile: String? { CodecProfile.name(pointer.pointee.codecpar) }
+    /// Its packets come steadily, one after another (video, audio), not now and then (subtitles).
+    var isSteady: Bool { [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO].contains(pointer.pointee.codecpar.pointee.codec_type) }
 
     /// Turns the picture for display (clockwise degrees) and sets the track's metadata.
     func finish(rotation: Int, metadata: [String: String]) throws(MediaError) {

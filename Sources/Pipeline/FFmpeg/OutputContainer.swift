@@ -98,6 +98,13 @@ final class OutputContainer {
         return avio_tell(pb)
     }
 
+    /// Ends the open fragment of a fragmented MP4 (`+frag_custom`), the interleaver's queue
+    /// written into it first.
+    func flushFragment() throws(MediaError) {
+        try FFmpeg.check(av_interleaved_write_frame(context, nil), "cannot write")
+        try FFmpeg.check(av_write_frame(context, nil), "cannot end a fragment")
+    }
+
     func finish() throws(MediaError) {
         try FFmpeg.check(av_write_trailer(context), "cannot finish the output")
         try FFmpeg.check(avio_closep(&context.pointee.pb), "cannot close the output")

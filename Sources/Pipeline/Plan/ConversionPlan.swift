@@ -27,6 +27,8 @@ public struct ConversionPlan: Sendable {
     public let outputPath: String
     public let format: ContainerFormat
     public let optimizeForNetwork: Bool
+    /// A fragmented MP4 cut at this grid's instants (`FragmentCutter`); nil: one progressive file.
+    public internal(set) var fragments: KeyframeGrid?
     /// Replace a file at `outputPath` (a batch decides per output, after the plan: `BatchRunner`).
     public internal(set) var overwrite: Bool
     /// The request it was planned from (the size pass plans spans of it again); nil: a plan made
@@ -100,6 +102,12 @@ public struct ConversionPlan: Sendable {
         let d = source.duration
         guard d.isNumeric && d > .zero else { return timeRange.end.isNumeric }
         return timeRange.end < source.startTime + d
+    }
+
+    /// How the file is laid out, as `plan` says it (nil: nothing to say).
+    public var layout: String? {
+        if let fragments { return "fragmented \(fragments.description)" }
+        return optimizeForNetwork && format.isISOMedia ? "index first" : nil
     }
 
     /// The output's expected length: the end of its timeline.

@@ -15,6 +15,16 @@ public enum Planner {
         return "the time range starts at \(start.secondsDescription), at or after the end of \(asset.path) (\(asset.duration.secondsDescription))"
     }
 
+    /// The grid a fragmented output is cut at: ISO media only, and only on a keyframe grid.
+    private static func fragments(_ request: ConversionRequest, format: ContainerFormat) throws(MediaError) -> KeyframeGrid? {
+        guard request.fragmented else { return nil }
+        guard let grid = request.keyframeGrid, format.isISOMedia else {
+            throw MediaError(.invalidSettings, format.isISOMedia ? "a fragmented output needs a keyframe grid to cut at" : RecipeCompiler.fragmentRefusal(format),
+                             file: request.output, setting: "fragment")
+        }
+        return grid
+    }
+
     /// `sources`: the composition's other files already loaded (`request.sources`, in order).
     public static func plan(_ request: ConversionRequest, asset preloaded: Asset? = nil, sources loaded: [Asset]? = nil,
                             assistant: SettingsAssistant = .system) throws(MediaError) -> ConversionPlan {
@@ -34,6 +44,7 @@ public enum Planner {
         plan.protectedFiles = request.protectedFiles
         plan.fileLengthLimit = request.fileLengthLimit
         plan.request = request
+        plan.fragments = try fragments(request, format: files.format)
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
         if let composition { try CompositionPass.apply(composition, to: &plan, files: files, renderFrame: settled.renderFrame) }
         if let notice = time.notice {

@@ -29,7 +29,7 @@ enum Rehearsal {
         var lanes: [ExportSession.MadeLane] = []
         for i in plan.lanes.indices { lanes.append(try ExportSession.laneWork(plan, output: i, env: env)) }
         do throws(MediaError) {
-            try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork)
+            try writer.start(kept: plan.kept, optimizeForNetwork: plan.optimizeForNetwork, fragments: plan.fragments)
         } catch {
             // Which track the container refuses: each is tried alone.
             if let (i, alone) = writer.refusedInput(), plan.lanes.indices.contains(i) {

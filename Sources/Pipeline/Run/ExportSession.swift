@@ -473,7 +473,7 @@ public final class ExportSession: Sendable {
         }
         for (k, writer) in writers.enumerated() {
             do throws(MediaError) {
-                try writer.start(kept: plans[k].kept, optimizeForNetwork: plans[k].optimizeForNetwork)
+                try writer.start(kept: plans[k].kept, optimizeForNetwork: plans[k].optimizeForNetwork, fragments: plans[k].fragments)
             } catch { throw error.at(file: plans[k].outputPath) }
         }
 

@@ -17,6 +17,8 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     public var bitrate: Int?
     public var maxBitrate: Int?
     public var gopFrames: Int
+    /// Where a closed GOP must start with an IDR besides (`KeyframeGrid`); nil: where the encoder chooses.
+    public var keyframeGrid: KeyframeGrid? = nil
     public var profile: String
     /// The level the stream meets (asked, or the lowest for its size and rate).
     public var level: String?

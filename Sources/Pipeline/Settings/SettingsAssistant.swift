@@ -17,7 +17,9 @@ public struct SettingsAssistant: Sendable {
     // MARK: Video
 
     /// `container`: the output's, whose own default codec (WebM's VP9) stands where none is asked.
-    public func video(source: FormatDescription, settings s: VideoSettings, container: ContainerFormat? = nil) throws(MediaError) -> ResolvedVideoSettings {
+    /// `keyframes`: the output's grid of closed GOPs (its fragments' starts), if it has one.
+    public func video(source: FormatDescription, settings s: VideoSettings, container: ContainerFormat? = nil,
+                      keyframes grid: KeyframeGrid? = nil) throws(MediaError) -> ResolvedVideoSettings {
         var decisions: [Decision] = []
         func decide(_ setting: String, _ value: String, _ rule: String, _ reason: String) {
             decisions.append(Decision(setting: setting, value: value, rule: rule, reason: reason))
@@ -207,6 +209,8 @@ public struct SettingsAssistant: Sendable {
             }
         }
 
+        if let grid { try keyframes(grid, family: family, encoder: encoder, rate: gopRate, decide: decide) }
+
         // Tiles and threads: as many columns as the width has room for, each on its own threads.
         if let tiles = encoder.tileColumns {
             if let asked = s.codecOptions[tiles.option] {
@@ -263,13 +267,27 @@ public struct SettingsAssistant: Sendable {
 
         return ResolvedVideoSettings(codec: codec, encoderName: encoder.name, width: cw, height: ch, pixelAspect: pixelAspect, pixelFormat: pixelFormat,
                                      frameRate: rate, quality: quality, bitrate: s.bitrate, maxBitrate: s.maxBitrate,
-                                     gopFrames: gop, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: codecOptions,
+                                     gopFrames: gop, keyframeGrid: grid, profile: profile, level: level, encoderLevel: encoderLevel, codecOptions: codecOptions,
                                      colorPrimaries: color.primaries, colorTransfer: color.transfer, colorMatrix: color.matrix,
                                      colorRange: color.range, chromaLocation: chromaLocation, toneMapping: color.toneMapping,
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,
                                      contentLightLevel: keepHDR ? source.hdr.contentLightLevel : nil,
                                      deinterlace: fields.deinterlace, fieldOrder: fields.keptFields,
                                      decisions: decisions)
+    }
+
+    /// Says where the grid's closed GOPs start, or refuses an encoder that cannot be told
+    /// (`VideoEncoder.keyframes`).
+    private func keyframes(_ grid: KeyframeGrid, family: VideoFamily, encoder: VideoEncoder, rate: FrameRate,
+                           decide: (String, String, String, String) -> Void) throws(MediaError) {
+        if case .refused(let why) = encoder.keyframes { throw MediaError(.invalidSettings, why, setting: "keyframes") }
+        if grid.interval < rate.frameDuration {
+            throw MediaError(.invalidSettings, "fragments of \(grid.interval.secondsDescription) are shorter than one frame at \(rate.decimalDescription) fps (\(rate.frameDuration.secondsDescription)): each fragment starts with a picture of its own",
+                             setting: "keyframes")
+        }
+        decide("keyframes", grid.description, "keyframes.grid", family.intraOnly
+               ? "\(family.displayName) codes every picture on its own: each starts a fragment cleanly"
+               : "a closed GOP from an IDR at the first picture at or after every \(grid.interval.secondsDescription) of the output (where fragments start); \(encoder.library) may add keyframes between")
     }
 
     /// Says which encoder makes a family with more than one, and why: the first this FFmpeg has.

@@ -37,6 +37,8 @@ final class VideoSink: SinkStage {
     /// The composition's fades and dips towards a colour (by each picture's time); empty: none.
     private let fades: [PictureFade]
     private let timeBase: TimeBase
+    /// The pictures that start the output's fragments (`KeyframeGrid`); nil: the encoder chooses.
+    private var gridKeyframes: GridKeyframes?
     private(set) var unitsOut = 0
     var packetsWritten: Int { files.files[0].packetsWritten }
     var perDestination: [(unitsOut: Int, packetsWritten: Int)] { files.counts(unitsOut: unitsOut) }
@@ -52,6 +54,7 @@ final class VideoSink: SinkStage {
         self.fades = fades
         self.timeBase = timeBase
         self.settings = settings
+        gridKeyframes = settings.keyframeGrid.map { GridKeyframes($0, timeBase: timeBase) }
         guard let format = PixelFormat(named: settings.pixelFormat) else {
             throw MediaError(.invalidSettings, "unknown pixel format '\(settings.pixelFormat)'")
         }
@@ -92,10 +95,17 @@ final class VideoSink: SinkStage {
         }
     }
 
-    /// The encoder's options (`VideoEncoder.options`), in a stable order.
+    /// The encoder's options (`VideoEncoder.options`), in a stable order; with a keyframe grid,
+    /// those that make a forced keyframe an IDR (`VideoEncoder.keyframes`), whatever the recipe
+    /// says (a parameter string's last entry for a key wins).
     static func encoderOptions(_ s: ResolvedVideoSettings) -> [(String, String)] {
         var opts = s.codecOptions
-        if let encoder = VideoEncoder.named(s.encoderName) { opts = encoder.options(opts, quality: s.quality, level: s.encoderLevel) }
+        let encoder = VideoEncoder.named(s.encoderName)
+        if let encoder { opts = encoder.options(opts, quality: s.quality, level: s.encoderLevel) }
+        if s.keyframeGrid != nil, case .pictureType(let forcing, let entries)? = encoder?.keyframes {
+            opts.merge(forcing) { _, forced in forced }
+            if let parameters = encoder?.parameters { opts = parameters.adding(entries, to: opts) }
+        }
         return opts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
@@ -117,6 +127,7 @@ final class VideoSink: SinkStage {
         }
         frame.pts = pts
         frame.clearPictureType()
+        if gridKeyframes?.startsGOP(at: pts) == true { frame.forceKeyframe() }
         // Kept fields: the encoder codes each picture by the field order it states, whatever a scaler left.
         if let o = settings.fieldOrder { frame.markInterlaced(topFieldFirst: o.topFieldFirst) }
         if duration > 0 { pendingDurations[pts] = duration }

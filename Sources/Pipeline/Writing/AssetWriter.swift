@@ -30,6 +30,8 @@ final class AssetWriter: @unchecked Sendable {
     /// Called once, after the write that takes the file past `bytes` (a file-length limit: the
     /// run may end early, since nothing after it can be kept).
     private var passing: (bytes: Int64, action: @Sendable () -> Void)?
+    /// A fragmented output's cutter (`start` makes it); nil: one progressive file.
+    private var cutter: FragmentCutter?
 
     /// `rehearsal`: `start` writes the header into memory, not to `path` (what `plan` and
     /// `validate` do to find every refusal before a run).
@@ -110,8 +112,9 @@ final class AssetWriter: @unchecked Sendable {
     }
 
     /// Opens the file and writes the header with the file's metadata, chapters and cover art
-    /// (what the plan found the container can hold).
-    func start(kept: KeptItems, optimizeForNetwork: Bool, negativeCompositionOffsets: Bool = false) throws(MediaError) {
+    /// (what the plan found the container can hold). `fragments`: a fragmented MP4 (moov first,
+    /// with no samples, then a moof and an mdat per fragment) cut at the grid's instants.
+    func start(kept: KeptItems, optimizeForNetwork: Bool, fragments: KeyframeGrid? = nil, negativeCompositionOffsets: Bool = false) throws(MediaError) {
         try container.setMetadata(kept.metadata)
         try container.setChapters(kept.chapters)
         var covers: [(AttachedPicture, OutputStream)] = []
@@ -130,7 +133,14 @@ final class AssetWriter: @unchecked Sendable {
         }
         var options: [(String, String)] = []
         var movflags: [String] = []
-        if optimizeForNetwork && format.isISOMedia { movflags.append("+faststart") }
+        if fragments != nil && format.isISOMedia {
+            // Cut where `FragmentCutter` says; the index is first already. It is written when the
+            // first fragment is cut (delay_moov), when the tracks' start is known: else FFmpeg
+            // drops the edit list and moves every track later by the audio encoder's priming.
+            movflags.append("+frag_custom+empty_moov+delay_moov+default_base_moof")
+        } else if optimizeForNetwork && format.isISOMedia {
+            movflags.append("+faststart")
+        }
         if kept.quickTimeKeys && format.isISOMedia { movflags.append("+use_metadata_tags") }
         if negativeCompositionOffsets && format.isISOMedia { movflags.append("+negative_cts_offsets") }
         if !movflags.isEmpty { options.append(("movflags", movflags.joined())) }
@@ -143,6 +153,10 @@ final class AssetWriter: @unchecked Sendable {
         try container.open(options: options)
         // The muxer keeps the picture (MP4 `covr`) and writes it with the index.
         for (p, st) in covers { try container.writePicture(p, to: st) }
+        // The muxer chose each stream's time base with the header.
+        if let fragments, format.isISOMedia {
+            cutter = FragmentCutter(fragments, timeBases: inputs.map(\.stream.timeBase), steady: inputs.map(\.stream.isSteady))
+        }
         started = true
     }
 
@@ -158,7 +172,9 @@ final class AssetWriter: @unchecked Sendable {
         let st = inputs[input].stream
         packet.streamIndex = st.index
         packet.rescale(from: inputs[input].sourceTimeBase, to: st.timeBase)
-        do throws(MediaError) { try container.write(packet) } catch { lock.unlock(); throw error.at(file: names) }
+        do throws(MediaError) {
+            if let cutter { try cutter.take(packet, input: input, into: container) } else { try container.write(packet) }
+        } catch { lock.unlock(); throw error.at(file: names) }
         var passed: (@Sendable () -> Void)?
         if let p = passing, container.bytesWritten > p.bytes { passed = p.action; passing = nil }
         lock.unlock()
@@ -174,6 +190,7 @@ final class AssetWriter: @unchecked Sendable {
         // A line logged earlier on this thread is another call's (another output's header, with
         // several outputs): a failed trailer must not carry it as its reason.
         FFmpegLog.forgetThread()
+        try cutter?.finish(container)
         try container.finish()
     }
 }

@@ -16,6 +16,8 @@ public struct VideoEncoder: Sendable {
     public var tune: NamedOption? = nil
     /// How the encoder is told the level.
     public let levelSignalling: LevelSignalling
+    /// How the encoder is told where a closed GOP must start (`KeyframeGrid`), or why it cannot be.
+    public let keyframes: KeyframeForcing
     /// The encoder's own parameter string (`x265-params`); nil where it has none (libvpx).
     public var parameters: ParameterString? = nil
     /// Its keys for HDR10 static metadata in the parameter string (written as SEI); nil where

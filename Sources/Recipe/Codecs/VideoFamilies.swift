@@ -11,6 +11,7 @@ extension VideoFamily {
             speed: NamedOption(option: "preset", names: x26xPresets),
             tune: NamedOption(option: "tune", names: ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]),
             levelSignalling: .option("level"),
+            keyframes: .pictureType(options: ["forced-idr": "1"]),
             parameters: ParameterString(option: "x264-params", aliases: ["x264opts"], quiet: nil),
             hdr: HDRSignalling(masteringDisplay: "mastering-display", contentLightLevel: "cll"))],
         profiles: [
@@ -37,6 +38,7 @@ extension VideoFamily {
             speed: NamedOption(option: "preset", names: x26xPresets),
             tune: NamedOption(option: "tune", names: ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]),
             levelSignalling: .parameterWhenAsked("level-idc"),
+            keyframes: .pictureType(options: ["forced-idr": "1"], parameters: ["open-gop=0"]),
             parameters: ParameterString(option: "x265-params", aliases: [], quiet: (key: "log-level", value: "error")),
             hdr: HDRSignalling(masteringDisplay: "master-display", contentLightLevel: "max-cll"),
             guessesShortEncodeDTS: true)],
@@ -92,6 +94,9 @@ extension VideoFamily {
         speed: NamedOption(option: "preset", names: (0...13).reversed().map(String.init), defaultName: "8"),
         // FFmpeg 5.1's wrapper does not pass a level on.
         levelSignalling: .byEncoder,
+        // FFmpeg 5.1's wrapper sends every picture as the encoder's own choice (the picture
+        // type is read from 6.0 on, with SVT-AV1's force-key-frames).
+        keyframes: .refused("SVT-AV1 cannot be told where its keyframes go under FFmpeg 5.1 (its wrapper ignores a forced keyframe): use codec h264, hevc or vp9"),
         parameters: ParameterString(option: "svtav1-params", aliases: [], quiet: nil),
         closesOnlyAfterAPicture: true,
         // Fatal lines only: SVT-AV1 logs its banner and configuration at info level by default.
@@ -113,6 +118,8 @@ extension VideoFamily {
         tune: NamedOption(option: "tune", names: ["psnr", "ssim"]),
         // FFmpeg 5.1's wrapper has no level option; libaom signals the level it codes.
         levelSignalling: .byEncoder,
+        // A forced picture becomes a key frame (AOM_EFLAG_FORCE_KF), which references nothing before it.
+        keyframes: .pictureType(options: [:]),
         parameters: ParameterString(option: "aom-params", aliases: [], quiet: nil),
         fixedOptions: [FixedOption(option: "row-mt", value: "1",
                                    reason: "libaom codes the rows of each tile on their own threads (without it, one thread a tile)"),
@@ -130,6 +137,8 @@ extension VideoFamily {
             speed: NamedOption(option: "cpu-used", names: (0...8).reversed().map(String.init), defaultName: "4"),
             tune: NamedOption(option: "tune-content", names: ["default", "screen", "film"]),
             levelSignalling: .byEncoder,
+            // A forced picture becomes a key frame (VPX_EFLAG_FORCE_KF), which references nothing before it.
+            keyframes: .pictureType(options: [:]),
             // Colour tags go in its colour config; HDR10 metadata only in the container.
             fixedOptions: [FixedOption(option: "row-mt", value: "1",
                                        reason: "libvpx codes the rows of each tile column on their own threads (without it, one thread a column)")],
@@ -171,5 +180,7 @@ extension VideoFamily {
         name: "prores_ks", library: "prores_ks",
         quality: nil,
         speed: nil,
-        levelSignalling: .byEncoder)
+        levelSignalling: .byEncoder,
+        // Every picture is coded on its own already.
+        keyframes: .pictureType(options: [:]))
 }

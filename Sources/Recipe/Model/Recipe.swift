@@ -55,6 +55,9 @@ public struct OutputSpec: Sendable {
     public var metadata: MetadataSpec?
     /// Where the output stops before its source's end.
     public var limits = OutputLimits()
+    /// A fragmented MP4 whose fragments start every this long, each with a keyframe
+    /// (`fragment: 2s`); nil: one progressive file.
+    public var fragment: Located<MediaTime>?
 }
 
 /// One of a recipe's `outputs:`: a file of its own with its own tracks and settings, written

@@ -23,7 +23,7 @@ public enum RecipeParser {
     }
 
     static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "outputs", "presets", "reader", "writer", "session", "composition"]
-    static let outputKeys = ["path", "format", "optimize-for-network", "overwrite", "metadata"] + outputLimitKeys
+    static let outputKeys = ["path", "format", "optimize-for-network", "overwrite", "metadata", "fragment"] + outputLimitKeys
     static let readerOutputKeys = ["track", "optional", "decode"]
     static let writerInputKeys = ["source", "settings"]
     static let sessionKeys = ["time-range", "selective-decode"]
@@ -46,6 +46,9 @@ public enum RecipeParser {
     public static let gopFrames = 1...100_000
     public static let maxGOPDuration = MediaTime(seconds: 3600)
     public static let bitrates: ClosedRange<Int64> = 1000...1_000_000_000
+    /// The longest fragment of a fragmented MP4 (`fragment`): players buffer one whole.
+    public static let maxFragment = MediaTime(seconds: 60)
+    public static let maxFragmentDescription = "60s"
 }
 
 extension String {
@@ -201,6 +204,14 @@ struct Parser {
             case "optimize-for-network": if let b = bool(value, key) { spec.optimizeForNetwork = b }
             case "overwrite": if let b = bool(value, key) { spec.overwrite = b }
             case "metadata": spec.metadata = parseMetadata(value)
+            case "fragment":
+                guard let t = time(value, key) else { continue }
+                // Under one frame is refused where the frame rate is known (the plan).
+                guard t > .zero, t <= RecipeParser.maxFragment else {
+                    error(value.mark, "'fragment' must be longer than 0 and at most \(RecipeParser.maxFragmentDescription), not \(value.kindDescription)")
+                    continue
+                }
+                spec.fragment = Located(t, value.mark)
             default: _ = parseOutputLimit(key, value, into: &spec.limits)
             }
         }
@@ -234,6 +245,7 @@ struct Parser {
             }
             if let images {
                 if let m = spec.metadata { error(m.mark, "\(what) writes still images, which hold no 'metadata'") }
+                if let f = spec.fragment { error(f.mark, "'fragment' is for a media file: \(what) writes still images") }
                 if let still = parseImageOutput(images.1, what: what, path: path, entry: pairs) {
                     recipe.outputs.append(RecipeOutput(number: k + 1, spec: spec, writerInputs: [], mark: item.mark, images: still))
                 }

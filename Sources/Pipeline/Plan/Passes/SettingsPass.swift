@@ -15,7 +15,14 @@ enum SettingsPass {
         var result = Result(lanes: [])
         for pick in chosen {
             let track = pick.track, trackFile = files.assets[pick.home].path
-            if pick.isCopy { result.lanes.append(LanePlan(track: track, kind: .passthrough)); continue }
+            if pick.isCopy {
+                if files.request.keyframeGrid != nil && track.mediaType == .video {
+                    throw MediaError(.invalidSettings, "a copied video track keeps the source's keyframes, which cannot be moved onto the output's fragment starts: reencode it",
+                                     file: trackFile, track: track.index, setting: "keyframes")
+                }
+                result.lanes.append(LanePlan(track: track, kind: .passthrough))
+                continue
+            }
             if case .subtitle = pick.request.mode {
                 result.lanes.append(LanePlan(track: track, kind: try SubtitleConversion.plan(track, format: files.format, trimmed: trimmed, source: files.source)))
                 continue
@@ -47,7 +54,7 @@ enum SettingsPass {
         }
         // Drawn as layers, the pictures are painted on an opaque canvas: no alpha to keep.
         if composition != nil { source.hasAlpha = false }
-        var resolved = try assistant.video(source: source, settings: settings, container: files.format)
+        var resolved = try assistant.video(source: source, settings: settings, container: files.format, keyframes: files.request.keyframeGrid)
         if !reconciled.isEmpty {
             let replaced = Set(reconciled.map(\.setting))
             resolved.decisions = reconciled + resolved.decisions.filter { !replaced.contains($0.setting) }
