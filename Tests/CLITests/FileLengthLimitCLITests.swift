@@ -99,6 +99,17 @@ struct FileLengthLimitCLITests {
         #expect(less.stamps == (0..<less.stamps.count).map { Optional($0) })
     }
 
+    @Test("validate and run: 'file-length-limit' with 'fragment' is refused at the limit's line (65), nothing written")
+    func fragmented() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try BatchFixture.clip(src, seconds: 1, width: 320, height: 240)
+        let (r, _, bytes) = try Self.run(dir, src, "mp4", "fragment: 1s\n  file-length-limit: 100kB")
+        #expect(r.status == 65)
+        #expect(r.stderr.contains(":5:22: error: 'file-length-limit' and 'fragment' cannot be used together yet: leave out one of them\n"), "\(r.stderr)")
+        #expect(bytes == -1)
+    }
+
     @Test("run: a limit below the first GOP is refused at its line with the smallest that fits (65), nothing written; that smallest works")
     func belowFirstGOP() throws {
         let dir = Scratch()

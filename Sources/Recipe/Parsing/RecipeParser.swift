@@ -215,6 +215,10 @@ struct Parser {
             default: _ = parseOutputLimit(key, value, into: &spec.limits)
             }
         }
+        // The limit's cut rewrites the finished file, and that rewrite writes no fragments.
+        if spec.fragment != nil, let limit = spec.limits.fileLength {
+            error(limit.mark, "'file-length-limit' and 'fragment' cannot be used together yet: leave out one of them")
+        }
         return spec
     }
 
