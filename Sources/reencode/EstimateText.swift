@@ -22,9 +22,10 @@ enum EstimateText {
          "tracks": e.tracks.map { ["output": $0.output, "bytes": $0.bytes, "basis": $0.basis.rawValue, "spread": $0.spread, "detail": $0.detail] as [String: Any] }]
     }
 
-    /// The estimate is larger than the source: said before the time is spent.
+    /// The estimate is larger than the source: said before the time is spent. Not for a
+    /// composition: it draws on several files (or parts of one), and `source` is only the first.
     static func warnings(_ e: SizeEstimate, plan: ConversionPlan) -> [[String: Any]] {
-        guard e.exceedsSource else { return [] }
+        guard e.exceedsSource, !plan.isComposed else { return [] }
         return [["kind": "size", "item": "estimate", "track": NSNull(), "file": plan.source.path,
                  "message": "the output is estimated at \(ByteCount.rounded(e.bytes)), larger than the source (\(ByteCount.rounded(e.sourceBytes)))"]]
     }
