@@ -52,6 +52,10 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     /// handler; FLAC, Ogg Opus and WAV files hold one track and one set of tags, the file's.
     public var tagsTracks: Bool { isMatroska }
 
+    /// Holds one track: FFmpeg's FLAC and WAV muxers take exactly one stream (its Ogg muxer
+    /// takes several Opus streams).
+    public var holdsOneTrack: Bool { self == .flac || self == .wav }
+
     /// `an` or `a` before its name as a message writes it: `an m4a file`, `a webm file`.
     public var article: String { [.mp4, .m4a, .mkv, .opus].contains(self) ? "an" : "a" }
 
@@ -59,7 +63,10 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     /// track of that kind.
     public var holds: Holdings {
         switch self {
-        case .mp4, .mov, .mkv: return Holdings(video: nil, audio: nil, subtitles: nil)
+        case .mp4, .mkv: return Holdings(video: nil, audio: nil, subtitles: nil)
+        // FFmpeg's mov muxer lists these codecs' tags but writes them only into MP4 (its header
+        // fails with 'vp9 only supported in MP4').
+        case .mov: return Holdings(video: nil, audio: nil, subtitles: nil, refused: ["vp9", "av1", "opus", "flac"])
         case .m4a: return Holdings(video: [], audio: nil, subtitles: nil)
         case .webm:
             return Holdings(video: ["vp8", "vp9", "av1"], audio: ["opus", "vorbis"], subtitles: ["webvtt"],
@@ -108,14 +115,20 @@ public struct Holdings: Sendable {
     public let video: [String]?
     public let audio: [String]?
     public let subtitles: [String]?
+    /// Codecs it does not hold although its muxer knows them.
+    public var refused: [String] = []
     /// The codecs it holds, as a message says them (nil: it holds whatever its muxer takes).
     public var description: String? = nil
+
+    public init(video: [String]?, audio: [String]?, subtitles: [String]?, refused: [String] = [], description: String? = nil) {
+        self.video = video; self.audio = audio; self.subtitles = subtitles; self.refused = refused; self.description = description
+    }
 
     /// Holds some track of `kind` (`video`, `audio`, `subtitle`).
     public func holdsAny(_ kind: String) -> Bool { list(kind).map { !$0.isEmpty } ?? true }
 
     /// Holds a track of `kind` in `codec` (as far as this table says; the muxer has the last word).
-    public func holds(_ codec: String, kind: String) -> Bool { list(kind)?.contains(codec) ?? true }
+    public func holds(_ codec: String, kind: String) -> Bool { !refused.contains(codec) && (list(kind)?.contains(codec) ?? true) }
 
     /// The kinds of track it holds, as a message says them: `audio only`, `video, audio and
     /// subtitle tracks only`.

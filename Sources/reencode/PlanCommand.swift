@@ -140,6 +140,7 @@ struct PlanCommand: Command {
             "metadata": MetadataText.object(p),
             "limits": LimitText.object(p),
             "estimate": EstimateText.object(size),
+            "containers": ContainerText.object(p),
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) } + EstimateText.warnings(size, plan: p),
         ]
     }
@@ -213,7 +214,7 @@ struct PlanCommand: Command {
         }
         lines += GraphText.lines(p)
         lines += MetadataText.lines(p)
-        lines += LimitText.lines(p) + EstimateText.lines(size)
+        lines += LimitText.lines(p) + EstimateText.lines(size) + ContainerText.lines(p)
         let sizeWarnings = EstimateText.warnings(size, plan: p)
         if !p.notices.isEmpty || !sizeWarnings.isEmpty { lines.append("") }
         for n in p.notices { lines.append("warning: " + (n.file.map { "\($0): " } ?? "") + "\(n)") }

@@ -46,3 +46,11 @@ enum CodecSupport {
         }
     }
 }
+
+extension CodecSupport {
+    /// The codec (FFmpeg's stream codec name) the encoder `name` writes; nil for one not built in.
+    static func codec(ofEncoder name: String) -> String? {
+        guard let encoder = avcodec_find_encoder_by_name(name) else { return nil }
+        return avcodec_get_name(encoder.pointee.id).map { String(cString: $0) }
+    }
+}
