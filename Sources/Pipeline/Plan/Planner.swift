@@ -53,6 +53,7 @@ public enum Planner {
         }
         plan.notices += keptNotices
         plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: files.format) + AudioNotices.notices(for: $0, format: files.format) }
+        if composition == nil { plan.notices += lanes.flatMap(AlphaNotice.notices) }
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         try Negotiation.negotiate(&plan)
         return plan
