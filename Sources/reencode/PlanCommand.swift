@@ -139,6 +139,7 @@ struct PlanCommand: Command {
             "graph": GraphText.object(p),
             "metadata": MetadataText.object(p),
             "limits": LimitText.object(p),
+            "targetSize": TargetSizeText.object(p),
             "estimate": EstimateText.object(size),
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) } + EstimateText.warnings(size, plan: p),
         ]
@@ -213,7 +214,7 @@ struct PlanCommand: Command {
         }
         lines += GraphText.lines(p)
         lines += MetadataText.lines(p)
-        lines += LimitText.lines(p) + EstimateText.lines(size)
+        lines += LimitText.lines(p) + TargetSizeText.lines(p) + EstimateText.lines(size)
         let sizeWarnings = EstimateText.warnings(size, plan: p)
         if !p.notices.isEmpty || !sizeWarnings.isEmpty { lines.append("") }
         for n in p.notices { lines.append("warning: " + (n.file.map { "\($0): " } ?? "") + "\(n)") }

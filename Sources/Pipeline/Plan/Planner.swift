@@ -54,6 +54,7 @@ public enum Planner {
         plan.notices += keptNotices
         plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: files.format) + AudioNotices.notices(for: $0, format: files.format) }
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
+        if let target = request.targetSize { try TargetSizePass.derive(target, for: &plan) }
         try Negotiation.negotiate(&plan)
         return plan
     }
