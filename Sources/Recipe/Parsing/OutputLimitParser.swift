@@ -1,4 +1,4 @@
-/// An output's limits: `file-length-limit` (a size) and `max-duration` (a time).
+/// An output's limits: `file-length-limit` (a size) and `max-duration` (a time); and its `target-size` (a size).
 extension RecipeParser {
     static let outputLimitKeys = ["file-length-limit", "max-duration", "target-size"]
     /// The largest file a limit may name: 1 PB (byte counts and their sums stay far from 2^63).
