@@ -90,6 +90,9 @@ public struct VideoSettings: Sendable, Hashable {
     public var deinterlace: DeinterlaceSetting?
     /// Passed to the encoder as its own options (x264 `preset`, `tune`, …).
     public var codecOptions: [String: String]
+    /// 2: a statistics pass over the pictures first, then the encode that spends `bitrate` by
+    /// them (the encoder's two-pass rate control); nil: one pass (2 under a `target-size`).
+    public var passes: Int? = nil
 
     public init(codec: VideoCodec? = nil, width: Int? = nil, height: Int? = nil,
                 frameRate: FrameRateSetting? = nil, frameRatePolicy: FrameRatePolicy? = nil,
@@ -121,6 +124,7 @@ public struct VideoSettings: Sendable, Hashable {
         r.hdr = hdr ?? base.hdr
         r.deinterlace = deinterlace ?? base.deinterlace
         r.codecOptions = base.codecOptions.merging(codecOptions) { _, mine in mine }
+        r.passes = passes ?? base.passes
         return r
     }
 }

@@ -139,6 +139,7 @@ struct PlanCommand: Command {
             "graph": GraphText.object(p),
             "metadata": MetadataText.object(p),
             "limits": LimitText.object(p),
+            "targetSize": TargetSizeText.object(p),
             "estimate": EstimateText.object(size),
             "containers": ContainerText.object(p),
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) } + EstimateText.warnings(size, plan: p),
@@ -214,7 +215,7 @@ struct PlanCommand: Command {
         }
         lines += GraphText.lines(p)
         lines += MetadataText.lines(p)
-        lines += LimitText.lines(p) + EstimateText.lines(size) + ContainerText.lines(p)
+        lines += LimitText.lines(p) + TargetSizeText.lines(p) + EstimateText.lines(size) + ContainerText.lines(p)
         let sizeWarnings = EstimateText.warnings(size, plan: p)
         if !p.notices.isEmpty || !sizeWarnings.isEmpty { lines.append("") }
         for n in p.notices { lines.append("warning: " + (n.file.map { "\($0): " } ?? "") + "\(n)") }

@@ -274,8 +274,11 @@ final class ProgressPrinter: Sendable {
             switch mode {
             case .json:
                 let eta: Any = p.speed > 0 && p.duration.isNumeric ? max(0, (p.duration.seconds - p.outputTime.seconds) / p.speed) : NSNull()
-                return (jsonLine(["type": "progress", "fraction": p.fraction, "time": p.outputTime.seconds, "duration": p.duration.seconds,
-                                  "fps": p.framesPerSecond, "speed": p.speed, "eta": eta, "elapsed": p.elapsed]) + "\n", .output)
+                var line: [String: Any] = ["type": "progress", "fraction": p.fraction, "time": p.outputTime.seconds, "duration": p.duration.seconds,
+                                           "fps": p.framesPerSecond, "speed": p.speed, "eta": eta, "elapsed": p.elapsed]
+                // Two-pass rate control: which pass the fraction is of.
+                if p.passes > 1 { (line["pass"], line["passes"]) = (p.pass, p.passes) }
+                return (jsonLine(line) + "\n", .output)
             case .bar:
                 let width = 30
                 let fraction = p.fraction.isFinite ? min(max(p.fraction, 0), 1) : 0
@@ -283,7 +286,8 @@ final class ProgressPrinter: Sendable {
                 let left = p.speed > 0 ? (p.duration.seconds - p.outputTime.seconds) / p.speed : 0
                 let eta = left.isFinite ? Int(min(max(0, left), 359_999)) : 0
                 s.drew = true
-                return (String(format: "\r[%@%@] %3d%%  %5.0f fps  %5.1fx  ETA %d:%02d ",
+                let pass = p.passes > 1 ? "pass \(p.pass)/\(p.passes) " : ""
+                return (String(format: "\r%@[%@%@] %3d%%  %5.0f fps  %5.1fx  ETA %d:%02d ", pass,
                                String(repeating: "#", count: filled), String(repeating: ".", count: width - filled),
                                Int(fraction * 100), p.framesPerSecond, p.speed, eta / 60, eta % 60), .error)
             default:

@@ -46,6 +46,8 @@ public struct ConversionRequest: Sendable {
     public var overwrite = false
     /// The most bytes the file may have; nil: no limit.
     public var fileLengthLimit: FileLengthLimit?
+    /// The size the whole file is aimed at: the video bitrate is derived from it (`TargetSizePass`); nil: none.
+    public var targetSize: TargetSize?
     /// On the source's timeline, where 0 is the asset's start; nil: the whole asset.
     public var timeRange: TimeRange?
     /// Output tracks, in output order.

@@ -127,6 +127,7 @@ extension RecipeCompiler {
             do throws(Diagnostic) { format = try outputFormat(of: recipe, path: template) } catch { errors.append(error) }
         }
         if let refusal = fragmentRefusal(recipe, format: format) { errors.append(refusal) }
+        errors += targetSizeRefusals(recipe)
         var writers: [TrackReference: (input: WriterInput, output: ReaderOutput)] = [:]
         for input in recipe.writerInputs {
             guard let out = recipe.readerOutput(input.source.value) else { continue }  // the parser said why

@@ -154,6 +154,7 @@ public enum RecipeCompiler {
         }
 
         if let refusal = fragmentRefusal(recipe, format: outFormat) { errors.append(refusal) }
+        errors += targetSizeRefusals(recipe)
         var resolved = TrackResolution()
         for input in recipe.writerInputs { resolved.add(input, of: recipe, reading: read, outFormat: outFormat) }
         errors += resolved.errors
@@ -174,6 +175,8 @@ public enum RecipeCompiler {
         request.optimizeForNetwork = recipe.output.optimizeForNetwork
         request.timeRange = limitedRange(recipe, asset: asset)
         request.fileLengthLimit = fileLengthLimit(recipe)
+        request.targetSize = targetSize(recipe)
+        if request.targetSize != nil { request.tracks = request.tracks.map(twoPassUnlessOne) }
         request.keyframeGrid = keyframeGrid(of: recipe)
         request.fragmented = recipe.output.fragment != nil
         request.selectiveDecode = recipe.selectiveDecode
@@ -209,6 +212,10 @@ public enum RecipeCompiler {
     /// setting no encoder takes (65), or a copy the container cannot hold or a track a segment
     /// names that its file lacks (the source does not fit the recipe, 66). Anything else is the source's or the file system's, as it is.
     private static func placed(_ error: MediaError, in recipe: Recipe, writers: [Int: TrackSource], source: String) -> any Error {
+        // A target the output cannot reach: refused at the output's `target-size`.
+        if error.kind == .invalidSettings, error.setting == "target-size", let t = recipe.output.limits.targetSize {
+            return RecipeErrors([recipe.diagnostic(t.mark, error.message)])
+        }
         // The keyframe grid is the output's `fragment`: refused there.
         if error.kind == .invalidSettings, error.setting == "keyframes", let f = recipe.output.fragment {
             return RecipeErrors([recipe.diagnostic(f.mark, error.track.map { "\(source): track #\($0): \(error.message)" } ?? error.message)])

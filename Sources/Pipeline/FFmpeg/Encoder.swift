@@ -41,6 +41,8 @@ struct EncoderConfiguration {
     var threads: Int32 = 0
     /// The encoder's own options (AVOptions on its private class: its quality, speed, parameter string …).
     var options: [(String, String)] = []
+    /// Which of two passes this encode is (`EncoderPass`); nil: one pass.
+    var ratePass: RatePass?
 }
 
 extension EncoderConfiguration {
@@ -99,12 +101,18 @@ final class Encoder {
     /// For the container's stream side data (`mdcv`/`clli`, Matroska's colour elements).
     let masteringDisplay: MasteringDisplay?
     let contentLightLevel: ContentLightLevel?
+    /// Its pass of two-pass rate control (nothing for one pass).
+    let pass: EncoderPass
+    /// The first pass's statistics as last read from `stats_out` (`collectStatistics`).
+    var statistics: String?
 
     /// Opens the encoder. A refusal names the setting that caused it where one did: an option
     /// the encoder does not have (`codec-options.presett`, with the nearest name it has), or
     /// the one option or profile without which it opens (`codec-options.preset`, `profile`).
-    init(_ c: EncoderConfiguration) throws(MediaError) {
+    init(_ configuration: EncoderConfiguration) throws(MediaError) {
         _ = FFmpeg.installLog  // an encoder's notes go to our log, not to stderr
+        var c = configuration
+        pass = try EncoderPass.prepare(&c)
         codecName = c.codecName
         guessesShortEncodeDTS = VideoEncoder.named(c.codecName)?.guessesShortEncodeDTS ?? false
         closesOnlyAfterAPicture = VideoEncoder.named(c.codecName)?.closesOnlyAfterAPicture ?? false
@@ -122,7 +130,7 @@ final class Encoder {
         }
         try Self.checkNamedValues(c)
         try Self.checkProfile(c)
-        switch Self.open(codec, c) {
+        switch Self.open(codec, c, pass: pass) {
         case .success(let ctx):
             context = ctx
         case .failure(let error):
@@ -131,7 +139,7 @@ final class Encoder {
     }
 
     /// The encoder opened with `c`, or why not.
-    private static func open(_ codec: UnsafePointer<AVCodec>, _ c: EncoderConfiguration) -> Result<UnsafeMutablePointer<AVCodecContext>, MediaError> {
+    private static func open(_ codec: UnsafePointer<AVCodec>, _ c: EncoderConfiguration, pass: EncoderPass = EncoderPass()) -> Result<UnsafeMutablePointer<AVCodecContext>, MediaError> {
         guard let ctx = avcodec_alloc_context3(codec) else {
             return .failure(ResourceShortage.outOfMemory("the \(c.codecName) encoder"))
         }
@@ -178,6 +186,7 @@ final class Encoder {
         var dict: OpaquePointer? = nil
         defer { av_dict_free(&dict) }
         do throws(MediaError) {
+            try pass.apply(to: ctx)
             if let profile = c.profile { try FFmpeg.set(&dict, "profile", profile, in: "the \(c.codecName) encoder's options") }
             for (k, v) in c.optionsWithHDR { try FFmpeg.set(&dict, k, v, in: "the \(c.codecName) encoder's options") }
             FFmpegLog.watch(UnsafeMutableRawPointer(ctx), level: AV_LOG_WARNING)
@@ -345,6 +354,7 @@ final class Encoder {
         if rc == FFmpeg.eof { ended = true }
         if rc == FFmpeg.eagain || rc == FFmpeg.eof { return nil }
         try FFmpeg.check(rc, "cannot encode")
+        collectStatistics()
         // x265 stamps dts = pts − (its B-frame delay in time), a delay it measures only once
         // more pictures than that delay (at most 2) have come in: an encode of 1 or 2 pictures
         // gets whatever its memory held, and the MP4 muxer then refuses the packet ("pts/dts

@@ -18,8 +18,11 @@ enum EncoderClosing {
         if !stream.ended, avcodec_is_open(ctx) != 0, VideoEncoder.named(codecName)?.closesOnlyAfterAPicture == true {
             end(ctx, stream)
         }
+        // The second pass's statistics are ours to free (FFmpeg frees `stats_out`, never `stats_in`).
+        let statisticsIn = ctx.pointee.stats_in
         var c: UnsafeMutablePointer<AVCodecContext>? = ctx
         avcodec_free_context(&c)
+        av_free(statisticsIn)
     }
 
     /// One black picture where it had none, then the end, its packets dropped. A picture that

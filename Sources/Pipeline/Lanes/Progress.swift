@@ -27,6 +27,9 @@ public struct ConversionProgress: Sendable {
     public var lanes: [LaneProgress]
     /// The last report of a conversion that finished.
     public var isFinal: Bool
+    /// Which pass runs, of how many: the statistics pass (1 of 2) of two-pass rate control, then the encode.
+    public var pass = 1
+    public var passes = 1
 }
 
 /// Collects lane positions and reports at most every `interval` on one serial reporting queue.

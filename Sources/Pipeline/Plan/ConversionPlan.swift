@@ -18,6 +18,8 @@ public struct LanePlan: Sendable {
 
     /// The video settings, for a video lane.
     var videoSettings: ResolvedVideoSettings? { if case .video(let s) = kind { return s } else { return nil } }
+    /// 2: a video track coded in two passes; 1 otherwise.
+    public var passes: Int { videoSettings?.passes ?? 1 }
 }
 
 /// A conversion compiled against its real source: nothing is left open, and everything that can
@@ -36,6 +38,8 @@ public struct ConversionPlan: Sendable {
     var request: ConversionRequest?
     /// The most bytes the file may have (the run cuts it there); nil: no limit.
     public internal(set) var fileLengthLimit: FileLengthLimit?
+    /// How the video bitrate was derived from the output's `target-size`; nil: none asked.
+    public internal(set) var targetSize: TargetSizeDerivation?
     /// Absolute, on the file's own timeline; a trim's ends are at frame boundaries (TrimSnap).
     public let timeRange: TimeRange
     /// Where the source's material goes on the output's timeline: the time range as one segment

@@ -55,6 +55,7 @@ public enum Planner {
         plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: files.format) + AudioNotices.notices(for: $0, format: files.format) }
         if composition == nil { plan.notices += lanes.flatMap(AlphaNotice.notices) }
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
+        if let target = request.targetSize { try TargetSizePass.derive(target, for: &plan) }
         try Negotiation.negotiate(&plan)
         return plan
     }

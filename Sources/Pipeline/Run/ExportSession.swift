@@ -34,6 +34,8 @@ public final class ExportSession: Sendable {
     public var plan: ConversionPlan { plans[0] }
     private let cancellation = Cancellation()
     private let activeReader = Locked<ReaderPool?>(nil)
+    /// The statistics pass of a two-pass run while it runs (`TwoPassRun`): a cancel stops it too.
+    private let firstPass = Locked<ExportSession?>(nil)
     /// The most readers the last run had open at once (tests: flat in the number of segments).
     private let readersHighWater = Locked(0)
     var mostOpenReaders: Int { readersHighWater.withLock { $0 } }
@@ -86,6 +88,7 @@ public final class ExportSession: Sendable {
     public func cancel() {
         cancellation.cancel()
         activeReader.withLock { $0?.stop(.cancelled(file: plan.source.path)) }
+        firstPass.withLock { $0?.cancel() }
     }
 
     public var isCancelled: Bool { cancellation.isCancelled }
@@ -110,10 +113,19 @@ public final class ExportSession: Sendable {
         do throws(MediaError) { for p in plans { try folders.make(for: p.outputPath) } } catch { folders.removeMade(); throw error }
         var temps = plans.map { TempFile.path(for: $0.outputPath) }
         let stillFiles = StillFiles()
+        var passes: String?
+        defer { passes.map(TwoPassRun.removeFolder) }
         do throws(MediaError) {
+            var plans = self.plans
+            if TwoPassRun.isNeeded(plans) {
+                let folder = try TwoPassRun.makeFolder()
+                passes = folder
+                try runStatisticsPass(plans, folder: folder, progress: progress)
+                plans = TwoPassRun.finalPlans(plans, folder: folder)
+            }
             let makers = try stills.map { (still) throws(MediaError) in try StillMaker(still, into: stillFiles) }
             stillPacketsAlone.withLock { $0 = 0 }
-            let lanes = try runLanes(temps: temps, makers: makers, progress: progress)
+            let lanes = try runLanes(plans, temps: temps, makers: makers, progress: passes == nil ? progress : progress.map { ExportSession.reporting(pass: 2, to: $0) })
             let stops = try cutToLimits(&temps)
             for maker in makers {
                 do throws(MediaError) {
@@ -139,6 +151,36 @@ public final class ExportSession: Sendable {
             // Folders this run made go too; one something else was put in stays.
             folders.removeMade()
             throw error
+        }
+    }
+
+    /// The first of two passes (`TwoPassRun`): the two-pass video tracks alone, their statistics
+    /// kept in `folder`; its progress reported as pass 1 of 2.
+    private func runStatisticsPass(_ plans: [ConversionPlan], folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) {
+        let first = ExportSession(plans: try TwoPassRun.statisticsPlans(plans, folder: folder))
+        firstPass.withLock { $0 = first }
+        defer { firstPass.withLock { $0 = nil } }
+        if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
+        do throws(MediaError) {
+            try first.runAll(progress: progress.map { Self.reporting(pass: 1, to: $0) })
+        } catch {
+            throw error.kind == .cancelled ? MediaError.cancelled(file: plan.source.path) : error
+        }
+    }
+
+    /// The lane is the first of two passes (`TwoPassRun`): its statistics are what it makes.
+    static func isStatisticsPass(_ lane: LanePlan) -> Bool {
+        if case .statistics? = lane.videoSettings?.ratePass { return true }
+        return false
+    }
+
+    /// `handler`, told which of two passes each report is of (the first pass's last is not the run's).
+    private static func reporting(pass: Int, to handler: @escaping @Sendable (ConversionProgress) -> Void) -> @Sendable (ConversionProgress) -> Void {
+        { report in
+            var p = report
+            (p.pass, p.passes) = (pass, 2)
+            if pass == 1 { p.isFinal = false }
+            handler(p)
         }
     }
 
@@ -435,10 +477,10 @@ public final class ExportSession: Sendable {
     }
 
     /// Runs every lane; each output's lane statistics, in output order.
-    private func runLanes(temps: [String], makers: [StillMaker], progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [[LaneStatistics]] {
+    private func runLanes(_ planned: [ConversionPlan], temps: [String], makers: [StillMaker], progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> [[LaneStatistics]] {
         // The run executes the graph each plan agreed on; a plan made without the planner (tests)
         // is negotiated first.
-        var plans = self.plans
+        var plans = planned
         for k in plans.indices where plans[k].graph == nil { try Negotiation.negotiate(&plans[k]) }
         let feeds = OutputSet.feeds(plans)
         let stillFeeds = OutputSet.stillFeeds(plans, stills: stills)
@@ -508,8 +550,9 @@ public final class ExportSession: Sendable {
                 for (lane, feed) in zip(lanes, feeds) {
                     for (member, statistics) in zip(feed.members, lane.outputStatistics) where statistics.packetsWritten == 0 {
                         let p = plans[member.plan], track = p.lanes[member.lane].track
-                        // A subtitle track may rightly have nothing to show in the time range.
-                        guard track.mediaType != .subtitle else { continue }
+                        // A subtitle track may rightly have nothing to show in the time range; a
+                        // statistics pass gives statistics, and libvpx's and libaom's no pictures.
+                        guard track.mediaType != .subtitle, !Self.isStatisticsPass(p.lanes[member.lane]) else { continue }
                         let read = statistics.packetsRead
                         let why = read == 0 ? "the file holds no samples for it" : "none of its \(read) samples decoded to anything in the time range"
                         failure.withLock { $0 = $0 ?? MediaError(.processing, "nothing to convert: \(why)", file: p.source.path, track: track.index) }

@@ -46,6 +46,11 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     public var deinterlace: DeinterlaceRate? = nil
     /// The fields kept and coded as fields, in this order (`deinterlace: off`); nil: progressive.
     public var fieldOrder: FieldOrder? = nil
+    /// 2: two-pass rate control at `bitrate` (`passes: 2`, `target-size`); 1: one pass.
+    public var passes = 1
+    /// Which of the two passes this encode is, and where its statistics are: set by the run
+    /// (`TwoPassRun`); nil: a one-pass encode, or a rehearsal of either.
+    public var ratePass: RatePass? = nil
     public var decisions: [Decision]
 
     public func decision(_ setting: String) -> Decision? { decisions.first { $0.setting == setting } }

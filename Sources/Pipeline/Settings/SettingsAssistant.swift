@@ -27,8 +27,13 @@ public struct SettingsAssistant: Sendable {
         let codec = Self.codec(asked: s.codec, container: container?.defaultVideoCodec, rule: "codec", decide: decide,
                                otherwise: (VideoFamily.default.codec, "no codec asked for: \(VideoFamily.default.displayName) plays everywhere"))
         guard let family = VideoFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
-        let encoder = family.encoder { capabilities($0) != nil }
-        chooseEncoder(encoder, of: family, decide: decide)
+        let encoder: VideoEncoder
+        if s.passes == 2 {
+            encoder = try twoPassEncoder(of: family, decide: decide)
+        } else {
+            encoder = family.encoder { capabilities($0) != nil }
+            chooseEncoder(encoder, of: family, decide: decide)
+        }
 
         // Size.
         let (dw, dh) = source.displaySize
@@ -169,6 +174,10 @@ public struct SettingsAssistant: Sendable {
             decide("quality", "by profile", "quality.by-profile", "\(family.displayName) has no quality scale: each profile codes at its own data rate")
         }
 
+        if s.passes == 2 {
+            decide("passes", "2", Origin.settings, "a statistics pass over the pictures, then the encode that spends the bitrate by them (\(encoder.library)'s two-pass rate control)")
+        }
+
         // Speed: the row's default where the library's own is not the one to use.
         var codecOptions = s.codecOptions
         if let speed = encoder.speed, let d = speed.defaultName {
@@ -273,7 +282,7 @@ public struct SettingsAssistant: Sendable {
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,
                                      contentLightLevel: keepHDR ? source.hdr.contentLightLevel : nil,
                                      deinterlace: fields.deinterlace, fieldOrder: fields.keptFields,
-                                     decisions: decisions)
+                                     passes: s.passes ?? 1, decisions: decisions)
     }
 
     /// Says where the grid's closed GOPs start, or refuses an encoder that cannot be told
@@ -291,6 +300,26 @@ public struct SettingsAssistant: Sendable {
     }
 
     /// Says which encoder makes a family with more than one, and why: the first this FFmpeg has.
+    /// The first of the family's encoders this FFmpeg has that runs two passes
+    /// (`VideoEncoder.twoPass`): AV1 by libaom where SVT-AV1's wrapper has none. Refused, naming
+    /// the encoder, where none can.
+    private func twoPassEncoder(of family: VideoFamily, decide: (String, String, String, String) -> Void) throws(MediaError) -> VideoEncoder {
+        let preferred = family.encoder { capabilities($0) != nil }
+        if preferred.twoPass.isSupported {
+            chooseEncoder(preferred, of: family, decide: decide)
+            return preferred
+        }
+        guard let able = family.encoders.first(where: { capabilities($0.name) != nil && $0.twoPass.isSupported }) else {
+            let why: String
+            if case .unsupported(let reason) = preferred.twoPass { why = reason } else { why = "" }
+            throw MediaError(.invalidSettings, "'passes: 2' needs two-pass rate control, which \(family.displayName) by \(preferred.library) (\(preferred.name)) does not have: \(why); "
+                             + "use codec h264, hevc or vp9, or one pass ('passes: 1' with a bitrate)", setting: "passes")
+        }
+        decide("encoder", able.name, "encoder.two-pass",
+               "\(preferred.library) (\(preferred.name)) runs one pass only under FFmpeg 5.1: \(able.library), the \(family.displayName) encoder that runs two")
+        return able
+    }
+
     private func chooseEncoder(_ chosen: VideoEncoder, of family: VideoFamily, decide: (String, String, String, String) -> Void) {
         guard family.encoders.count > 1 else { return }
         let missing = family.encoders.prefix { $0.name != chosen.name }.map { "\($0.name) (\($0.library))" }

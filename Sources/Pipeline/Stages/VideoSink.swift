@@ -37,6 +37,9 @@ final class VideoSink: SinkStage {
     /// The composition's fades and dips towards a colour (by each picture's time); empty: none.
     private let fades: [PictureFade]
     private let timeBase: TimeBase
+    /// The encoder's: `timeBase`, or one tick per frame for an encoder whose two passes count
+    /// ticks as frames (`TwoPass.countsTicksAsFrames`); pictures are stamped in it.
+    private let encoderTimeBase: TimeBase
     /// The pictures that start the output's fragments (`KeyframeGrid`); nil: the encoder chooses.
     private var gridKeyframes: GridKeyframes?
     private(set) var unitsOut = 0
@@ -59,7 +62,9 @@ final class VideoSink: SinkStage {
             throw MediaError(.invalidSettings, "unknown pixel format '\(settings.pixelFormat)'")
         }
         targetFormat = format
-        var c = EncoderConfiguration(codecName: settings.encoderName, timeBase: timeBase)
+        let ticksAsFrames = settings.ratePass != nil && VideoEncoder.named(settings.encoderName)?.twoPass.countsTicksAsFrames == true
+        encoderTimeBase = ticksAsFrames ? frameRate.map { TimeBase(framesOf: $0) } ?? timeBase : timeBase
+        var c = EncoderConfiguration(codecName: settings.encoderName, timeBase: encoderTimeBase)
         c.frameRate = frameRate
         c.width = Int32(settings.width)
         c.height = Int32(settings.height)
@@ -87,6 +92,7 @@ final class VideoSink: SinkStage {
         if let b = settings.bitrate { c.bitRate = Int64(b) }
         if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
         c.options = Self.encoderOptions(settings)
+        c.ratePass = settings.ratePass
         let encoder = try Encoder(c)
         self.encoder = encoder
         files = try EncodedOutputs(destinations) { (d) throws(MediaError) in
@@ -125,20 +131,27 @@ final class VideoSink: SinkStage {
             let (amount, color) = fades.amount(atSeconds: MediaTime(ts: pts, timeBase: timeBase).seconds)
             if amount < 1 { frame = try scaled.faded(amount, toward: color, from: fadedPictures) }
         }
-        frame.pts = pts
+        let stamp = try encoderStamp(pts)
+        frame.pts = stamp
         frame.clearPictureType()
         if gridKeyframes?.startsGOP(at: pts) == true { frame.forceKeyframe() }
         // Kept fields: the encoder codes each picture by the field order it states, whatever a scaler left.
         if let o = settings.fieldOrder { frame.markInterlaced(topFieldFirst: o.topFieldFirst) }
-        if duration > 0 { pendingDurations[pts] = duration }
+        if duration > 0 { pendingDurations[stamp] = try encoderStamp(pts + duration) - stamp }
         unitsOut += 1
         try encoder.send(frame)
         try receivePackets()
     }
 
+    /// `pts` (the sink's time base) in the encoder's.
+    private func encoderStamp(_ pts: Int64) throws(MediaError) -> Int64 {
+        encoderTimeBase == timeBase ? pts : try MediaTime(ts: pts, timeBase: timeBase).ts(in: encoderTimeBase)
+    }
+
     func finish() throws(MediaError) {
         try encoder.send(nil)
         try receivePackets()
+        try encoder.writeStatistics()
     }
 
     private func convert(_ frame: Frame) throws(MediaError) -> Frame {

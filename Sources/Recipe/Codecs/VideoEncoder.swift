@@ -47,6 +47,8 @@ public struct VideoEncoder: Sendable {
     public var fixedOptions: [FixedOption] = []
     /// Tile columns chosen by the picture's width; nil: the library's own.
     public var tileColumns: TileColumns? = nil
+    /// How it runs two passes (`passes: 2`, `target-size`), or why it cannot.
+    public var twoPass: TwoPass = .unsupported("it has no two-pass rate control")
 
     /// Options whose values are names the library checks itself (printing its own line on
     /// stderr for one it does not know): checked first, the nearest name suggested.

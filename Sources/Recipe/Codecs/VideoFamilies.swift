@@ -13,7 +13,8 @@ extension VideoFamily {
             levelSignalling: .option("level"),
             keyframes: .pictureType(options: ["forced-idr": "1"]),
             parameters: ParameterString(option: "x264-params", aliases: ["x264opts"], quiet: nil),
-            hdr: HDRSignalling(masteringDisplay: "mastering-display", contentLightLevel: "cll"))],
+            hdr: HDRSignalling(masteringDisplay: "mastering-display", contentLightLevel: "cll"),
+            twoPass: .statisticsFile(option: "stats"))],
         profiles: [
             Profile("baseline", depth: 8, chroma: 420), Profile("main", depth: 8, chroma: 420), Profile("high", depth: 8, chroma: 420),
             Profile("high10", depth: 10, chroma: 420), Profile("high422", depth: 10, chroma: 422), Profile("high444", depth: 14, chroma: 444),
@@ -41,7 +42,8 @@ extension VideoFamily {
             keyframes: .pictureType(options: ["forced-idr": "1"], parameters: ["open-gop=0"]),
             parameters: ParameterString(option: "x265-params", aliases: [], quiet: (key: "log-level", value: "error")),
             hdr: HDRSignalling(masteringDisplay: "master-display", contentLightLevel: "max-cll"),
-            guessesShortEncodeDTS: true)],
+            guessesShortEncodeDTS: true,
+            twoPass: .parameters(pass: "pass", file: "stats"))],
         profiles: [
             Profile("main", depth: 8, chroma: 420), Profile("main-intra", depth: 8, chroma: 420),
             Profile("mainstillpicture", depth: 8, chroma: 420), Profile("msp", depth: 8, chroma: 420),
@@ -104,7 +106,10 @@ extension VideoFamily {
         // Its parameter check refuses anything else (and odd sizes, which 4:2:0 never asks for).
         pictureSizes: PictureSizes(minimum: (64, 64), maximum: (16384, 8704)),
         // Its input classes: below 314,880 luma samples (656x480) preset 13 runs as 12.
-        smallPictureSpeed: SmallPictureSpeed(fastest: "12", lumaSamples: 314_880, sizeName: "360p and lower"))
+        smallPictureSpeed: SmallPictureSpeed(fastest: "12", lumaSamples: 314_880, sizeName: "360p and lower"),
+        // FFmpeg 5.1's wrapper passes neither the pass flags nor statistics on (SVT-AV1's own
+        // multi-pass needs its `passes` and `stats` parameters, which the wrapper does not expose).
+        twoPass: .unsupported("FFmpeg 5.1's libsvtav1 wrapper has no two-pass rate control"))
 
     /// libaom 3.6 under FFmpeg's usage `good` (two-pass-quality tools in one pass).
     static let libaomAV1 = VideoEncoder(
@@ -124,7 +129,8 @@ extension VideoFamily {
         fixedOptions: [FixedOption(option: "row-mt", value: "1",
                                    reason: "libaom codes the rows of each tile on their own threads (without it, one thread a tile)"),
                        FixedOption(option: "usage", value: "good",
-                                   reason: "libaom's good-quality mode (not realtime's or all-intra's)")])
+                                   reason: "libaom's good-quality mode (not realtime's or all-intra's)")],
+        twoPass: .codecStatistics)
 
     /// VP9 by libvpx: profiles 0 (8-bit 4:2:0), 1 (8-bit 4:2:2/4:4:4), 2 and 3 (10/12-bit).
     public static let vp9 = VideoFamily(
@@ -142,7 +148,8 @@ extension VideoFamily {
             // Colour tags go in its colour config; HDR10 metadata only in the container.
             fixedOptions: [FixedOption(option: "row-mt", value: "1",
                                        reason: "libvpx codes the rows of each tile column on their own threads (without it, one thread a column)")],
-            tileColumns: TileColumns(option: "tile-columns", minimumWidth: 256, maxLog2: 6))],
+            tileColumns: TileColumns(option: "tile-columns", minimumWidth: 256, maxLog2: 6),
+            twoPass: .codecStatistics)],
         profiles: [Profile("0", depth: 8, chroma: 420), Profile("1", depth: 8, chroma: 444),
                    Profile("2", depth: 12, chroma: 420), Profile("3", depth: 12, chroma: 444)],
         automaticProfiles: ["0", "1", "2", "3"],

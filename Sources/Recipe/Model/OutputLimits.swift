@@ -7,6 +7,9 @@ public struct OutputLimits: Sendable {
     public var fileLength: Located<Int64>?
     /// The longest the output may be.
     public var maxDuration: Located<MediaTime>?
+    /// The size the whole file is aimed at (±3 %), its container included: the video bitrate is
+    /// derived from it and coded in two passes (`TargetSizePass`).
+    public var targetSize: Located<Int64>?
     public init() {}
 
     public var isEmpty: Bool { fileLength == nil && maxDuration == nil }

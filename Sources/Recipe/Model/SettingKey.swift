@@ -13,6 +13,7 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case sampleRate = "sample-rate", channels
     case channelLayout = "channel-layout"
     case codecOptions = "codec-options"
+    case passes
 
     /// Which kind of track a key is for: a video key on an audio track (or the reverse) is refused.
     public enum Kind: Sendable { case both, video, audio }
@@ -20,7 +21,7 @@ public enum SettingKey: String, Sendable, CaseIterable {
     public var kind: Kind {
         switch self {
         case .codec, .bitrate, .codecOptions: return .both
-        case .width, .height, .frameRate, .frameRatePolicy, .quality, .maxBitrate, .gop, .profile, .level, .pixelFormat, .hdr, .deinterlace:
+        case .width, .height, .frameRate, .frameRatePolicy, .quality, .maxBitrate, .gop, .profile, .level, .pixelFormat, .hdr, .deinterlace, .passes:
             return .video
         case .sampleRate, .channels, .channelLayout: return .audio
         }
@@ -60,6 +61,7 @@ extension SettingKey {
         case .pixelFormat: return v?.pixelFormat
         case .hdr: return v?.hdr?.rawValue
         case .deinterlace: return v?.deinterlace?.rawValue
+        case .passes: return v?.passes
         case .sampleRate: return a?.sampleRate
         case .channels: return a?.channels
         case .channelLayout: return a?.channelLayout

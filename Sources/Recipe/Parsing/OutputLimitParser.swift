@@ -1,6 +1,6 @@
-/// An output's limits: `file-length-limit` (a size) and `max-duration` (a time).
+/// An output's limits: `file-length-limit` (a size) and `max-duration` (a time); and its `target-size` (a size).
 extension RecipeParser {
-    static let outputLimitKeys = ["file-length-limit", "max-duration"]
+    static let outputLimitKeys = ["file-length-limit", "max-duration", "target-size"]
     /// The largest file a limit may name: 1 PB (byte counts and their sums stay far from 2^63).
     static let maxFileLength: Int64 = 1_000_000_000_000_000
 }
@@ -11,6 +11,8 @@ extension Parser {
         switch key {
         case "file-length-limit":
             if let bytes = fileLength(value, key) { limits.fileLength = Located(bytes, value.mark) }
+        case "target-size":
+            if let bytes = fileLength(value, key) { limits.targetSize = Located(bytes, value.mark) }
         case "max-duration":
             guard let t = time(value, key) else { return true }
             guard t > .zero else { error(value.mark, "'max-duration' must be longer than 0s, not \(value.kindDescription)"); return true }

@@ -476,6 +476,12 @@ struct Parser {
                     continue
                 }
                 p.video.deinterlace = d
+            case .passes:
+                guard let s = value.scalar, let n = Int(s), n == 1 || n == 2 else {
+                    error(value.mark, "'passes' must be 1 or 2 (a statistics pass, then the encode), not \(value.kindDescription)")
+                    continue
+                }
+                p.video.passes = n
             case .sampleRate:
                 guard let s = value.scalar, let r = Self.sampleRate(s) else {
                     error(value.mark, "'sample-rate' must be a rate in Hz from 8000 to 192000 (48000 or 48k), not \(value.kindDescription)")

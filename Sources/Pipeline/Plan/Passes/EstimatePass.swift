@@ -22,7 +22,8 @@ public enum EstimatePass {
         let seconds = plan.duration.isNumeric ? plan.duration.seconds : max(0, plan.source.duration.seconds)
         var measured: [Int: Int64] = [:], sampledSeconds = 0.0, sampled: String?
         // Pictures coded at a bit rate are sampled too: an encoder spends less on easy pictures.
-        if method == .sample, !plan.isComposed, let request = plan.request, plan.lanes.contains(where: { needsSample($0) || $0.videoSettings != nil }) {
+        // A target-sized output's video spends its derived bitrate (two passes): nothing to sample.
+        if method == .sample, !plan.isComposed, plan.targetSize == nil, let request = plan.request, plan.lanes.contains(where: { needsSample($0) || $0.videoSettings != nil }) {
             let spans = spans(plan)
             var first: MediaTime?
             for span in spans {
@@ -137,6 +138,7 @@ public enum EstimatePass {
         if let span { r.timeRange = TimeRange(start: span.start, duration: span.duration + spanTail) }
         r.overwrite = true
         r.fileLengthLimit = nil
+        r.targetSize = nil
         r.protected = []
         let p = try Planner.plan(r, asset: plan.source, sources: plan.extraSources)
         defer { unlink(r.output) }
