@@ -55,6 +55,7 @@ public enum Planner {
         plan.notices += lanes.flatMap { HDRNotices.notices(for: $0, format: files.format) + AudioNotices.notices(for: $0, format: files.format) }
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         try Negotiation.negotiate(&plan)
+        try LoudnessPass.measure(&plan)
         return plan
     }
 }
