@@ -147,7 +147,7 @@ struct LoudnessCLITests {
     static let limitedResult = -11.1
     static let expectedWarning = "track #0: the loudness target -9 LUFS cannot be reached without the true peak exceeding -1.5 dBTP: the gain is +4.9 dB, giving -11.1 LUFS"
 
-    @Test("5.1 into FLAC (six channels kept, surrounds weighted, LFE left out) and into AAC (downmixed to stereo, measured after the downmix): -23 LUFS within 0.5 LU")
+    @Test("5.1 into FLAC (six channels kept, surrounds weighted, LFE left out) and into AAC (downmixed to stereo, measured after the downmix): -23 and -18 LUFS within 0.5 LU")
     func surround() throws {
         let dir = Scratch()
         let src = dir.file("surround.m4a")
@@ -156,13 +156,79 @@ struct LoudnessCLITests {
             let f = [330.0, 440.0, 550.0, 50.0, 660.0, 770.0][ch]
             return Float((ch == 3 ? 0.3 : 0.05) * sin(2 * Double.pi * f * t) * (0.8 + 0.2 * sin(2 * Double.pi * 0.5 * t)))
         }
-        for (ext, audio) in [("mkv", "{ codec: flac, loudness: { integrated: -23 LUFS } }"), ("m4a", "{ codec: aac, loudness: { integrated: -23 LUFS } }")] {
+        let before = try Self.ebur128(src)
+        for (ext, audio, target) in [("mkv", "{ codec: flac, loudness: { integrated: -23 LUFS } }", -23.0), ("m4a", "{ codec: aac, loudness: { integrated: -18 LUFS } }", -18.0)] {
             let recipe = try Self.recipe(dir, ext: ext, audio: audio)
             let (r, out) = try Self.run(recipe, src, ext: ext)
             #expect(r.status == 0, "\(r.stderr)")
             let after = try Self.ebur128(out)
-            #expect(abs(after.integrated + 23) <= 0.5, "\(ext): \(after)")
+            #expect(abs(after.integrated - target) <= 0.5, "\(ext): \(after), the source \(before)")
             #expect(after.truePeak <= -1, "\(ext): \(after)")
+        }
+    }
+
+    @Test("the time range is what is measured: a quiet first half left out, the gain is the loud half's, and the output lands on the target")
+    func timeRange() throws {
+        let dir = Scratch()
+        let src = dir.file("halves.m4a")
+        // 6 s of a 1 kHz sine at -40 dBFS, then 6 s at -20 dBFS (stereo: -40 and -20 LUFS).
+        try Self.source(src, seconds: 12) { _, n in
+            let t = Double(n) / 48000
+            return Float(pow(10, (t < 6 ? -40 : -20) / 20) * sin(2 * Double.pi * 1000 * t))
+        }
+        let recipe = try NegotiationCLITests.recipe(dir, """
+            recipe: 1
+            session:
+              time-range: { start: 6s }
+            output:
+              path: "{dir}/{stem}-out.m4a"
+            reader:
+              outputs:
+                a: { track: audio }
+            writer:
+              inputs:
+                - { source: a, settings: { codec: aac, loudness: { integrated: -23 } } }
+            """)
+        let plan = try Binary.run(["plan", recipe, "-i", src, "--json", "--estimate", "fast"], timeLimit: 300)
+        let json = try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any]
+        let loudness = try #require(((json?["tracks"] as? [[String: Any]])?.first)?["loudness"] as? [String: Any], "\(plan.stderr)")
+        let measured = try #require(loudness["measured"] as? Double)
+        #expect(abs(measured + 20) <= 0.2, "measured \(measured): the loud half alone")
+        let (r, out) = try Self.run(recipe, src, ext: "m4a")
+        #expect(r.status == 0, "\(r.stderr)")
+        let after = try Self.ebur128(out)
+        #expect(abs(after.integrated + 23) <= 0.5, "\(after)")
+    }
+
+    @Test("a composition: 'loudness' is refused at its line (65) by plan and run, nothing written")
+    func composition() throws {
+        let dir = Scratch()
+        try MixInputCLITests.clip(dir.file("a.mp4"), base: 0, sound: true)
+        try MixInputCLITests.clip(dir.file("b.mp4"), base: 100, sound: true)
+        try """
+            recipe: 1
+            output: out.mp4
+            sources:
+              a: a.mp4
+              b: b.mp4
+            composition:
+              video:
+                - { source: a }
+                - { source: b }
+            reader:
+              outputs:
+                picture: { track: video }
+                sound: { track: audio }
+            writer:
+              inputs:
+                - { source: picture, settings: h264-640x480 }
+                - { source: sound, settings: { codec: aac, loudness: { integrated: -16 } } }
+            """.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        for command in ["plan", "run"] {
+            let r = try Binary.run([command, "r.yaml"] + (command == "run" ? ["--progress", "none"] : []), timeLimit: 120, cwd: dir.path)
+            #expect(r.status == 65, "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("r.yaml:17:48: error: 'loudness' is not measured in a composition yet (its sound is cut, mixed and faded from several files): normalise each file on its own first"), "\(command): \(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.file("out.mp4")))
         }
     }
 
