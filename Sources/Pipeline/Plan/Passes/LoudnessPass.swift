@@ -20,7 +20,9 @@ enum LoudnessPass {
             do throws(MediaError) { measured = try measureLane(plan, lane: i, settings: s) } catch {
                 throw error.at(file: plan.source.path, track: track)
             }
-            let gain = LoudnessGain(measured: measured, target: target.integrated, ceiling: target.truePeak)
+            let lossy = AudioFamily.of(s.codec).map { !$0.lossless } ?? false
+            let gain = LoudnessGain(measured: measured, target: target.integrated, ceiling: target.truePeak,
+                                    headroom: lossy ? LoudnessGain.lossyHeadroom : 0)
             s.loudnessGain = gain
             s.decisions.append(decision(gain))
             plan.lanes[i].kind = .audio(s)
@@ -69,6 +71,7 @@ enum LoudnessPass {
         }
         guard g.peakLimited else { return nil }
         return PlanNotice(.changed, "loudness.peak-limited", track: track,
-                          "the loudness target \(LoudnessTarget.decibels(g.target)) LUFS cannot be reached without the true peak exceeding \(LoudnessTarget.decibels(g.ceiling)) dBTP: the gain is \(LoudnessTarget.decibels(g.decibels, sign: true)) dB, giving \(LoudnessTarget.decibels(result)) LUFS")
+                          "the loudness target \(LoudnessTarget.decibels(g.target)) LUFS cannot be reached without the true peak exceeding \(LoudnessTarget.decibels(g.ceiling)) dBTP: the gain is \(LoudnessTarget.decibels(g.decibels, sign: true)) dB, giving \(LoudnessTarget.decibels(result)) LUFS"
+                          + (g.headroom > 0 ? " (its true peak kept \(LoudnessTarget.decibels(g.headroom)) dB under the ceiling: a lossy codec's decoded peaks overshoot)" : ""))
     }
 }
