@@ -144,6 +144,25 @@ struct LoudnessCLITests {
         #expect(plan.stdout.contains("\nwarning: " + Self.expectedWarning), "\(plan.stdout)")
     }
 
+    @Test("loud music-like stereo into AAC, peak-limited: the plan encodes to find AAC's overshoot, the warning says it; ffmpeg reads the decoded true peak under the ceiling")
+    func musicPeakLimitedAAC() throws {
+        let dir = Scratch()
+        let src = dir.file("music.m4a")
+        try Self.source(src, seconds: 10, sample: Self.music)
+        let recipe = try Self.recipe(dir, ext: "m4a", audio: "{ codec: aac, bitrate: 128k, loudness: { integrated: -9, true-peak: -1 } }")
+        let (r, out) = try Self.run(recipe, src, ext: "m4a")
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").map(String.init).filter { $0.contains("loudness") }
+        #expect(lines == ["warning: \(src): " + Self.expectedAACWarning], "\(r.stderr)")
+        let after = try Self.ebur128(out)
+        #expect(after.truePeak <= -1, "\(after)")
+        #expect(abs(after.integrated - Self.limitedAACResult) <= 0.5, "\(after)")
+    }
+
+    static let limitedAACResult = -11.7
+    /// The first gain (+5.4 dB, the measured peak at the ceiling) encoded overshoots by 1.1 dB.
+    static let expectedAACWarning = "track #0: the loudness target -9 LUFS cannot be reached without the true peak exceeding -1 dBTP: the gain is +4.3 dB, giving -11.7 LUFS (1.1 dB less than the ceiling allows: the encoded sound's true peak overshoots)"
+
     static let limitedResult = -11.1
     static let expectedWarning = "track #0: the loudness target -9 LUFS cannot be reached without the true peak exceeding -1.5 dBTP: the gain is +4.9 dB, giving -11.1 LUFS"
 

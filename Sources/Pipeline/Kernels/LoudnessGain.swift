@@ -11,13 +11,9 @@ public struct LoudnessGain: Sendable, Hashable {
     public let decibels: Double
     /// The gain was lowered to keep the true peak at the ceiling: `target` is not reached.
     public let peakLimited: Bool
-    /// dB the measured true peak is kept further below the ceiling: a lossy codec's decoded
-    /// sound overshoots the sound it was given (`lossyHeadroom`); 0 for a lossless one.
+    /// dB the measured true peak is kept further below the ceiling: what a lossy encode of the
+    /// gained sound was found to overshoot by (`LoudnessPass`); 0 for a lossless codec.
     public let headroom: Double
-
-    /// What a lossy codec's peaks are given: EBU Tech 3344 asks lossy delivery for −2 dBTP
-    /// where the PCM is −1; AAC at 128 kb/s overshoots a dense chord by about 0.7 dB.
-    public static let lossyHeadroom = 1.0
 
     public init(measured: LoudnessMeter.Measurement, target: Double, ceiling: Double, headroom: Double = 0) {
         self.measured = measured

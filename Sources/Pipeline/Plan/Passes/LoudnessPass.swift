@@ -20,9 +20,10 @@ enum LoudnessPass {
             do throws(MediaError) { measured = try measureLane(plan, lane: i, settings: s) } catch {
                 throw error.at(file: plan.source.path, track: track)
             }
-            let lossy = AudioFamily.of(s.codec).map { !$0.lossless } ?? false
-            let gain = LoudnessGain(measured: measured, target: target.integrated, ceiling: target.truePeak,
-                                    headroom: lossy ? LoudnessGain.lossyHeadroom : 0)
+            var gain = LoudnessGain(measured: measured, target: target.integrated, ceiling: target.truePeak)
+            do throws(MediaError) { gain = try encodedPeakChecked(gain, plan: plan, lane: i, settings: s) } catch {
+                throw error.at(file: plan.source.path, track: track)
+            }
             s.loudnessGain = gain
             s.decisions.append(decision(gain))
             plan.lanes[i].kind = .audio(s)
@@ -30,8 +31,41 @@ enum LoudnessPass {
         }
     }
 
+    /// A lossy codec's gain whose true peak comes within `checkedWithin` dB of the ceiling,
+    /// checked on a real encode: the lane decoded again, gained, encoded as the sink encodes it
+    /// and decoded (`EncodedPeak`); while the encode's true peak passes the ceiling the gain is
+    /// lowered by its overshoot (and 0.1 dB), up to three encodes.
+    static let checkedWithin = 3.0
+
+    private static func encodedPeakChecked(_ first: LoudnessGain, plan: ConversionPlan, lane i: Int,
+                                           settings s: ResolvedAudioSettings) throws(MediaError) -> LoudnessGain {
+        guard AudioFamily.of(s.codec).map({ !$0.lossless }) == true, first.result != nil,
+              first.resultPeak > first.ceiling - checkedWithin else { return first }
+        var gain = first
+        for _ in 0..<3 where gain.decibels != 0 {
+            let checker = try EncodedPeak(settings: s)
+            let stage = try SoundGain(decibels: gain.decibels, rate: Int32(s.sampleRate), layout: s.channelLayout)
+            try readLane(plan, lane: i, settings: s) { (frame) throws(MediaError) in
+                for gained in try stage.apply(frame) { try checker.add(gained) }
+            }
+            let encoded = try checker.finish()
+            guard encoded > gain.ceiling else { return gain }
+            gain = LoudnessGain(measured: gain.measured, target: gain.target, ceiling: gain.ceiling,
+                                headroom: gain.headroom + encoded - gain.ceiling + 0.1)
+        }
+        return gain
+    }
+
     /// The sound of lane `i` as its sink takes it, measured.
     private static func measureLane(_ plan: ConversionPlan, lane i: Int, settings s: ResolvedAudioSettings) throws(MediaError) -> LoudnessMeter.Measurement {
+        let feed = try LoudnessFeed(rate: Int32(s.sampleRate), layout: s.channelLayout)
+        try readLane(plan, lane: i, settings: s) { (frame) throws(MediaError) in try feed.add(frame) }
+        return feed.meter.measurement
+    }
+
+    /// Hands `body` each block of lane `i`'s decoded sound in its time range, then nil.
+    private static func readLane(_ plan: ConversionPlan, lane i: Int, settings s: ResolvedAudioSettings,
+                                 _ body: (Frame?) throws(MediaError) -> Void) throws(MediaError) {
         let input = try ExportSession.sourceInputs(plan, lane: i)[0]
         // Its own reading of the one stream, positioned as the run's (the run's reader takes the probe).
         let group = ReaderPool.Group(source: plan.source, streams: [input.track.index], lanes: [0], start: plan.readerGroups[0].start)
@@ -43,12 +77,10 @@ enum LoudnessPass {
         let source = try AudioSource(env: env, tap: try readers.tap(group: 0, output: 0), track: input.track, segment: input.segment,
                                      outputRate: Int32(s.sampleRate))
         readers.lanesStarted()
-        let feed = try LoudnessFeed(rate: Int32(s.sampleRate), layout: s.channelLayout)
         while let timed = try source.next() {
-            if case .samples(let frame, _) = timed { try feed.add(frame) }
+            if case .samples(let frame, _) = timed { try body(frame) }
         }
-        try feed.add(nil)
-        return feed.meter.measurement
+        try body(nil)
     }
 
     /// What `plan` shows of the gain (`loudness-gain`, rule `loudness.measured`).
@@ -72,6 +104,6 @@ enum LoudnessPass {
         guard g.peakLimited else { return nil }
         return PlanNotice(.changed, "loudness.peak-limited", track: track,
                           "the loudness target \(LoudnessTarget.decibels(g.target)) LUFS cannot be reached without the true peak exceeding \(LoudnessTarget.decibels(g.ceiling)) dBTP: the gain is \(LoudnessTarget.decibels(g.decibels, sign: true)) dB, giving \(LoudnessTarget.decibels(result)) LUFS"
-                          + (g.headroom > 0 ? " (its true peak kept \(LoudnessTarget.decibels(g.headroom)) dB under the ceiling: a lossy codec's decoded peaks overshoot)" : ""))
+                          + (g.headroom > 0 ? " (\(LoudnessTarget.decibels(g.headroom)) dB less than the ceiling allows: the encoded sound's true peak overshoots)" : ""))
     }
 }
