@@ -139,6 +139,8 @@ public struct AudioSettings: Sendable, Hashable {
     /// The most channels the output may have; sources with more are downmixed.
     public var channels: Int?
     public var channelLayout: String?
+    /// Loudness normalisation: measured in a first pass, one gain applied in the sink.
+    public var loudness: LoudnessTarget?
     public var codecOptions: [String: String]
 
     public init(codec: AudioCodec? = nil, bitrate: Int? = nil, sampleRate: Int? = nil,
@@ -155,6 +157,7 @@ public struct AudioSettings: Sendable, Hashable {
         r.sampleRate = sampleRate ?? base.sampleRate
         r.channels = channels ?? base.channels
         r.channelLayout = channelLayout ?? base.channelLayout
+        r.loudness = loudness ?? base.loudness
         r.codecOptions = base.codecOptions.merging(codecOptions) { _, mine in mine }
         return r
     }

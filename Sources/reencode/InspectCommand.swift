@@ -5,7 +5,7 @@ import Recipe
 struct InspectCommand: Command {
     static let name = "inspect"
     static let abstract = "Show a media file's tracks and formats."
-    static let usage = "reencode inspect [--json] FILE..."
+    static let usage = "reencode inspect [--json] [--loudness] FILE..."
     static let help = """
         OVERVIEW: \(abstract)
 
@@ -16,6 +16,9 @@ struct InspectCommand: Command {
 
         OPTIONS:
           --json          Print a JSON object per file (an array for several); see docs/inspect-json.md.
+          --loudness      Also decode every audio track whole and report its integrated loudness
+                          (LUFS), loudness range (LU) and true peak (dBTP), as ITU-R BS.1770-4 and
+                          EBU R128 measure them ('loudness' in JSON).
           -h, --help      Show help information.
 
         EXIT STATUS: 0 ok, 66 a file is missing or not media.
@@ -23,12 +26,14 @@ struct InspectCommand: Command {
 
     let files: [String]
     let json: Bool
+    let loudness: Bool
 
     init(arguments: [String]) throws(UsageError) {
-        let a = try ArgumentScanner(arguments, flags: ["--json"], options: [], usage: Self.usage)
+        let a = try ArgumentScanner(arguments, flags: ["--json", "--loudness"], options: [], usage: Self.usage)
         guard !a.positionals.isEmpty else { throw UsageError(message: "missing FILE", usage: Self.usage) }
         files = a.positionals
         json = a.flag("--json")
+        loudness = a.flag("--loudness")
     }
 
     func run() -> Int32 {
@@ -37,7 +42,14 @@ struct InspectCommand: Command {
         for file in files {
             do throws(MediaError) {
                 let asset = try Asset.load(file)
-                if json { objects.append(AssetJSON.object(asset)) } else { writeOut(AssetText.describe(asset)) }
+                let measured = loudness ? try LoudnessReading.measure(path: file) : nil
+                if json {
+                    var o = AssetJSON.object(asset)
+                    if let measured { o["loudness"] = LoudnessText.object(measured) }
+                    objects.append(o)
+                } else {
+                    writeOut(AssetText.describe(asset) + (measured.map { "\n" + LoudnessText.lines($0).joined(separator: "\n") } ?? ""))
+                }
             } catch {
                 status = report(error)
             }

@@ -118,6 +118,7 @@ struct PlanCommand: Command {
             case .passthrough: t["mode"] = "passthrough"; decisions = []
             case .subtitle(let s): t["mode"] = "encode"; t["encoder"] = s.encoderName; decisions = []
             }
+            if case .audio(let a) = lane.kind, let l = LoudnessText.object(a) { t["loudness"] = l }
             t["settings"] = decisions.map { d -> [String: Any] in
                 ["setting": d.setting, "value": d.value, "origin": origin(d, o), "rule": d.rule, "reason": d.reason]
             }

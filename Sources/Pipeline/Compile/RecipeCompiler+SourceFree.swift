@@ -67,6 +67,7 @@ extension RecipeCompiler {
                 return recipe.diagnostic(mark.line > 0 ? mark : settingsMark(input), "\(what) \(mark.line > 0 ? "sets '\(key)', an audio setting" : "is for audio only"), but writer input \(input.number) reads a video track ('\(out.name)')")
             }
         case .audio:
+            if let refusal = loudnessCopyRefusal(input: input, output: out, settings: p, in: recipe) { return refusal }
             if let (key, mark) = p.videoOnlyKeys.first {
                 return recipe.diagnostic(mark, "\(what) sets '\(key)', a video setting, but writer input \(input.number) reads an audio track ('\(out.name)')")
             }
@@ -78,6 +79,13 @@ extension RecipeCompiler {
             break
         }
         return nil
+    }
+
+    /// `loudness:` on an audio track that is copied: its sound is never decoded to be measured or gained.
+    static func loudnessCopyRefusal(input: WriterInput, output out: ReaderOutput, settings p: ResolvedPreset, in recipe: Recipe) -> Diagnostic? {
+        guard p.audio.loudness != nil, copiesSamples(.audio, decode: out.decode, settings: p) else { return nil }
+        let mark = p.keyMarks.last { $0.0 == "loudness" && $0.1.line > 0 }?.1 ?? settingsMark(input)
+        return recipe.diagnostic(mark, "writer input \(input.number) copies the audio track ('\(out.name)'), but 'loudness' needs its sound decoded to measure and gain it: leave out 'loudness' or encode the track")
     }
 
     /// An encoded track whose codec (asked, else the container's or the table's default) the

@@ -55,11 +55,3 @@ extension CodecSupport {
     }
 }
 
-/// Pixel formats by FFmpeg's name.
-enum PixelFormats {
-    /// The format carries an alpha plane (`yuva444p10le`, `rgba`); false for a name FFmpeg lacks.
-    static func hasAlpha(_ name: String) -> Bool {
-        guard let d = av_pix_fmt_desc_get(av_get_pix_fmt(name)) else { return false }
-        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
-    }
-}

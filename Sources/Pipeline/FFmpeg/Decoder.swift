@@ -21,6 +21,22 @@ final class Decoder {
         try FFmpeg.check(avcodec_open2(ctx, codec, nil), "cannot open the \(String(cString: codec.pointee.name)) decoder")
     }
 
+    /// A decoder for what `encoder` makes, as it was opened (loudness normalisation decodes a
+    /// lossy encode again to read the true peak it really has).
+    init(decoding encoder: Encoder) throws(MediaError) {
+        guard let codec = avcodec_find_decoder(encoder.context.pointee.codec_id) else {
+            throw MediaError(.unsupported, "no decoder for the \(encoder.codecName) encoder's codec in this FFmpeg build")
+        }
+        guard let ctx = avcodec_alloc_context3(codec) else { throw ResourceShortage.outOfMemory("a decoder") }
+        context = ctx
+        guard let par = avcodec_parameters_alloc() else { throw ResourceShortage.outOfMemory("codec parameters") }
+        defer { var p: UnsafeMutablePointer<AVCodecParameters>? = par; avcodec_parameters_free(&p) }
+        try FFmpeg.check(avcodec_parameters_from_context(par, encoder.context), "encoder parameters")
+        try FFmpeg.check(avcodec_parameters_to_context(ctx, par), "decoder parameters")
+        ctx.pointee.pkt_timebase = encoder.context.pointee.time_base
+        try FFmpeg.check(avcodec_open2(ctx, codec, nil), "cannot open the \(String(cString: codec.pointee.name)) decoder")
+    }
+
     /// The threads FFmpeg settled on when it opened (1 for a codec that decodes on one).
     var threadCount: Int32 { context.pointee.thread_count }
 

@@ -136,6 +136,12 @@ enum PixelFormats {
         let f = av_get_pix_fmt(name)
         return f == AV_PIX_FMT_NONE ? nil : f
     }
+
+    /// The format carries an alpha plane (`yuva444p10le`, `rgba`); false for a name FFmpeg lacks.
+    static func hasAlpha(_ name: String) -> Bool {
+        guard let f = named(name), let d = av_pix_fmt_desc_get(f) else { return false }
+        return d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_ALPHA) != 0
+    }
 }
 
 extension Frame {

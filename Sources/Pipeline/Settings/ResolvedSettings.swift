@@ -92,6 +92,10 @@ public struct ResolvedAudioSettings: Sendable, Hashable {
     public var bitDepth: Int?
     public var codecOptions: [String: String]
     public var decisions: [Decision]
+    /// Loudness normalisation asked (`loudness:`); nil: the sound's level is kept.
+    public var loudness: LoudnessTarget?
+    /// The gain the plan's first pass found for `loudness` (`LoudnessPass`); applied in the sink.
+    public var loudnessGain: LoudnessGain?
 
     public func decision(_ setting: String) -> Decision? { decisions.first { $0.setting == setting } }
 }

@@ -621,6 +621,12 @@ public struct SettingsAssistant: Sendable {
                                              decisions: decisions)
         resolved.sampleFormat = sampleFormat(encoder: encoder, bitDepth: depth)
         resolved.bitDepth = depth
+        if let target = s.loudness {
+            // The gain itself is the plan's to find: it measures the sound (`LoudnessPass`).
+            resolved.loudness = target
+            resolved.decisions.append(Decision(setting: "loudness", value: "\(LoudnessTarget.decibels(target.integrated)) LUFS", rule: Origin.settings,
+                                               reason: "true peak at most \(LoudnessTarget.decibels(target.truePeak)) dBTP"))
+        }
         return resolved
     }
 

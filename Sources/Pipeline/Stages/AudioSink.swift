@@ -7,6 +7,8 @@ final class AudioSink: SinkStage {
     private let settings: ResolvedAudioSettings
     private let encoder: Encoder
     private var resampler: Resampler?
+    /// Loudness normalisation's one gain, before the resampler (nil: none asked, or silence).
+    private let gain: SoundGain?
     private let fifo: AudioFIFO
     /// What the encoder takes (the assistant's `sampleFormat`): the resampler makes it.
     private let sampleFormat: SampleFormat
@@ -34,6 +36,9 @@ final class AudioSink: SinkStage {
         }
         sampleFormat = format
         fifo = try AudioFIFO(format: format, channels: Int32(settings.channels))
+        gain = try settings.loudnessGain.flatMap { (g) throws(MediaError) -> SoundGain? in
+            g.decibels == 0 ? nil : try SoundGain(decibels: g.decibels, rate: Int32(settings.sampleRate), layout: settings.channelLayout)
+        }
         files = try EncodedOutputs(destinations) { (d) throws(MediaError) in
             try d.env.writer.addInput(encoder: encoder, rotation: 0, metadata: d.track.outputMetadata)
         }
@@ -42,6 +47,12 @@ final class AudioSink: SinkStage {
     func consume(_ timed: TimedFrame) throws(MediaError) {
         guard case .samples(let frame, let position) = timed else { return }
         if nextPTS == nil { nextPTS = position }
+        guard let gain else { return try convert(frame) }
+        // Gained in planar float at the output's rate and layout, then made the encoder's format.
+        for gained in try gain.apply(frame) { try convert(gained) }
+    }
+
+    private func convert(_ frame: Frame) throws(MediaError) {
         if let r = resampler, !r.takes(frame) {
             // A composition's next file has another rate or layout: what the resampler holds of
             // the previous one comes out first, then a new one takes over.
@@ -56,6 +67,7 @@ final class AudioSink: SinkStage {
     }
 
     func finish() throws(MediaError) {
+        for gained in try gain?.apply(nil) ?? [] { try convert(gained) }
         try resampler?.convert(nil, onto: fifo)
         try encodeQueued(flush: true)
         try encoder.send(nil)

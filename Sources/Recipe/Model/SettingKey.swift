@@ -14,6 +14,8 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case channelLayout = "channel-layout"
     case codecOptions = "codec-options"
     case passes
+    /// Last, so the lists messages give of the other keys keep their order.
+    case loudness
 
     /// Which kind of track a key is for: a video key on an audio track (or the reverse) is refused.
     public enum Kind: Sendable { case both, video, audio }
@@ -23,7 +25,7 @@ public enum SettingKey: String, Sendable, CaseIterable {
         case .codec, .bitrate, .codecOptions: return .both
         case .width, .height, .frameRate, .frameRatePolicy, .quality, .maxBitrate, .gop, .profile, .level, .pixelFormat, .hdr, .deinterlace, .passes:
             return .video
-        case .sampleRate, .channels, .channelLayout: return .audio
+        case .sampleRate, .channels, .channelLayout, .loudness: return .audio
         }
     }
 
@@ -65,6 +67,7 @@ extension SettingKey {
         case .sampleRate: return a?.sampleRate
         case .channels: return a?.channels
         case .channelLayout: return a?.channelLayout
+        case .loudness: return a?.loudness?.description
         }
     }
 }

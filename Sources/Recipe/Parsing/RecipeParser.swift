@@ -490,6 +490,7 @@ struct Parser {
                 p.audio.sampleRate = r
             case .channels: p.audio.channels = integer(value, key, range: 1...8)
             case .channelLayout: p.audio.channelLayout = string(value, key)
+            case .loudness: p.audio.loudness = loudness(value)
             }
         }
         if !p.videoOnlyKeys.isEmpty && !p.audioOnlyKeys.isEmpty && p.video.codec != .copy {
