@@ -84,7 +84,7 @@ public enum RecipeCompiler {
             errors.append(compositionRefusal(refusal, in: recipe, compiled: compiled))
         }
         if !errors.isEmpty { throw RecipeErrors(errors) }
-        return compiled
+        return packageNotices(compiled)
     }
 
     /// A later output of a composition that cannot take a track from the first output's, at the

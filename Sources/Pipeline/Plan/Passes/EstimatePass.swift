@@ -138,6 +138,8 @@ public enum EstimatePass {
         r.overwrite = true
         r.fileLengthLimit = nil
         r.protected = []
+        // A package's rendition is sampled as the fragmented file it is written as, on its own.
+        r.package = nil
         let p = try Planner.plan(r, asset: plan.source, sources: plan.extraSources)
         defer { unlink(r.output) }
         try ExportSession(plan: p).run()
