@@ -76,7 +76,8 @@ struct PlanCommand: Command {
             return ExitCode.ok
         }
         let numbers = r.outputs.filter { $0.images == nil }.map(\.number)
-        let total = outputs.count + compiled.images.count
+        // A package's renditions are one entry of `outputs` (they share its number).
+        let total = Set(numbers).count + compiled.images.count
         let reads = OutputSet.lanes(outputs.map(\.plan)), encodes = OutputSet.encodes(outputs.map(\.plan))
         let riding = OutputSet.stillFeeds(outputs.map(\.plan), stills: compiled.images.map(\.plan))
         let shared = SharedRead(reads, encodes: encodes, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)
@@ -90,7 +91,9 @@ struct PlanCommand: Command {
             writeOut(jsonString(["outputs": zip(outputs, sizes).map { Self.object(r, $0, size: $1) }, "images": images,
                                  "reads": shared.object] as [String: Any]))
         } else {
-            var each = zip(zip(outputs, sizes), numbers).map { c, n in (n, "output \(n) of \(total)\n" + Self.text(r, c.0, size: c.1)) }
+            var each = zip(zip(outputs, sizes), numbers).map { c, n in
+                (n, "output \(n) of \(total)\(c.0.plan.package.map { ", \($0.format.rawValue) rendition \($0.rendition)" } ?? "")\n" + Self.text(r, c.0, size: c.1))
+            }
             each += compiled.images.map { ($0.number, "output \($0.number) of \(total): still images\n" + ImagesCommand.text($0.plan)) }
             writeOut((each.sorted { $0.0 < $1.0 }.map(\.1) + [shared.text]).joined(separator: "\n"))
         }

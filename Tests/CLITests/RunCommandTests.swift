@@ -179,6 +179,19 @@ struct RunCommandTests {
                 }
                 continue
             }
+            if recipe.outputs.contains(where: { $0.spec.package != nil }) {
+                // hls-ladder.yaml: a folder beside the source that ffmpeg reads whole through master.m3u8.
+                let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)
+                #expect(r.status == 0, "\(name): \(r.stderr)")
+                #expect(dir.contents == ["clip-hls", "clip.mp4"], "\(name)")
+                let read = try Binary.runTool(PackageTools.ffprobe, ["-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames",
+                                                                     "-of", "csv=p=0", dir.file("clip-hls/master.m3u8")])
+                // ffprobe lists each stream under every variant (program) too: every video one has all 360 pictures.
+                let streams = read.stdout.split(separator: "\n").map(String.init), video = streams.filter { $0.hasPrefix("video,") }
+                #expect(read.status == 0 && read.stderr.isEmpty && video.count >= 3 && video.allSatisfy { $0 == "video,360" } && streams.contains { $0.hasPrefix("audio,") },
+                        "\(name): \(read.stdout) \(read.stderr)")
+                continue
+            }
             // Still images (`images:` outputs) are named from the source: each its frame, read back.
             let stills = try RecipeCompiler.compileOutputs(recipe, input: src).images.map(\.plan)
             let stillFiles = Set(stills.flatMap { p in p.stills.map(\.path) + [p.sheet?.webVTT].compactMap { $0 } })

@@ -58,6 +58,8 @@ public struct ConversionRequest: Sendable {
     /// A fragmented MP4 (moov first, then a moof and an mdat per fragment) cut at each instant of
     /// `keyframeGrid`; false: one progressive file.
     public var fragmented = false
+    /// A rendition of a streaming package, written into its folder; nil: a file of its own.
+    public var package: PackageMember?
     /// Never decode pictures the frame-rate converter will not show and nothing references. Output is the same
     /// either way; this only exists to prove it and to measure the gain.
     public var selectiveDecode = true

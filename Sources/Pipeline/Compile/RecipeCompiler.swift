@@ -84,7 +84,7 @@ public enum RecipeCompiler {
             errors.append(compositionRefusal(refusal, in: recipe, compiled: compiled))
         }
         if !errors.isEmpty { throw RecipeErrors(errors) }
-        return compiled
+        return packageNotices(compiled)
     }
 
     /// A later output of a composition that cannot take a track from the first output's, at the
@@ -136,7 +136,12 @@ public enum RecipeCompiler {
         // The same rules as `validate` and the planner apply: one place reads an extension, one
         // checks the location.
         var outFormat: ContainerFormat?
-        if output != nil {
+        if let role = recipe.output.package {
+            request.package = PackageMember(folder: expand(role.folder.value, source: source), format: role.format.value,
+                                            rendition: role.rendition, segment: role.segment)
+            outFormat = .mp4
+            try PackageFolder.check(request.package!.folder, format: role.format.value, protecting: request.protectedFiles, overwrite: request.overwrite)
+        } else if output != nil {
             try OutputLocation.check(outPath, protecting: request.protectedFiles, overwrite: request.overwrite, format: request.format)
             do throws(MediaError) { outFormat = try OutputLocation.format(for: outPath, requested: request.format) } catch {
                 // -o contradicts the recipe (or says no container): the command line is wrong.

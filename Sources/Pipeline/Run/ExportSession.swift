@@ -105,13 +105,18 @@ public final class ExportSession: Sendable {
     public func runAll(progress: (@Sendable (ConversionProgress) -> Void)? = nil) throws(MediaError) -> [ConversionResult] {
         let started = DispatchTime.now().uptimeNanoseconds
         try OutputSet.check(plans)
-        for p in plans {
+        let packages = PackageRun(plans)
+        try packages.check(plans)
+        for p in plans where p.package == nil {
             try OutputLocation.check(p.outputPath, protecting: p.protectedFiles, overwrite: p.overwrite, format: p.format)
             TempFile.removeStale(for: p.outputPath)
         }
         var folders = OutputFolders()
-        do throws(MediaError) { for p in plans { try folders.make(for: p.outputPath) } } catch { folders.removeMade(); throw error }
-        var temps = plans.map { TempFile.path(for: $0.outputPath) }
+        do throws(MediaError) {
+            for p in plans where p.package == nil { try folders.make(for: p.outputPath) }
+            try packages.make(&folders)
+        } catch { folders.removeMade(); throw error }
+        var temps = plans.indices.map { packages.file(for: $0, plans) ?? TempFile.path(for: plans[$0].outputPath) }
         let stillFiles = StillFiles()
         var passes: String?
         defer { passes.map(TwoPassRun.removeFolder) }
@@ -135,18 +140,21 @@ public final class ExportSession: Sendable {
                 } catch { throw error.at(file: maker.plan.source) }
             }
             if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
-            let files = zip(temps, plans).map { ($0, $1.outputPath, $1.overwrite) } + stillFiles.unplaced
-            try TempFile.commit(files)
+            try packages.build(temps, plans)
+            let files = zip(temps, plans).filter { $1.package == nil }.map { ($0, $1.outputPath, $1.overwrite) } + stillFiles.unplaced
+            if !files.isEmpty { try TempFile.commit(files) }
             stillFiles.forgetPlaced()
+            try packages.place()
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             return zip(plans, zip(lanes, stops)).map { p, made in
                 var info = stat()
-                let bytes = stat(p.outputPath, &info) == 0 ? Int(info.st_size) : 0
+                let bytes = p.package != nil ? PackageFolder.bytes(under: p.outputPath) : stat(p.outputPath, &info) == 0 ? Int(info.st_size) : 0
                 return ConversionResult(outputPath: p.outputPath, duration: made.1?.end ?? p.duration, bytes: bytes, elapsed: elapsed,
                                         lanes: made.0, limitStop: made.1)
             }
         } catch {
             temps.forEach(TempFile.remove)
+            packages.discard()
             stillFiles.discard()
             // Folders this run made go too; one something else was put in stays.
             folders.removeMade()

@@ -138,6 +138,8 @@ final class AssetWriter: @unchecked Sendable {
             // first fragment is cut (delay_moov), when the tracks' start is known: else FFmpeg
             // drops the edit list and moves every track later by the audio encoder's priming.
             movflags.append("+frag_custom+empty_moov+delay_moov+default_base_moof")
+            // Fragments are what HLS and DASH stream: HEVC as Apple's players take it.
+            container.storeHEVCAsHVC1()
         } else if optimizeForNetwork && format.isISOMedia {
             movflags.append("+faststart")
         }

@@ -58,6 +58,8 @@ public struct OutputSpec: Sendable {
     /// A fragmented MP4 whose fragments start every this long, each with a keyframe
     /// (`fragment: 2s`); nil: one progressive file.
     public var fragment: Located<MediaTime>?
+    /// One rendition of a streaming package (`format: hls` with `renditions:`); nil: a file of its own.
+    public var package: PackageRole?
 }
 
 /// One of a recipe's `outputs:`: a file of its own with its own tracks and settings, written

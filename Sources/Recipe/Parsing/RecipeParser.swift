@@ -238,6 +238,7 @@ struct Parser {
         var paths: [String: Int] = [:]
         for (k, item) in items.enumerated() {
             let what = "output \(k + 1)"
+            if let format = Self.packageFormat(item) { parsePackage(item, k, format: format, paths: &paths); continue }
             guard let pairs = mapping(item, what, keys: RecipeParser.outputKeys + ["inputs", "images"]) else { continue }
             let images = pairs.first { $0.0 == "images" }
             let spec = parseOutputSpec(pairs.filter { $0.0 != "inputs" && $0.0 != "images" }, stillTokens: images != nil)

@@ -140,6 +140,8 @@ public enum EstimatePass {
         r.fileLengthLimit = nil
         r.targetSize = nil
         r.protected = []
+        // A package's rendition is sampled as the fragmented file it is written as, on its own.
+        r.package = nil
         let p = try Planner.plan(r, asset: plan.source, sources: plan.extraSources)
         defer { unlink(r.output) }
         try ExportSession(plan: p).run()

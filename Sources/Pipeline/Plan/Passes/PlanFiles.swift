@@ -34,7 +34,10 @@ struct PlanFiles {
         if let preloaded { asset = preloaded } else { asset = try Asset.load(request.source) }
         let format = try OutputLocation.format(for: request.output, requested: request.format)
         // A composition's other files are as precious as its first, and the recipe as they.
-        try OutputLocation.check(request.output, protecting: request.protectedFiles, overwrite: request.overwrite, format: format)
+        // A package's rendition is a folder inside the package's, checked as the package (`PackageFolder`).
+        if request.package == nil {
+            try OutputLocation.check(request.output, protecting: request.protectedFiles, overwrite: request.overwrite, format: format)
+        }
         var extras: [Asset] = []
         if request.timeline != nil {
             if let loaded, loaded.count == request.sources.count { extras = loaded } else {

@@ -1,0 +1,30 @@
+/// A streaming package: a folder of segments and playlists (`format: hls`, `dash`, `cmaf` on an
+/// entry of `outputs:`) instead of one file.
+public enum PackageFormat: String, Sendable, CaseIterable {
+    case hls, dash, cmaf
+
+    /// Whether it writes HLS playlists (`master.m3u8` and one per rendition).
+    public var writesHLS: Bool { self == .hls || self == .cmaf }
+}
+
+/// What makes an output one rendition of a package: the recipe's entry of `outputs:` with
+/// `renditions:` becomes one output per rendition, each a fragmented MP4 cut on the package's
+/// segment grid, which the run splits into the rendition's init and media segments inside the
+/// package folder.
+public struct PackageRole: Sendable {
+    /// The package folder, as the recipe names it (may hold the path tokens).
+    public let folder: Located<String>
+    public let format: Located<PackageFormat>
+    /// Every segment of every rendition starts at a multiple of this (`segment:`, default 6 s).
+    public let segment: MediaTime
+    /// The rendition's name: its sub-folder and its playlist's name.
+    public let rendition: String
+    /// The entry of `outputs:` (1-based) and how many renditions it has.
+    public let entry: Int
+    public let renditions: Int
+
+    public init(folder: Located<String>, format: Located<PackageFormat>, segment: MediaTime, rendition: String, entry: Int, renditions: Int) {
+        self.folder = folder; self.format = format; self.segment = segment
+        self.rendition = rendition; self.entry = entry; self.renditions = renditions
+    }
+}
