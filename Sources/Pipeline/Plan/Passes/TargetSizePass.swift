@@ -84,13 +84,24 @@ enum TargetSizePass {
         var shares: [TargetSizeDerivation.VideoShare] = []
         for (i, rate) in pixelRates {
             guard case .video(var s) = plan.lanes[i].kind else { continue }
-            let bitrate = Int(Double(videoBitrate) * rate / pixels)
+            let derived = Int(Double(videoBitrate) * rate / pixels)
+            let formula = "from target-size \(target.bytes): (\(target.bytes) − \(othersBytes) other tracks − \(overhead) container) bytes × 8 / \(String(format: "%.3f", seconds))s"
+                + (pixelRates.count > 1 ? ", its part by pixel rate" : "")
+            // Never more than the source has: a rate above the source's own adds bytes, not
+            // pictures (the file to share would outweigh what it was made from).
+            let track = plan.lanes[i].track
+            let bitrate = track.format.bitRate.map { min(derived, $0) } ?? derived
             s.bitrate = bitrate
             s.quality = nil
             s.decisions.removeAll { $0.setting == "quality" || $0.setting == "bitrate" }
-            s.decisions.append(Decision(setting: "bitrate", value: "\(bitrate)", rule: "bitrate.target-size",
-                                        reason: "from target-size \(target.bytes): (\(target.bytes) − \(othersBytes) other tracks − \(overhead) container) bytes × 8 / \(String(format: "%.3f", seconds))s"
-                                            + (pixelRates.count > 1 ? ", its part by pixel rate" : "")))
+            if bitrate < derived {
+                s.decisions.append(Decision(setting: "bitrate", value: "\(bitrate)", rule: "bitrate.target-size-source",
+                                            reason: "the source's own \(bitrate) b/s: target-size's \(derived) b/s (\(formula)) would be more than it has"))
+                plan.notices.append(PlanNotice(.changed, "target-size", track: track.index,
+                                               "'target-size' (\(ByteCount.describe(target.bytes))) would code the video at \(derived) b/s, more than the source's own \(bitrate) b/s: it is coded at the source's rate (never raised), so the file comes out smaller than the target"))
+            } else {
+                s.decisions.append(Decision(setting: "bitrate", value: "\(bitrate)", rule: "bitrate.target-size", reason: formula))
+            }
             plan.lanes[i].kind = .video(s)
             shares.append(.init(output: i + 1, bitrate: bitrate))
         }
