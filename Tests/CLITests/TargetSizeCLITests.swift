@@ -174,39 +174,45 @@ struct TargetSizeCLITests {
 }
 
 extension TargetSizeCLITests {
-    @Test("plan: the derived bitrate and how it was found, text and JSON (4 s at 320x240 30 fps, AAC 128k, 300kB in MP4)")
+    @Test("plan: the derived bitrate and how it was found, text and JSON (4 s at 320x240 30 fps, AAC 128k, 200kB in MP4)")
     func planShowsDerivation() throws {
         let dir = Scratch()
         let src = dir.file("clip.mp4")
         try BatchFixture.clip(src, seconds: 4, width: 320, height: 240)
-        let recipe = try NegotiationCLITests.recipe(dir, Self.recipe(target: "300kB"))
+        let recipe = try NegotiationCLITests.recipe(dir, Self.recipe(target: "200kB"))
         let r = try Binary.run(["plan", recipe, "-i", src, "--json"], timeLimit: 120)
         let o = try #require(BatchFixture.json(r.stdout), "\(r.stderr)")
         let t = try #require(o["targetSize"] as? [String: Any])
         // Sound: 128000 × 4 / 8 = 64000 bytes; container: 1500 + (16 × 30 + 6 × 48000 / 1024) × 4 = 4545 bytes;
-        // video: (300000 − 64000 − 4545) × 8 / 4 = 462910 b/s.
-        #expect(t["bytes"] as? Int == 300_000 && t["otherBytes"] as? Int == 64_000 && t["overhead"] as? Int == 4_545)
-        #expect(t["videoBitrate"] as? Int == 462_910 && t["seconds"] as? Double == 4)
-        #expect(t["formula"] as? String == "(300000 − 64000 other tracks − 4545 container) bytes × 8 / 4.000s = 462910 b/s")
+        // video: (200000 − 64000 − 4545) × 8 / 4 = 262910 b/s, under the source's own 357150 b/s.
+        #expect(t["bytes"] as? Int == 200_000 && t["otherBytes"] as? Int == 64_000 && t["overhead"] as? Int == 4_545)
+        #expect(t["videoBitrate"] as? Int == 262_910 && t["seconds"] as? Double == 4)
+        #expect(t["formula"] as? String == "(200000 − 64000 other tracks − 4545 container) bytes × 8 / 4.000s = 262910 b/s")
         let video = try #require(t["video"] as? [[String: Any]])
-        #expect(video.count == 1 && video[0]["output"] as? Int == 1 && video[0]["bitrate"] as? Int == 462_910 && video[0]["passes"] as? Int == 2)
+        #expect(video.count == 1 && video[0]["output"] as? Int == 1 && video[0]["bitrate"] as? Int == 262_910 && video[0]["passes"] as? Int == 2)
         let tracks = try #require(o["tracks"] as? [[String: Any]])
         let settings = try #require(tracks[0]["settings"] as? [[String: Any]])
         let bitrate = try #require(settings.first { $0["setting"] as? String == "bitrate" })
-        #expect(bitrate["value"] as? String == "462910" && bitrate["rule"] as? String == "bitrate.target-size")
+        #expect(bitrate["value"] as? String == "262910" && bitrate["rule"] as? String == "bitrate.target-size")
         #expect(!settings.contains { $0["setting"] as? String == "quality" })
         #expect(settings.contains { $0["setting"] as? String == "passes" && $0["value"] as? String == "2" })
         let text = try Binary.run(["plan", recipe, "-i", src], timeLimit: 120).stdout
         let lines = text.split(separator: "\n").map(String.init)
         let at = try #require(lines.firstIndex { $0.hasPrefix("target   ") }, "\(text)")
         #expect(Array(lines[at..<(at + 5)]) == [
-            "target   300000 bytes (300.0 kB), the whole file (±3 %)",
-            "  video  (300000 − 64000 other tracks − 4545 container) bytes × 8 / 4.000s = 462910 b/s",
+            "target   200000 bytes (200.0 kB), the whole file (±3 %)",
+            "  video  (200000 − 64000 other tracks − 4545 container) bytes × 8 / 4.000s = 262910 b/s",
             "  track 2  64000 bytes      bitrate: 128 kb/s",
             "  container 4545 bytes (header, index, sample framing)",
-            "  track 1  462910 b/s, 2 passes (a statistics pass, then the encode)",
+            "  track 1  262910 b/s, 2 passes (a statistics pass, then the encode)",
         ])
-        #expect(lines.contains("  bitrate         462910       bitrate.target-size: from target-size 300000: (300000 − 64000 other tracks − 4545 container) bytes × 8 / 4.000s"))
+        #expect(lines.contains("  bitrate         262910       bitrate.target-size: from target-size 200000: (200000 − 64000 other tracks − 4545 container) bytes × 8 / 4.000s"))
+        // Above the source's own rate the video is coded at that rate, and a warning says the
+        // file comes out smaller (never more than the source has).
+        let over = try NegotiationCLITests.recipe(dir, Self.recipe(target: "300kB"), name: "over.yaml")
+        let p = try Binary.run(["plan", over, "-i", src], timeLimit: 120)
+        #expect(p.stdout.contains("  bitrate         357150       bitrate.target-size-source: the source's own 357150 b/s: target-size's 462910 b/s (from target-size 300000: (300000 − 64000 other tracks − 4545 container) bytes × 8 / 4.000s) would be more than it has"), "\(p.stdout)")
+        #expect(p.stdout.contains("warning: track #0: 'target-size' (300000 bytes (300.0 kB)) would code the video at 462910 b/s, more than the source's own 357150 b/s: it is coded at the source's rate (never raised), so the file comes out smaller than the target"), "\(p.stdout)")
         // AV1: SVT-AV1's wrapper has no two passes; the codec table's next AV1 encoder does.
         let av1 = try NegotiationCLITests.recipe(dir, Self.recipe(target: "300kB", video: "{ codec: av1 }"), name: "av1.yaml")
         let a = try Binary.run(["plan", av1, "-i", src], timeLimit: 120).stdout
