@@ -38,6 +38,32 @@ struct HLSPackageRefusalCLITests {
         #expect(dir.contents == ["r.yaml", "s.mp4"])
     }
 
+    @Test("a codec the playlists cannot name (VP9 or AV1 video, Opus or FLAC sound): validate, plan and run refuse it at its codec's line (65), nothing written",
+          arguments: [("{ codec: vp9 }", "{ codec: aac }", "7:56", "writer input 1 encodes the video track ('v') as VP9 (codec vp9), but an hls package holds H.264 or HEVC video and AAC sound only"),
+                      ("{ codec: av1 }", "{ codec: aac }", "7:56", "writer input 1 encodes the video track ('v') as AV1 (codec av1), but an hls package holds H.264 or HEVC video and AAC sound only"),
+                      ("{ codec: h264 }", "{ codec: opus }", "8:57", "writer input 1 encodes the audio track ('a') as Opus (codec opus), but an hls package holds H.264 or HEVC video and AAC sound only"),
+                      ("{ codec: hevc }", "{ codec: flac }", "8:57", "writer input 1 encodes the audio track ('a') as FLAC (codec flac), but an hls package holds H.264 or HEVC video and AAC sound only")])
+    func codecs(video: String, audio: String, at: String, why: String) throws {
+        let dir = Scratch()
+        try PackageTools.source(dir.file("s.mp4"), seconds: 1)
+        try """
+            recipe: 1
+            reader: { outputs: { v: { track: video }, a: { track: audio } } }
+            outputs:
+              - path: \(dir.file("pkg"))
+                format: hls
+                renditions:
+                  - { name: lo, inputs: [ { source: v, settings: \(video) } ] }
+                  - { name: snd, inputs: [ { source: a, settings: \(audio) } ] }
+            """.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        for command in ["validate", "plan", "run"] {
+            let r = try Binary.run([command, dir.file("r.yaml")] + (command == "validate" ? [] : ["-i", dir.file("s.mp4")]), timeLimit: 60, cwd: dir.path)
+            #expect(r.status == 65, "\(command): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("\(dir.file("r.yaml")):\(at): error: \(why)"), "\(command): \(r.stderr)")
+        }
+        #expect(dir.contents == ["r.yaml", "s.mp4"])
+    }
+
     @Test("a file where the package folder goes: an error naming it (73), the file untouched, nothing written")
     func fileInTheWay() throws {
         let dir = try Self.setUp(segment: "1s")

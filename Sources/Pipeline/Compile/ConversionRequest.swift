@@ -88,3 +88,20 @@ public struct ConversionRequest: Sendable {
         self.source = source; self.output = output; self.tracks = tracks
     }
 }
+
+extension ConversionRequest {
+    /// The same conversion into a scratch file of a side run (the size estimate's sample encode,
+    /// two passes' statistics pass): `path` in `format`, overwritten, without the output's
+    /// length limit, target size or package, and nothing protected (it is the run's own file).
+    func scratch(into path: String, format: ContainerFormat) -> ConversionRequest {
+        var r = self
+        r.output = path
+        r.format = format
+        r.overwrite = true
+        r.fileLengthLimit = nil
+        r.targetSize = nil
+        r.protected = []
+        r.package = nil
+        return r
+    }
+}

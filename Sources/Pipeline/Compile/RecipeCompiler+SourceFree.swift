@@ -93,7 +93,10 @@ extension RecipeCompiler {
     /// source's codec.
     static func codecRefusal(reading kind: MediaType, format: ContainerFormat, input: WriterInput, output out: ReaderOutput,
                              settings p: ResolvedPreset, in recipe: Recipe) -> Diagnostic? {
-        guard !copiesSamples(kind, decode: out.decode, settings: p), let held = format.holds.description else { return nil }
+        // A package's renditions are fragmented MP4 files, but its playlists name fewer codecs.
+        let package = recipe.output.package?.format.value
+        let holds = package?.holds ?? format.holds
+        guard !copiesSamples(kind, decode: out.decode, settings: p), let held = holds.description else { return nil }
         let name: String, streams: [String]
         switch kind {
         case .video:
@@ -105,9 +108,10 @@ extension RecipeCompiler {
         default:
             return nil
         }
-        guard !streams.contains(where: { format.holds.holds($0, kind: kind.rawValue) }) else { return nil }
+        guard !streams.contains(where: { holds.holds($0, kind: kind.rawValue) }) else { return nil }
         let mark = p.keyMarks.last { $0.0 == "codec" && $0.1.line > 0 }?.1 ?? settingsMark(input)
-        return recipe.diagnostic(mark, "writer input \(input.number) encodes the \(kind.rawValue) track ('\(out.name)') as \(name), but \(format.article) \(format.rawValue) file holds \(held) only")
+        let holder = package?.named ?? "\(format.article) \(format.rawValue) file"
+        return recipe.diagnostic(mark, "writer input \(input.number) encodes the \(kind.rawValue) track ('\(out.name)') as \(name), but \(holder) holds \(held) only")
     }
 
     /// Whether a track of `kind` is copied as it is: not decoded, or `codec: copy` however it

@@ -66,12 +66,7 @@ enum TwoPassRun {
             }
             r.tracks = tracks
             let ext = FilePaths.pathExtension(of: plan.outputPath)
-            r.output = FilePaths.join(folder, "output\(k)-first-pass" + (ext.isEmpty ? "" : "." + ext))
-            r.format = plan.format
-            r.overwrite = true
-            r.fileLengthLimit = nil
-            r.targetSize = nil
-            r.protected = []
+            r = r.scratch(into: FilePaths.join(folder, "output\(k)-first-pass" + (ext.isEmpty ? "" : "." + ext)), format: plan.format)
             r.audioMix = nil
             var first = try Planner.plan(r, asset: plan.source, sources: plan.extraSources)
             for (j, i) in firstLanes.enumerated() where j < first.lanes.count {

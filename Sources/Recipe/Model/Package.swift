@@ -5,6 +5,15 @@ public enum PackageFormat: String, Sendable, CaseIterable {
 
     /// Whether it writes HLS playlists (`master.m3u8` and one per rendition).
     public var writesHLS: Bool { self == .hls || self == .cmaf }
+
+    /// What its segments hold: the codecs whose `CODECS` string reencode reads from the parameter
+    /// sets (`avc1.…`, `hvc1.…`, `mp4a.40.2`).
+    public var holds: Holdings {
+        Holdings(video: ["h264", "hevc"], audio: ["aac"], subtitles: [], description: "H.264 or HEVC video and AAC sound")
+    }
+
+    /// `an hls package`, `a dash package`, as a message says it.
+    public var named: String { "\(self == .hls ? "an" : "a") \(rawValue) package" }
 }
 
 /// What makes an output one rendition of a package: the recipe's entry of `outputs:` with

@@ -131,17 +131,11 @@ public enum EstimatePass {
     /// Encodes `span` as the plan would, into a file of its own in the temp folder: each output
     /// track's bytes, and the span's length.
     static func encode(_ span: TimeRange?, of request: ConversionRequest, plan: ConversionPlan) throws(MediaError) -> ([Int: Int64], MediaTime) {
-        var r = request
         let ext = FilePaths.pathExtension(of: plan.outputPath)
-        r.output = FilePaths.join(NSTemporaryDirectory(), "reencode-estimate-\(getpid())-\(UInt64.random(in: 0...UInt64.max))" + (ext.isEmpty ? "" : "." + ext))
-        r.format = plan.format
-        if let span { r.timeRange = TimeRange(start: span.start, duration: span.duration + spanTail) }
-        r.overwrite = true
-        r.fileLengthLimit = nil
-        r.targetSize = nil
-        r.protected = []
         // A package's rendition is sampled as the fragmented file it is written as, on its own.
-        r.package = nil
+        var r = request.scratch(into: FilePaths.join(NSTemporaryDirectory(), "reencode-estimate-\(getpid())-\(UInt64.random(in: 0...UInt64.max))" + (ext.isEmpty ? "" : "." + ext)),
+                                format: plan.format)
+        if let span { r.timeRange = TimeRange(start: span.start, duration: span.duration + spanTail) }
         let p = try Planner.plan(r, asset: plan.source, sources: plan.extraSources)
         defer { unlink(r.output) }
         try ExportSession(plan: p).run()
