@@ -59,7 +59,7 @@ struct InspectCommandTests {
     func usage() throws {
         let none = try Binary.run(["inspect"])
         #expect(none.status == 64)
-        #expect(none.stderr.hasPrefix("Error: missing FILE\nUsage: reencode inspect [--json] FILE..."))
+        #expect(none.stderr.hasPrefix("Error: missing FILE\nUsage: reencode inspect [--json] [--loudness] FILE..."))
         let unknown = try Binary.run(["inspect", "--jsn", "x"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.hasPrefix("Error: unknown option '--jsn'"))
@@ -68,7 +68,7 @@ struct InspectCommandTests {
         #expect(sub.stderr.hasPrefix("Error: unknown subcommand 'frobnicate'"))
         let help = try Binary.run(["help", "inspect"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("USAGE: reencode inspect [--json] FILE..."))
+        #expect(help.stdout.contains("USAGE: reencode inspect [--json] [--loudness] FILE..."))
         #expect(try Binary.run(["inspect", "--help"]).stdout == help.stdout)
         let version = try Binary.run(["--version"])
         #expect(version.status == 0 && !version.stdout.isEmpty)
