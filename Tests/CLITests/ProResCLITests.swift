@@ -27,15 +27,15 @@ struct ProResCLITests {
         ])
     }
 
-    @Test("plan: ProRes into MP4 is refused naming the track and the container; 4444 from a source without alpha and an asked GOP are said, not refused")
+    @Test("plan: ProRes into MP4 is refused naming the track and the container (65: the settings' choice); 4444 from a source without alpha and an asked GOP are said, not refused")
     func plan() throws {
         let dir = Scratch()
         let src = try NewCodecCLITests.clip(dir)
         let mp4 = try NegotiationCLITests.recipe(dir, NewCodecCLITests.recipe("mp4", "prores-hq"), name: "mp4.yaml")
         let p = try Binary.run(["plan", mp4, "-i", src], timeLimit: 60)
-        #expect(p.status == 1, "\(p.stderr)")
+        #expect(p.status == 65, "\(p.stderr)")
         #expect(p.stderr.split(separator: "\n").first.map(String.init)
-                == "error: \(src): track #0: mp4 cannot hold prores: cannot write the container header: Invalid argument (ffmpeg: [mp4] Could not find tag for codec prores in stream #0, codec not currently supported in container)",
+                == "\(mp4):8:30: error: \(src): track #0: mp4 cannot hold prores: cannot write the container header: Invalid argument (ffmpeg: [mp4] Could not find tag for codec prores in stream #0, codec not currently supported in container)",
                 "\(p.stderr)")
         let mov = try NegotiationCLITests.recipe(dir, NewCodecCLITests.recipe("mov", "prores-4444"), name: "mov.yaml")
         let q = try Binary.run(["plan", mov, "-i", src], timeLimit: 60)

@@ -34,7 +34,11 @@ enum Rehearsal {
             // Which track the container refuses: each is tried alone.
             if let (i, alone) = writer.refusedInput(), plan.lanes.indices.contains(i) {
                 let lane = plan.lanes[i]
-                throw MediaError(.unsupported, "\(plan.format.rawValue) cannot hold \(codecName(of: lane)): \(alone.message)",
+                // An encoded track is the settings' choice (65, as validate says it of a recipe's
+                // own container); a copy is the source's (the container cannot store it as it is).
+                let kind: MediaError.Kind
+                switch lane.kind { case .video, .audio: kind = .invalidSettings; case .passthrough, .subtitle: kind = .unsupported }
+                throw MediaError(kind, "\(plan.format.rawValue) cannot hold \(codecName(of: lane)): \(alone.message)",
                                  file: plan.source.path, track: lane.track.index, detail: alone.detail ?? error.detail)
             }
             throw error.at(file: plan.outputPath)
