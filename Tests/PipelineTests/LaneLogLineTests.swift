@@ -35,13 +35,17 @@ struct LaneLogLineTests {
             lanes += 1
             let lane = Lane(name: "log-\(i)", work: LogReadingWork(seen: seen))
             // Earlier work on the same serial queue leaves a line behind on its pooled thread, as
-            // a lane of another file would.
+            // a lane of another file would. Both are queued before the queue runs, so that one
+            // drain runs them one after the other, mostly on one thread (queued apart, a loaded
+            // machine's libdispatch once gave the lane another thread 1000 times in 1000).
+            lane.queue.suspend()
             lane.queue.async {
                 FFmpegLog.record("[h264] another file's warning \(i)")
                 seen.recordedOn.withLock { $0.append(UInt(pthread_self())) }
             }
             let group = DispatchGroup()
             lane.start(in: group) { _ in }
+            lane.queue.resume()
             group.wait()
         }
         let runs = seen.runs.withLock { $0 }, recordedOn = seen.recordedOn.withLock { $0 }
