@@ -302,13 +302,13 @@ struct CompositionRunCLITests {
         return end
     }
 
-    @Test("a copied track is refused at its line (65)")
+    @Test("copied pictures at another speed are refused at the speed (65)")
     func otherRefusals() throws {
         let dir = Scratch()
         let src = dir.file("clip.mp4")
         try Self.makeSource(src, fps: 30, frames: 90)
         let r = try refusal(Self.slowRecipe().replacingOccurrences(of: "settings: video-30", with: "settings: { codec: copy }"), source: src, in: dir)
         #expect(r.status == 65)
-        #expect(r.stderr == "\(r.path):17:38: error: writer input 1 copies 'picture', but a composition's tracks are decoded and encoded: copied tracks are not supported in a composition yet\n    - { source: picture, settings: { codec: copy } }\n                                     ^\n", "\(r.stderr)")
+        #expect(r.stderr == "\(r.path):6:36: error: writer input 1 copies 'picture', but video segment 2 plays at another speed: copied pictures keep their source's frames and times; encode the video instead\n    - { start: 1s, end: 2s, speed: 1/8 }\n" + String(repeating: " ", count: 35) + "^\n", "\(r.stderr)")
     }
 }

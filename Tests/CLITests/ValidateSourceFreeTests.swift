@@ -82,7 +82,7 @@ struct ValidateSourceFreeTests {
          output: "{dir}/{stem}-x.mp4"
          composition:
            video:
-             - { source: input }
+             - { source: input, speed: 2 }
          reader:
            outputs:
              a: { track: video }
@@ -90,9 +90,9 @@ struct ValidateSourceFreeTests {
            inputs:
              - { source: a, settings: passthrough }
 
-         """, "11:30",
-         "writer input 1 copies 'a', but a composition's tracks are decoded and encoded: copied tracks are not supported in a composition yet",
-         "11:30: error: writer input 1 copies 'a', but a composition's tracks are decoded and encoded"),
+         """, "5:31",
+         "writer input 1 copies 'a', but video segment 1 plays at another speed: copied pictures keep their source's frames and times; encode the video instead",
+         "5:31: error: writer input 1 copies 'a', but video segment 1 plays at another speed"),
         ("""
          recipe: 1
          output: "{dir}/{stem}-x.m4a"

@@ -147,8 +147,6 @@ struct CompositionErrorTests {
          ["r.yaml:13:5: error: reader output 'picture' reads the composition, whose tracks are 'video' and 'audio', not '#0'"]),
         (with(line: 13, "    picture: { track: video:1 }"),
          ["r.yaml:13:5: error: reader output 'picture' reads the composition, whose tracks are 'video' and 'audio', not 'video:1'"]),
-        (with(line: 13, "    picture: { track: video, decode: false }"),
-         ["r.yaml:13:5: error: reader output 'picture' has 'decode: false', but a composition's tracks are decoded (passthrough copies one file's samples as they are)"]),
         (with([8: "  audio:", 13: "    picture: { track: audio }", 14: "    sound: { track: video }"]),
          ["r.yaml:14:5: error: reader output 'sound' reads the composition's video track, but the composition has none"]),
     ]

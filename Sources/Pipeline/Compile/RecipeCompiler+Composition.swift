@@ -106,6 +106,7 @@ extension RecipeCompiler {
         case .track: return segment.track?.mark ?? segment.mark
         case .transition: return segment.transition?.mark ?? segment.mark
         case .start: return segment.start?.mark ?? segment.mark
+        case .end: return segment.end?.mark ?? segment.duration?.mark ?? segment.mark
         case .at: return segment.at?.mark ?? segment.mark
         case .speed: return segment.timing?.mark ?? segment.mark
         case .slowMotion: return segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark

@@ -120,10 +120,17 @@ extension RecipeCompiler {
         !decode || (kind == .audio ? p.audio.codec == .copy : p.video.codec == .copy)
     }
 
-    /// A copied track in a composition, whose tracks are cut, joined and retimed.
+    /// A copied track in a composition: its pictures can be cut and joined as they are, where
+    /// the composition only puts segments end to end. Anything that changes a picture or its
+    /// time needs them decoded; the sound is always decoded and mixed.
     static func compositionCopyRefusal(_ writer: TrackSource, in recipe: Recipe) -> Diagnostic? {
-        guard recipe.composition != nil, writer.copies else { return nil }
-        return recipe.diagnostic(writer.copyMark, "writer input \(writer.input.number) copies '\(writer.output.name)', but a composition's tracks are decoded and encoded: copied tracks are not supported in a composition yet")
+        guard let composition = recipe.composition, writer.copies else { return nil }
+        let copying = "writer input \(writer.input.number) copies '\(writer.output.name)'"
+        guard case .kind(.video, 0) = writer.output.track else {
+            return recipe.diagnostic(writer.copyMark, "\(copying), but a composition's sound is decoded and mixed: only its pictures can be copied; encode the sound (e.g. codec: aac)")
+        }
+        guard let reason = CompositionCopy.obstacle(in: composition) else { return nil }
+        return recipe.diagnostic(reason.mark, "\(copying), but \(reason.what): copied pictures keep their source's frames and times; encode the video instead")
     }
 
     /// What `validate` can refuse of a recipe's tracks and output without a source: the checks

@@ -69,7 +69,7 @@ public struct SegmentRequest: Sendable, Hashable {
 /// The field of one segment a refusal is about (`MediaError.segment`), so a recipe can point at
 /// the line that wrote it: the list and layer it is in, its number in them (1-based), the field.
 public struct SegmentField: Sendable, Hashable {
-    public enum Name: Sendable, Hashable { case start, at, speed, track, transition, slowMotion, audioStretch }
+    public enum Name: Sendable, Hashable { case start, end, at, speed, track, transition, slowMotion, audioStretch }
     public var list: SegmentRequest.List
     /// 0: the list itself; j ≥ 1: mix input or layer j (`SegmentRequest.layer`).
     public var layer: Int

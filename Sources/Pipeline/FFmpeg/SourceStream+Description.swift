@@ -123,6 +123,13 @@ extension SourceStream {
                                fileName: FFmpeg.dictionary(st.pointee.metadata)["filename"])
     }
 
+    /// The codec's out-of-band set-up (for H.264/HEVC in MP4/MOV/MKV the avcC/hvcC record with
+    /// the parameter sets): what copied samples of two streams need alike to be joined.
+    var codecSetup: [UInt8] {
+        guard let par = pointer.pointee.codecpar?.pointee, let data = par.extradata else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(max(par.extradata_size, 0))))
+    }
+
     /// A Matroska attachment stream: the file is the stream's extradata.
     var attachment: Attachment? {
         let st = pointer

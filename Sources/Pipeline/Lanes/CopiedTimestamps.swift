@@ -20,8 +20,9 @@ import Recipe
 /// moves the whole file later, every track alike, so that nothing is before 0.
 struct CopiedTimestamps {
     /// The session's start in the track's time base, subtracted from every stamp: the same
-    /// instant for every track, so tracks keep their offsets.
-    let origin: Int64
+    /// instant for every track, so tracks keep their offsets. A join of copied segments moves
+    /// it at each segment (its source start less its place on the timeline).
+    var origin: Int64
     let timeBase: TimeBase
     /// MP4/MOV need each dts above the last; Matroska takes equal ones.
     let strictlyIncreasing: Bool

@@ -20,6 +20,8 @@ public struct LanePlan: Sendable {
     var videoSettings: ResolvedVideoSettings? { if case .video(let s) = kind { return s } else { return nil } }
     /// 2: a video track coded in two passes; 1 otherwise.
     public var passes: Int { videoSettings?.passes ?? 1 }
+    /// The track's samples are copied as they are.
+    var isCopy: Bool { if case .passthrough = kind { return true } else { return false } }
 }
 
 /// A conversion compiled against its real source: nothing is left open, and everything that can

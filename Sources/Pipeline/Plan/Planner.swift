@@ -46,7 +46,10 @@ public enum Planner {
         plan.request = request
         plan.fragments = try fragments(request, format: files.format)
         plan.chains = lanes.map { StageChain.single(track: $0.track.index, timeline: plan.timeline) }
-        if let composition { try CompositionPass.apply(composition, to: &plan, files: files, renderFrame: settled.renderFrame) }
+        if let composition {
+            try CompositionPass.apply(composition, to: &plan, files: files, renderFrame: settled.renderFrame)
+            try CopyJoinPass.check(plan)
+        }
         if let notice = time.notice {
             plan.requestedTimeRange = time.wanted.map { $0.intersection(time.whole) }
             plan.notices.append(notice)

@@ -318,18 +318,35 @@ public final class ExportSession: Sendable {
                 let mixed = SoundFormat(sampleRate: s.sampleRate, sampleFormat: "fltp", channelLayout: s.channelLayout, timeBase: Ratio(1, s.sampleRate))
                 return MadeLane(work: StagedLane(env: env, track: lp.track.index, stage: mixer, sink: sink), offered: offered, sinkInput: .sound(mixed))
             case .passthrough where lp.track.mediaType == .subtitle:
-                let segment = try chain.onlySegment()
                 // Copied subtitles are cut to the range too (and read from the file's start).
-                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: nil,
-                                                       fromStart: plan.cutsStart, readerOutput: tee?.readerOutput))
+                return MadeLane(work: try subtitleLane(plan, output: i, env: env, conversion: nil, tee: tee))
             case .passthrough:
-                return MadeLane(work: try PassthroughLane(env: env, output: i, track: lp.track, segment: try chain.onlySegment(), readerOutput: tee?.readerOutput))
+                let source: any PacketSourceStage, stream: SourceStream
+                if plan.isComposed {
+                    let inputs = try sourceInputs(plan, lane: i).map { $0.reading(tee?.readerOutput) }
+                    let joined = try CopiedSequence(env: env, inputs: inputs)
+                    (source, stream) = (joined, joined.stream)
+                } else {
+                    let tap = try env.readers.tap(group: 0, output: tee?.readerOutput ?? i)
+                    let copied = try CopiedSource(env: env, tap: tap, track: lp.track, segment: try chain.onlySegment())
+                    (source, stream) = (copied, copied.stream)
+                }
+                let input = try env.writer.addPassthroughInput(from: stream, rotation: lp.track.format.rotation, metadata: lp.track.outputMetadata)
+                return MadeLane(work: PacketLane(env: env, track: lp.track.index, stage: source, sink: PacketSink(env: env, output: i, input: input)))
             case .subtitle(let s):
-                let segment = try chain.onlySegment()
-                return MadeLane(work: try SubtitleLane(env: env, output: i, track: lp.track, segment: segment, conversion: s,
-                                                       fromStart: plan.cutsStart, readerOutput: tee?.readerOutput))
+                return MadeLane(work: try subtitleLane(plan, output: i, env: env, conversion: s, tee: tee))
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
+    }
+
+    /// A subtitle track's lane: its samples cut to the range, copied or coded again (`conversion`).
+    private static func subtitleLane(_ plan: ConversionPlan, output i: Int, env: LaneEnvironment, conversion: SubtitleConversion?,
+                                     tee: Tee?) throws(MediaError) -> PacketLane {
+        let track = plan.lanes[i].track
+        let source = try SubtitleSource(env: env, track: track, segment: try plan.chains[i].onlySegment(), conversion: conversion,
+                                        fromStart: plan.cutsStart, readerOutput: tee?.readerOutput ?? i)
+        let input = try source.addInput(metadata: track.outputMetadata)
+        return PacketLane(env: env, track: track.index, stage: source, sink: PacketSink(env: env, output: i, input: input))
     }
 
     /// The other outputs a lane's track also goes to, and what it reads.

@@ -17,10 +17,11 @@ extension TimeSegment {
         try targetLength(of: d).ts(in: timeBase)
     }
 
-    /// The source start in ticks of `timeBase`, rounded down: what a copied track's stamps are
-    /// moved by (the same instant for every track, so tracks keep their offsets).
+    /// What a copied track's stamps are moved by, in ticks of `timeBase` (rounded down): the
+    /// source start less the segment's place on the timeline — the same instant for every
+    /// track, so tracks keep their offsets; 0 on the timeline for a plain conversion.
     func sourceOrigin(in timeBase: TimeBase) throws(MediaError) -> Int64 {
-        try sourceRange.start.ts(in: timeBase, rounding: .down)
+        try (sourceRange.start - targetStart).ts(in: timeBase, rounding: .down)
     }
 
     /// Source time `t` on the target timeline as a sample index at `rate` (nearest).

@@ -726,9 +726,6 @@ extension Parser {
                 error(out.mark, "reader output '\(out.name)' reads the composition's \(kind.rawValue) track, but the composition has none")
                 continue
             }
-            if !out.decode {
-                error(out.mark, "reader output '\(out.name)' has 'decode: false', but a composition's tracks are decoded (passthrough copies one file's samples as they are)")
-            }
             read.insert(kind.rawValue)
         }
         for track in composition.writtenTracks where !read.contains(track.kind.rawValue) {

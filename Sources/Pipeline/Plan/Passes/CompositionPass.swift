@@ -14,9 +14,12 @@ enum CompositionPass {
         guard let segments = files.request.timeline else { return nil }
         let src = files.source, assets = files.assets
         guard files.request.timeRange == nil else { throw MediaError(.invalidSettings, "a composition has no time range: each segment has its own", file: src) }
-        // A composition re-encodes what it shows; a copy keeps the file's samples and times.
-        if let copied = lanes.first(where: { if case .video = $0.kind { return false }; if case .audio = $0.kind { return false }; return true }) {
-            throw MediaError(.invalidSettings, "track #\(copied.track.index) is copied (or is subtitles), but a composition's tracks are decoded: copied tracks are not supported in a composition yet", file: src, track: copied.track.index)
+        // A composition decodes and mixes its sound; its pictures may be copied (`CopyJoinPass`
+        // checks the cuts and the files once the timeline is known).
+        for lane in lanes where lane.isCopy && lane.track.mediaType != .video || lane.track.mediaType == .subtitle {
+            let what = lane.track.mediaType == .subtitle ? "is subtitles, which a composition does not carry"
+                : "is copied, but a composition's sound is decoded and mixed: only its pictures can be copied"
+            throw MediaError(.invalidSettings, "track #\(lane.track.index) \(what)", file: src, track: lane.track.index)
         }
         let trackMap = CompositionSources.tracks(of: lanes, in: assets)
         // Per segment, the lanes as they read its file: a segment's own track, where it names
@@ -30,9 +33,9 @@ enum CompositionPass {
                 return index.flatMap { assets[r.source].track(index: $0) }.map { LanePlan(track: $0, kind: lane.kind) }
             }
         }
-        // Every file's track a lane reads is decoded: one that cannot be is refused now, as a
-        // single file's is, not when the run reaches its segment.
-        for (r, lanes) in zip(segments, byRequest) { for lane in lanes { try TrackPass.checkDecodable(lane.track, file: assets[r.source].path) } }
+        // Every file's track a lane decodes must be decodable: one that cannot be is refused now,
+        // as a single file's is, not when the run reaches its segment.
+        for (r, lanes) in zip(segments, byRequest) { for lane in lanes where !lane.isCopy { try TrackPass.checkDecodable(lane.track, file: assets[r.source].path) } }
         return Resolved(composed: try CompositionTimeline.resolve(segments, assets: assets, lanes: byRequest), trackMap: trackMap)
     }
 

@@ -1,0 +1,132 @@
+import Recipe
+
+/// A copied track's samples as they are, chosen for the output and put on its timeline. Every
+/// sample keeps its presentation time relative to every other sample of every track: all are
+/// moved by the session's start, and decode times are made valid for the muxer
+/// (`CopiedTimestamps`). A video track starts at its first sync sample (nothing is decoded, so it
+/// cannot start between sync samples).
+///
+/// Without a trim every sample is copied, as `ffmpeg -c copy` does, including pre-roll before the
+/// start (an edit list's lead-in, audio priming), which MP4/MOV hide again with an edit list. A
+/// trim starts video at the sync sample at or before the start (the edit list hides the
+/// lead-in) and audio at the first sample that reaches the start; it stops at the first sample
+/// decoded at or after the end.
+final class CopiedSource: PacketSourceStage {
+    private let env: LaneEnvironment
+    /// Where its packets come from.
+    private let tap: PacketTap
+    private let track: Track
+    let timeBase: TimeBase
+    /// What of the source is copied (copied samples are never retimed: scale 1).
+    private let segment: TimeSegment
+    private var timestamps: CopiedTimestamps
+    private var started = false
+    /// The first samples, held until `timestamps` has learnt from them; then the samples
+    /// restamped and not yet handed out.
+    private var held: [Packet] = []
+    private var learnt = false
+    private var ended = false
+    /// The reader has no more samples for it.
+    private var exhausted = false
+    private(set) var lastTime: MediaTime = .invalid
+    private(set) var statistics: LaneStatistics
+
+    /// A segment of a join (`CopiedSequence`): exactly the samples shown in its range.
+    private let joined: Bool
+
+    /// `tap`: the reader output it reads. `continuing`: in a join, the timestamps as the segment
+    /// before left them (nil: the first, or the only, segment).
+    init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, joined: Bool = false,
+         continuing: CopiedTimestamps? = nil) throws(MediaError) {
+        self.env = env
+        self.tap = tap
+        self.track = track
+        self.joined = joined
+        statistics = LaneStatistics(track: track.index)
+        self.segment = segment
+        guard segment.scale.isIdentity else {
+            throw MediaError(.invalidSettings, "a copied track cannot be played at another speed: reencode it instead")
+        }
+        timeBase = tap.stream.timeBase
+        let origin = try segment.sourceOrigin(in: timeBase)
+        if var carried = continuing {
+            carried.origin = origin
+            timestamps = carried
+            learnt = true
+        } else {
+            timestamps = CopiedTimestamps(origin: origin, timeBase: timeBase, strictlyIncreasing: env.writer.needsStrictlyIncreasingDTS)
+        }
+    }
+
+    /// The timestamps as this segment leaves them, for the next segment of a join.
+    var timestampsSoFar: CopiedTimestamps { timestamps }
+
+    /// The stream it copies, whose format the writer input takes.
+    var stream: SourceStream { tap.stream }
+    var file: String? { tap.file }
+
+    func next() throws(MediaError) -> TimedPacket? {
+        while !ended {
+            if learnt, !held.isEmpty {
+                if let unit = try out(held.removeFirst()) { return unit }
+                continue
+            }
+            guard !exhausted, let packet = try tap.next() else {
+                exhausted = true
+                // A track shorter than the look-ahead: learn from what there is, then hand it out.
+                if !learnt { learn(); continue }
+                break
+            }
+            try env.checkCancelled()
+            statistics.packetsRead += 1
+            let pts = MediaTime(ts: packet.pts, timeBase: timeBase)
+            if pts.isNumeric { lastTime = pts }
+            if !started {
+                guard starts(packet, at: pts) else { continue }
+                started = true
+            }
+            if joined {
+                // Exactly the samples shown in the range: not an open GOP's leading pictures
+                // before it, nor what follows it; past it once decoded at or after its end.
+                let range = segment.sourceRange
+                if MediaTime(ts: packet.dts, timeBase: timeBase) >= range.end { exhausted = true; continue }
+                guard pts.isNumeric, pts >= range.start, pts < range.end else { continue }
+            }
+            if learnt {
+                if let unit = try out(packet) { return unit }
+                continue
+            }
+            held.append(packet)
+            if held.count >= CopiedTimestamps.lookahead { learn() }
+        }
+        tap.detach()
+        return nil
+    }
+
+    /// Whether the track's copy begins with this sample.
+    private func starts(_ packet: Packet, at pts: MediaTime) -> Bool {
+        if joined { return packet.isKeyframe && pts >= segment.sourceRange.start }
+        if track.mediaType == .video { return packet.isKeyframe }
+        guard env.cutsStart, pts.isNumeric else { return true }
+        return pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase) > segment.sourceRange.start
+    }
+
+    private func learn() {
+        timestamps.learn(from: held)
+        learnt = true
+    }
+
+    /// The sample restamped; nil once a sample is decoded at or after the end (every later one
+    /// is shown after it).
+    private func out(_ packet: Packet) throws(MediaError) -> TimedPacket? {
+        let pts = MediaTime(ts: packet.pts, timeBase: timeBase)
+        if pts.isNumeric { lastTime = pts }
+        try timestamps.restamp(packet)
+        if !joined && env.cutsEnd && MediaTime(ts: packet.dts, timeBase: timeBase) >= segment.targetRange.end {
+            ended = true
+            held = []
+            return nil
+        }
+        return TimedPacket(packet: packet, timeBase: timeBase)
+    }
+}
