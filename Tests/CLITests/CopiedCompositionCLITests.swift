@@ -113,6 +113,49 @@ struct CopiedCompositionCLITests {
         #expect(try Self.decodeErrors(out) == "")
     }
 
+    /// Keyframe times (seconds, ascending) and every video packet (pts seconds, MD5) of a file.
+    static func keyframesAndPackets(_ file: String) throws -> (keys: [Double], packets: [(pts: Double, hash: String)]) {
+        let r = try Binary.runTool(PackageTools.ffprobe, ["-v", "error", "-select_streams", "v:0", "-show_data_hash", "MD5",
+                                                          "-show_entries", "packet=pts_time,flags,data_hash", "-of", "csv=p=0", file])
+        var keys: [Double] = [], packets: [(Double, String)] = []
+        for line in r.stdout.split(separator: "\n") {
+            let f = line.split(separator: ",").map(String.init)
+            guard f.count == 3, let t = Double(f[0]) else { continue }
+            if f[1].hasPrefix("K") { keys.append(t) }
+            packets.append((t, f[2]))
+        }
+        return (keys.sorted(), packets.sorted { $0.0 < $1.0 })
+    }
+
+    @Test("real files (a GoPro clip, H.264 with a B-pyramid): the second keyframe's GOP cut out — the source's packets on each side, decoded without an error; an open GOP's keyframe refused as an end",
+          .enabled(if: ProcessInfo.processInfo.environment["REENCODE_CORPUS"] != nil))
+    func corpus() throws {
+        let corpus = ProcessInfo.processInfo.environment["REENCODE_CORPUS"] ?? ""
+        let dir = Scratch()
+        for name in ["gpmf-parser/hero7.mp4", "androidx-media/mp4_bbb_800x640_768kbps_30fps_avc_pyramid_3b.mp4"] {
+            let src = corpus + "/" + name
+            let (keys, packets) = try Self.keyframesAndPackets(src)
+            try #require(keys.count >= 3, "\(name): keyframes \(keys)")
+            let recipe = dir.file("r.yaml")
+            try Self.recipe(segments: "    - { end: \(keys[1])s }\n    - { start: \(keys[2])s }")
+                .replacingOccurrences(of: "    sound: { track: audio }\n", with: "").replacingOccurrences(of: "    - { source: sound, settings: aac-stereo }\n", with: "")
+                .write(toFile: recipe, atomically: true, encoding: .utf8)
+            let r = try Binary.run(["run", recipe, "-i", src, "-o", dir.file("out.mp4"), "--quiet", "--overwrite"], timeLimit: 300, cwd: dir.path)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            let kept = packets.filter { $0.pts < keys[1] - 1e-6 || $0.pts >= keys[2] - 1e-6 }.map(\.hash)
+            #expect(try Self.keyframesAndPackets(dir.file("out.mp4")).packets.map(\.hash) == kept, "\(name)")
+            #expect(try Self.decodeErrors(dir.file("out.mp4")) == "", "\(name)")
+        }
+        // I P B B …: the keyframe at 2 s is decoded before the B frames shown at 0 and 1 s.
+        let open = corpus + "/androidx-media/mp4_iibbibb_editlist_videoonly.mp4"
+        let recipe = dir.file("r.yaml")
+        try Self.recipe(segments: "    - { end: 2s }").replacingOccurrences(of: "    sound: { track: audio }\n", with: "")
+            .replacingOccurrences(of: "    - { source: sound, settings: aac-stereo }\n", with: "").write(toFile: recipe, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["plan", recipe, "-i", open], timeLimit: 120, cwd: dir.path)
+        #expect(r.status == 65)
+        #expect(r.stderr.hasPrefix("\(recipe):5:14: error: \(open): segment 1: it ends at 2.000s, before a keyframe whose group of pictures is open (pictures shown before it are decoded after it, so a copy would lose them); end elsewhere, or encode the video\n"), "\(r.stderr)")
+    }
+
     @Test("what a copy cannot do: a start or end between keyframes, another speed, copied sound, files not alike — each at its line, 65, nothing made")
     func refusals() throws {
         let dir = Scratch()
