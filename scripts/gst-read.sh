@@ -12,17 +12,8 @@
 set -uo pipefail
 
 [ $# -gt 0 ] || { echo "usage: $0 FILE..." >&2; exit 64; }
-unavailable() { echo "GStreamer unavailable: $*" >&2; exit 77; }
-
-packages=(gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
-if ! command -v gst-launch-1.0 >/dev/null || ! gst-inspect-1.0 qtdemux >/dev/null 2>&1; then
-    [ "$(id -u)" = 0 ] || unavailable "${packages[*]} are not installed and installing them needs root (this is uid $(id -u))"
-    command -v apt-get >/dev/null || unavailable "${packages[*]} are not installed and there is no apt-get"
-    log="$(mktemp)"
-    install() { DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${packages[@]}" >>"$log" 2>&1; }
-    install || { apt-get update >>"$log" 2>&1; install; } \
-        || unavailable "apt-get install ${packages[*]} failed: $(tail -n 3 "$log" | tr '\n' ' ')"
-fi
+source "$(dirname "$0")/gst-install.sh"
+ensure_gstreamer qtdemux gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 
 status=0
 for file in "$@"; do
