@@ -15,7 +15,7 @@ struct CompositionStillsCLITests {
         try MixInputCLITests.clip(dir.file("b.mp4"), base: 200, sound: false)
     }
 
-    static func recipe(_ video: String, images: String, media: Bool = true) -> String {
+    static func recipe(_ video: String, images: String, media: Bool = true, rate: String = "frame-rate: 30, ") -> String {
         """
         recipe: 1
         sources:
@@ -28,7 +28,7 @@ struct CompositionStillsCLITests {
           outputs:
             picture: { track: video }
         outputs:
-        \(media ? "  - path: out.mp4\n    inputs:\n      - { source: picture, settings: { codec: h264, frame-rate: 30, codec-options: { preset: ultrafast } } }\n" : "")\(images)
+        \(media ? "  - path: out.mp4\n    inputs:\n      - { source: picture, settings: { codec: h264, \(rate)codec-options: { preset: ultrafast } } }\n" : "")\(images)
 
         """
     }
@@ -116,6 +116,30 @@ struct CompositionStillsCLITests {
             #expect(try Self.shown(out, at: t)?.stamp == stamp, "the output's frame at \(t) s")
             let still = try #require(try SampleReader(path: dir.file(name), track: .type(.video, 0)).nextPicture())
             #expect(still.width == 160 && still.height == 96, "\(name)")
+        }
+    }
+
+    @Test("without a frame rate (the sources' timing): each still shows the frame on display at its time, as the output there; plan says where that frame starts")
+    func sourceTiming() throws {
+        let dir = Scratch()
+        try Self.sources(dir)
+        let text = Self.recipe(Self.slowed, images: """
+              - path: "s-{n}.png"
+                images: { source: picture, at: [0.5s, 1.6s, 2.95s] }
+            """, rate: "")
+        try text.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let plan = try Binary.run(["plan", "r.yaml"], timeLimit: 120, cwd: dir.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        // 2.95 s: b at 1.475 s, whose frame 44 (1.467 s) starts at 1 + 0.967·2 = 2.933 s.
+        #expect(plan.stdout.contains("""
+              #2 at 1.600s: the composed frame at 1.600s (segment 2 b.mp4 0.800s) → s-2.png
+              #3 at 2.950s: the composed frame at 2.933s (segment 2 b.mp4 1.467s) → s-3.png
+            """), "\(plan.stdout)")
+        let run = try Binary.run(["run", "r.yaml", "--quiet"], timeLimit: 300, cwd: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        for (name, t, stamp) in [("s-1.png", 0.5, 115), ("s-2.png", 1.6, 224), ("s-3.png", 2.95, 244)] {
+            #expect(try Self.stamp(dir.file(name)) == stamp, "\(name)")
+            #expect(try Self.shown(dir.file("out.mp4"), at: t)?.stamp == stamp, "the output's frame at \(t) s")
         }
     }
 
