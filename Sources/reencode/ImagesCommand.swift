@@ -167,17 +167,26 @@ struct ImagesCommand: Command {
 
     /// `clip.mp4: 3 stills of track #0, 320x180 JPEG`, then a line per still.
     static func text(_ p: StillPlan) -> String {
-        var lines = ["\(p.source): \(p.stills.count) still\(p.stills.count == 1 ? "" : "s") of track #\(p.track.index), \(p.width)x\(p.height) \(p.format.rawValue.uppercased())"]
+        let of = p.composition.map { "of the composition (\(p.duration.secondsDescription)) as output track \($0.lane + 1) draws it" } ?? "of track #\(p.track.index)"
+        var lines = ["\(p.source): \(p.stills.count) still\(p.stills.count == 1 ? "" : "s") \(of), \(p.width)x\(p.height) \(p.format.rawValue.uppercased())"]
         if let sheet = p.sheet {
             lines[0] += ", tiles of a \(sheet.columns)x\(sheet.rows) contact sheet " + ([sheet.path] + [sheet.webVTT].compactMap { $0 }).joined(separator: " and ")
         }
         for s in p.stills {
             let asked = s.asked == s.requested.secondsDescription ? s.asked : "\(s.asked) (\(s.requested.secondsDescription))"
-            let shown = s.isKeyframe ? "the keyframe at \(s.shown.secondsDescription)" : "the frame at \(s.shown.secondsDescription) (exact)"
+            let shown = p.composition.map { c in composed(s, c) }
+                ?? (s.isKeyframe ? "the keyframe at \(s.shown.secondsDescription)" : "the frame at \(s.shown.secondsDescription) (exact)")
             let place = s.tile.map { "\(FilePaths.name(of: s.path))#xywh=\($0.x),\($0.y),\($0.width),\($0.height)" } ?? s.path
             lines.append("  #\(s.number) at \(asked): \(shown) → \(place)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `the composed frame at 2.000s (segment 1 a.mp4 1.967s + segment 3 b.mp4 0.000s)`: the
+    /// picture a still of a composition shows, and the source frames it is drawn from.
+    private static func composed(_ s: PlannedStill, _ c: ComposedStills) -> String {
+        let from = c.sources[s.number - 1].map { "segment \($0.segment) \(FilePaths.name(of: $0.file)) \($0.time.secondsDescription)" }
+        return "the composed frame at \(s.shown.secondsDescription)" + (from.isEmpty ? " (no source frame: the background)" : " (\(from.joined(separator: " + ")))")
     }
 
     /// The documented JSON form (docs/images.md).
@@ -189,9 +198,17 @@ struct ImagesCommand: Command {
                 var still: [String: Any] = ["number": s.number, "asked": s.asked, "requested": s.requested.seconds, "time": s.shown.seconds,
                                             "frame": s.isKeyframe ? "keyframe" : "exact", "decodedFrom": s.decodeFrom.seconds, "file": s.path]
                 if let t = s.tile { still["tile"] = ["x": t.x, "y": t.y, "width": t.width, "height": t.height] }
+                if let c = p.composition {
+                    still["frame"] = "composed"
+                    still["decodedFrom"] = nil
+                    still["sources"] = c.sources[s.number - 1].map { ["segment": $0.segment, "file": $0.file, "time": $0.time.seconds] as [String: Any] }
+                }
                 return still
             },
         ]
+        if let c = p.composition {
+            o["composition"] = ["outputTrack": c.lane + 1, "frameRate": c.frameRate.map { $0.description as Any } ?? NSNull()] as [String: Any]
+        }
         if let sheet = p.sheet {
             var sh: [String: Any] = ["file": sheet.path, "columns": sheet.columns, "rows": sheet.rows]
             if let v = sheet.webVTT { sh["webVTT"] = v }

@@ -74,9 +74,14 @@ struct OutputsParseTests {
                 segments:
                   - { source: input, start: 0s, duration: 1s }
             """
-        // Several files of one composition are fine; stills of it are not yet.
-        #expect(recipeErrors(composed) == [
-            "r.yaml:8:44: error: the images of output 3 are of 'picture', which reads the composition: stills of a composition are not supported yet (stills read a file's own video track)"])
+        // Several files of one composition are fine, and stills of it; but only the frame on
+        // display at an instant: a composition has no keyframes to tolerate.
+        #expect(recipeErrors(composed) == [])
+        let keyframe = composed.replacingOccurrences(of: "count: 3 }", with: "count: 3, tolerance: keyframe }")
+        #expect(recipeErrors(keyframe) == [
+            "r.yaml:8:74: error: the images of output 3 are of the composition, whose pictures are drawn frame by frame: a tolerance other than 'exact' has no meaning for them (no keyframe of the composition lies near an instant); leave out 'tolerance'"])
+        let window = composed.replacingOccurrences(of: "count: 3 }", with: "count: 3, tolerance: \"0.5s,1s\" }")
+        #expect(recipeErrors(window).first?.hasPrefix("r.yaml:8:74: error: the images of output 3 are of the composition") == true)
     }
 
     @Test("an image output: its reader output, instants, tolerance, size, sheet; a reader output feeding only stills is used")

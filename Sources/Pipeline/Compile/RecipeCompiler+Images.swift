@@ -28,6 +28,12 @@ extension RecipeCompiler {
         var mismatches: [Diagnostic] = []
         for o in recipe.imageOutputs {
             do {
+                // A composition's stills are its pictures as its first output draws them: planned
+                // once that output is (its errors are the recipe's already).
+                if recipe.composition != nil {
+                    if errors.isEmpty { images.append((o.number, try composedStillPlan(o, of: recipe, files: files, overwrite: overwrite))) }
+                    continue
+                }
                 switch try stillPlan(o, of: recipe, reading: read, overwrite: overwrite) {
                 case .plan(let p): images.append((o.number, p))
                 case .leftOut(let why): leftOut.append(why)
@@ -86,6 +92,36 @@ extension RecipeCompiler {
             let mark = error.setting == "time" ? images.timesMark : path.mark
             throw RecipeErrors([recipe.diagnostic(mark, "\(read.primary): \(error.message)")])
         }
+    }
+
+    /// One image output's stills of the composition, on its timeline: of the pictures the first
+    /// output's video track draws and encodes (every output plays the composition from it). A
+    /// refusal is said at the recipe line that causes it.
+    private static func composedStillPlan(_ o: RecipeOutput, of recipe: Recipe, files: [CompiledRecipe], overwrite: Bool) throws -> StillPlan {
+        guard let images = o.images, let path = o.spec.path else {
+            throw MediaError(.processing, "output \(o.number) is no image output")
+        }
+        let refusal = recipe.diagnostic(images.source.mark, "the images of output \(o.number) are of the composition, and no output writes its video: its stills are taken from the pictures its video track draws, so add an output that writes the composition's video")
+        guard let lead = files.first?.plan, lead.isComposed else { throw RecipeErrors([refusal]) }
+        var request = StillRequest(source: lead.source.path, times: images.times)
+        request.box = images.box
+        request.quality = images.quality
+        request.tiles = images.tiles
+        request.storyboard = images.storyboard
+        request.pattern = path.value
+        request.overwrite = overwrite || o.spec.overwrite
+        request.protected = [ProtectedFile(recipe.file, role: "recipe")] + lead.protectedFiles
+        let planned: StillPlan?
+        do throws(MediaError) {
+            planned = try ComposedStillPlanner.plan(request, composition: lead, output: 0)
+        } catch {
+            // What the recipe wrote is refused at its line; the file system's refusals are as they are.
+            guard error.kind == .usage else { throw error }
+            let mark = error.setting == "time" ? images.timesMark : path.mark
+            throw RecipeErrors([recipe.diagnostic(mark, error.message)])
+        }
+        guard let planned else { throw RecipeErrors([refusal]) }
+        return planned
     }
 
     /// No two outputs make one file: a still named as a media output, or as another still.

@@ -60,7 +60,7 @@ private struct StillJob: @unchecked Sendable {
 
     func make() throws(MediaError) {
         guard let frame else { return }
-        let rotation = plan.track.format.rotation, pixelAspect = plan.track.format.pixelAspect
+        let rotation = plan.drawnRotation, pixelAspect = plan.drawnPixelAspect
         if plan.sheet != nil {
             for still in stills { try encoder.place(frame, rotation: rotation, pixelAspect: pixelAspect, tile: still.number - 1) }
             return

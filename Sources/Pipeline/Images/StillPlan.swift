@@ -25,6 +25,10 @@ public struct StillPlan: Sendable {
     public let stills: [PlannedStill]
     /// The contact sheet the stills are tiles of; nil: a file per still.
     public let sheet: StillSheet?
+    /// Stills of a composition: drawn from its video track's pictures, times on its timeline
+    /// (`track`, `fileStart` and `origin` are then its first segment's track and zero); nil:
+    /// of the source's own video track.
+    public internal(set) var composition: ComposedStills? = nil
 }
 
 /// One picture of the stills in a grid, and the storyboard's WebVTT file beside it.

@@ -36,16 +36,7 @@ public enum StillPlanner {
         }
         let asked = try instants(request.times, duration: duration, source: asset.path, within: within)
         let size = stillSize(track.format, box: request.box)
-        let sheet = try StillSheets.sheet(request, count: asked.count, source: asset.path)
-        let paths: [String]
-        if let sheet { paths = Array(repeating: sheet.path, count: asked.count) } else {
-            paths = try StillNames.paths(pattern: request.pattern ?? StillNames.defaultPattern, source: asset.path, offsets: asked.map(\.1))
-        }
-        let format = try imageFormat(of: paths[0])
-        let protected = [ProtectedFile(asset.path, role: "source")] + request.protected
-        for path in Set(paths).union([sheet?.webVTT].compactMap { $0 }).sorted() {
-            try OutputLocation.check(path, protecting: protected, overwrite: request.overwrite, format: nil)
-        }
+        let (paths, sheet, format) = try files(request, offsets: asked.map(\.1), source: asset.path)
         var stills: [PlannedStill] = []
         var found: [MediaTime: StillScan.Shown] = [:]
         let cursor = StreamCursor(path: asset.path, stream: track.index)
@@ -68,6 +59,22 @@ public enum StillPlanner {
                          quality: request.quality ?? StillRequest.defaultQuality, width: size.width, height: size.height,
                          toneMapping: SettingsAssistant.toneMapping(source: track.format), overwrite: request.overwrite, stills: stills,
                          sheet: sheet)
+    }
+
+    /// Each still's file (the sheet's, for tiles), the sheet, and the image format the names
+    /// say; every file checked as an output (`offsets`: the instants, from the source's start).
+    static func files(_ request: StillRequest, offsets: [MediaTime], source: String) throws(MediaError) -> (paths: [String], sheet: StillSheet?, format: StillFormat) {
+        let sheet = try StillSheets.sheet(request, count: offsets.count, source: source)
+        let paths: [String]
+        if let sheet { paths = Array(repeating: sheet.path, count: offsets.count) } else {
+            paths = try StillNames.paths(pattern: request.pattern ?? StillNames.defaultPattern, source: source, offsets: offsets)
+        }
+        let format = try imageFormat(of: paths[0])
+        let protected = [ProtectedFile(source, role: "source")] + request.protected
+        for path in Set(paths).union([sheet?.webVTT].compactMap { $0 }).sorted() {
+            try OutputLocation.check(path, protecting: protected, overwrite: request.overwrite, format: nil)
+        }
+        return (paths, sheet, format)
     }
 
     /// Each instant as written and from the source's start (or `within` a part of it, which

@@ -43,6 +43,23 @@ enum StillScan {
         }
     }
 
+    /// The frames around `t` (on the file's timeline): the one on display at it (nil before the
+    /// first) and the first after it (nil past the last); nil where the stream has no frame near
+    /// it. Read back from further as `shown` is, until a frame at or before `t` is seen.
+    static func frames(around t: MediaTime, in cursor: StreamCursor, fileStart: MediaTime) throws(MediaError) -> (atOrBefore: MediaTime?, after: MediaTime?)? {
+        var back = MediaTime(value: 1, timescale: 1)
+        while true {
+            let target = t - back
+            let fromStart = target <= fileStart || back > MediaTime(value: 32, timescale: 1)
+            let packets = try fromStart ? cursor.fromStart() : cursor.seeked(to: target)
+            guard let around = try read(packets, around: t, tolerance: .exact) else { return nil }
+            if around.atOrBefore != nil || fromStart {
+                return around.atOrBefore == nil && around.after == nil ? nil : (around.atOrBefore, around.after)
+            }
+            back = back * 2
+        }
+    }
+
     /// The keyframe within the tolerance nearest `t` (ties to the earlier), else the frame on
     /// display at `t` (before the first frame: the first) with the sync sample it decodes from;
     /// nil where what was read does not reach back to a sync sample before it (read from further

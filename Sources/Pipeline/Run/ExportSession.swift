@@ -134,8 +134,11 @@ public final class ExportSession: Sendable {
             let stops = try cutToLimits(&temps)
             for maker in makers {
                 do throws(MediaError) {
-                    let alone = try ImageGenerator.decodeMissing(maker) { self.isCancelled }
-                    stillPacketsAlone.withLock { $0 += alone.packetsDecoded }
+                    // A composition's pictures exist only as its lane draws them: none is decoded alone.
+                    if maker.plan.composition == nil {
+                        let alone = try ImageGenerator.decodeMissing(maker) { self.isCancelled }
+                        stillPacketsAlone.withLock { $0 += alone.packetsDecoded }
+                    }
                     try maker.finish()
                 } catch { throw error.at(file: maker.plan.source) }
             }
@@ -263,12 +266,14 @@ public final class ExportSession: Sendable {
                     return MadeLane(work: work, offered: .pictures(offered), sinkInput: .pictures(canvas))
                 }
                 let input = try agreed(plan, output: i, offered: offered, input: offered)
+                let taps = composedStillTaps(tee, env: env)
                 let stillSinks = (tee?.stills ?? []).map { (sink: StillSink($0, timeBase: first.sourceTimeBase) { env.cancellation.isCancelled } as any SinkStage,
                                                             file: $0.plan.sheet?.path ?? $0.plan.stills[0].path) }
                 let sink = try sinks(plan, lane: i, env: env, tee, also: stillSinks) { (other, j, destinations) throws(MediaError) -> any SinkStage in
                     guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
                     let edge = try agreed(other, output: j, offered: offered, input: offered)
-                    return try VideoSink(destinations, settings: os, input: edge, pictures: pictures(other), fades: other.pictureFades)
+                    return try VideoSink(destinations, settings: os, input: edge, pictures: pictures(other), fades: other.pictureFades,
+                                         stills: other.outputPath == plan.outputPath ? taps : [])
                 }
                 var stage: any SourceStage = first
                 if plan.isComposed {
@@ -361,6 +366,14 @@ public final class ExportSession: Sendable {
         var encodes: [[Int]] = [[0]]
         /// Stills taken from the lane's pictures.
         var stills: [StillMaker] = []
+        /// Stills of the composition the lane plays, taken from the pictures its own output's
+        /// sink encodes (`ComposedStillTap`).
+        var composedStills: [StillMaker] = []
+    }
+
+    /// The taps of the composition's stills a lane's own sink feeds.
+    private static func composedStillTaps(_ tee: Tee?, env: LaneEnvironment) -> [ComposedStillTap] {
+        (tee?.composedStills ?? []).map { ComposedStillTap($0) { env.cancellation.isCancelled } }
     }
 
     /// The sink of output track `i` of `plan` alone, or — with a tee — in a tee with the sinks of
@@ -453,11 +466,13 @@ public final class ExportSession: Sendable {
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
         // Other outputs take the canvas as drawn, scaled to their size (`OutputSet.compositionRefusal`).
+        let taps = composedStillTaps(tee, env: env)
         let sink = try sinks(plan, lane: i, env: env, tee) { (other, j, destinations) throws(MediaError) -> any SinkStage in
             guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
             // Output paths differ (`OutputSet.check`): the plan's own track is opened for the canvas itself.
-            let edge = other.outputPath == plan.outputPath ? canvas : try agreed(other, output: j, offered: canvas, input: layerCanvas(os, timing: canvas))
-            return try VideoSink(destinations, settings: os, input: edge, pictures: .finished, fades: other.pictureFades)
+            let own = other.outputPath == plan.outputPath
+            let edge = own ? canvas : try agreed(other, output: j, offered: canvas, input: layerCanvas(os, timing: canvas))
+            return try VideoSink(destinations, settings: os, input: edge, pictures: .finished, fades: other.pictureFades, stills: own ? taps : [])
         }
         var layers: [VideoCompositor.Layer] = []
         for (j, style) in plan.videoLayers.enumerated() {
@@ -533,7 +548,8 @@ public final class ExportSession: Sendable {
             // A composition's lanes read as the first output's plan says (`OutputSet.readers`).
             let tee = plans.count == 1 && riding.isEmpty ? nil
                 : Tee(readerOutput: plans.count == 1 || plans[0].isComposed ? nil : f, others: feed.members.dropFirst().map { (plans[$0.plan], $0.lane, envs[$0.plan]) },
-                      encodes: feed.encodes, stills: riding)
+                      encodes: feed.encodes, stills: riding.filter { $0.plan.composition == nil },
+                      composedStills: riding.filter { $0.plan.composition != nil })
             let work = try Self.laneWork(plans[k], output: i, env: envs[k], tee: tee).work
             encoders += work.encoders
             lanes.append(Lane(name: "\(f)-track\(plans[k].lanes[i].track.index)", work: work))

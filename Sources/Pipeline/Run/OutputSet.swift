@@ -169,11 +169,16 @@ public enum OutputSet {
 
     /// Per still-image output, the feed whose decode it takes its frames from (nil: decoded on
     /// its own): the first that decodes its video track and hands over every picture at the
-    /// source's own times — no frame-rate conversion, deinterlacing or layers in between.
+    /// source's own times — no frame-rate conversion, deinterlacing or layers in between; for
+    /// stills of a composition, the feed of the video track that plays it.
     public static func stillFeeds(_ plans: [ConversionPlan], stills: [StillPlan]) -> [Int?] {
         let feeds = feeds(plans)
         return stills.map { still in
-            feeds.firstIndex { feed in
+            // A composition's stills: the feed its video track leads (it draws the pictures).
+            if let c = still.composition {
+                return feeds.firstIndex { $0.members[0].plan == c.output && $0.members[0].lane == c.lane }
+            }
+            return feeds.firstIndex { feed in
                 let (k, i) = feed.members[0]
                 let plan = plans[k], lane = plan.lanes[i]
                 guard case .video(let s) = lane.kind, !plan.isComposed, plan.videoLayers.isEmpty else { return false }

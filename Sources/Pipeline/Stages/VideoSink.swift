@@ -42,6 +42,9 @@ final class VideoSink: SinkStage {
     private let encoderTimeBase: TimeBase
     /// The pictures that start the output's fragments (`KeyframeGrid`); nil: the encoder chooses.
     private var gridKeyframes: GridKeyframes?
+    /// Stills of the composition this track plays (an image output each), taken from the
+    /// pictures it encodes.
+    private let stills: [ComposedStillTap]
     private(set) var unitsOut = 0
     var packetsWritten: Int { files.files[0].packetsWritten }
     var perDestination: [(unitsOut: Int, packetsWritten: Int)] { files.counts(unitsOut: unitsOut) }
@@ -52,9 +55,10 @@ final class VideoSink: SinkStage {
     /// among outputs alike: `OutputSet`).
     init(_ destinations: [SinkDestination], settings: ResolvedVideoSettings,
          input: PictureFormat, pictures: Pictures = .asDecoded,
-         fades: [PictureFade] = []) throws(MediaError) {
+         fades: [PictureFade] = [], stills: [ComposedStillTap] = []) throws(MediaError) {
         let timeBase = TimeBase(input.timeBase), frameRate = input.frameRate
         self.fades = fades
+        self.stills = stills
         self.timeBase = timeBase
         self.settings = settings
         gridKeyframes = settings.keyframeGrid.map { GridKeyframes($0, timeBase: timeBase) }
@@ -131,6 +135,7 @@ final class VideoSink: SinkStage {
             let (amount, color) = fades.amount(atSeconds: MediaTime(ts: pts, timeBase: timeBase).seconds)
             if amount < 1 { frame = try scaled.faded(amount, toward: color, from: fadedPictures) }
         }
+        for tap in stills { try tap.take(frame, at: MediaTime(ts: pts, timeBase: timeBase)) }
         let stamp = try encoderStamp(pts)
         frame.pts = stamp
         frame.clearPictureType()
@@ -149,6 +154,7 @@ final class VideoSink: SinkStage {
     }
 
     func finish() throws(MediaError) {
+        for tap in stills { try tap.finish() }
         try encoder.send(nil)
         try receivePackets()
         try encoder.writeStatistics()

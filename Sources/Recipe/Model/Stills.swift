@@ -115,6 +115,8 @@ public struct ImageOutputSpec: Sendable {
     /// Where the instants are written: a time outside what is read is refused there.
     public let timesMark: Mark
     public var tolerance: StillTolerance = .exact
+    /// Where `tolerance` is written (nil: not written): a composition refuses all but `exact` there.
+    public var toleranceMark: Mark? = nil
     /// The box each still fits inside; nil: the display size.
     public var box: (width: Int, height: Int)?
     public var quality: Int?

@@ -15,6 +15,7 @@ extension Parser {
         var source: Located<String>?
         var times: [(StillTimes, Mark)] = []
         var tolerance = StillTolerance.exact
+        var toleranceMark: Mark?
         var box: (Int, Int)?, tiles: (Int, Int?)?
         var quality: (Int, Mark)?
         var storyboard: (Bool, Mark)?
@@ -33,6 +34,7 @@ extension Parser {
                     continue
                 }
                 tolerance = t
+                toleranceMark = value.mark
             case "size": box = pair(value, key, in: 2...16384, example: "320x180")
             case "tiles": tiles = grid(value)
             case "quality": if let q = integer(value, key, range: 1...100) { quality = (q, value.mark) }
@@ -68,7 +70,7 @@ extension Parser {
         if tiles == nil, !named, let n = Self.knownCount(when), n > 1 {
             error(path.mark, "\(what) makes \(n) stills, and its path names them all the same file: put {n} in it")
         }
-        return ImageOutputSpec(source: source, times: when, timesMark: whenMark, tolerance: tolerance, box: box, quality: quality?.0,
+        return ImageOutputSpec(source: source, times: when, timesMark: whenMark, tolerance: tolerance, toleranceMark: toleranceMark, box: box, quality: quality?.0,
                                tiles: tiles, storyboard: storyboard?.0 ?? false, mark: node.mark)
     }
 
@@ -130,8 +132,8 @@ extension Parser {
     }
 
     /// Why an image output's `source` cannot give it pictures, where that needs no source: it
-    /// names no reader output, or one that copies its samples, names a track that is not video or
-    /// reads a composition.
+    /// names no reader output, or one that copies its samples or names a track that is not video;
+    /// of a composition, a tolerance other than `exact`.
     func imageSourceRefusal(_ images: ImageOutputSpec, output number: Int) -> Diagnostic? {
         let name = images.source.value
         guard let out = recipe.readerOutput(name) else {
@@ -144,9 +146,10 @@ extension Parser {
         if !out.decode {
             return recipe.diagnostic(images.source.mark, "the images of output \(number) are of '\(name)', which is not decoded ('decode: false'): stills are of decoded pictures")
         }
-        // A still of a composition would be drawn from its timeline, which only its lanes render.
-        if recipe.composition != nil {
-            return recipe.diagnostic(images.source.mark, "the images of output \(number) are of '\(name)', which reads the composition: stills of a composition are not supported yet (stills read a file's own video track)")
+        // A composition's pictures are drawn on its timeline, frame by frame: no sync sample of
+        // it lies near an instant, so only the frame on display there has a meaning.
+        if recipe.composition != nil, images.tolerance != .exact {
+            return recipe.diagnostic(images.toleranceMark ?? images.mark, "the images of output \(number) are of the composition, whose pictures are drawn frame by frame: a tolerance other than 'exact' has no meaning for them (no keyframe of the composition lies near an instant); leave out 'tolerance'")
         }
         return nil
     }
