@@ -186,4 +186,35 @@ struct CopiedCompositionCLITests {
             }
         }
     }
+
+    @Test("stills beside copied pictures are refused at the images' source: nothing draws the composed picture (65, nothing made)")
+    func stills() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try Self.makeSource(src, seconds: 2)
+        let recipe = dir.file("r.yaml")
+        try """
+            recipe: 1
+            composition:
+              video:
+                - { end: 1s }
+            reader:
+              outputs:
+                picture: { track: video }
+            outputs:
+              - path: "{dir}/{stem}-copied.mp4"
+                inputs:
+                  - { source: picture, settings: { codec: copy } }
+              - path: "{dir}/{stem}-{n}.jpg"
+                images: { source: picture, at: [0.5s] }
+
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let before = dir.contents
+        for command in ["plan", "run"] {
+            let r = try Binary.run([command, recipe, "-i", src], timeLimit: 120, cwd: dir.path)
+            #expect(r.status == 65, "\(command): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("\(recipe):13:23: error: the images of output 2 are of the composition, whose video is copied: its stills are taken from the pictures its video track draws, so encode the video (or take the stills with a recipe of their own)\n"), "\(command): \(r.stderr)")
+            #expect(dir.contents == before, "\(command) made something")
+        }
+    }
 }

@@ -120,7 +120,11 @@ extension RecipeCompiler {
             let mark = error.setting == "time" ? images.timesMark : path.mark
             throw RecipeErrors([recipe.diagnostic(mark, error.message)])
         }
-        guard let planned else { throw RecipeErrors([refusal]) }
+        guard let planned else {
+            // Copied pictures are the files' own samples: nothing draws the composed picture.
+            guard lead.lanes.contains(where: { $0.isCopy && $0.track.mediaType == .video }) else { throw RecipeErrors([refusal]) }
+            throw RecipeErrors([recipe.diagnostic(images.source.mark, "the images of output \(o.number) are of the composition, whose video is copied: its stills are taken from the pictures its video track draws, so encode the video (or take the stills with a recipe of their own)")])
+        }
         return planned
     }
 
