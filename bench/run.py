@@ -5,13 +5,14 @@ Builds release, makes its inputs with reencode's own frame source (panning textu
 a frame-number band), runs every scenario for both tools with the same encoder, preset, quality,
 GOP and threads, alternating, several times, and writes bench/results/latest.{json,md,svg}.
 
-    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,q,r,s] [--quick]
+    bench/run.sh [--runs N] [--scenarios a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s] [--quick]
 
 High-frame-rate scenarios (a, b, h, i) also run the peer's best command — `-skip_frame noref`
 before `-i`, otherwise the same — and check that it shows the same source frames as reencode.
 
 Scenarios a–i, q, r and s write results/latest.*; the composition scenarios j, k, l and m write results/compositions.*;
-the still-image scenario o writes results/stills.*, the renditions scenario n results/renditions.*
+the still-image scenario o writes results/stills.*, the renditions scenario n results/renditions.*,
+the HLS ladder scenario p results/hls-ladder.*
 (so running one group leaves the other's reference numbers alone; within each, a scenario not run
 keeps its last numbers, with that run's date).
 """
@@ -63,6 +64,13 @@ STILLS_COUNT, STILLS_FPS, STILLS_GOP, STILLS_KEYFRAME_TARGET = 20, 30, 60, 5.0
 # peak RSS ≤ 1.25 × the ladder's.
 LADDER = ((1920, 1080), (1280, 720), (854, 480))
 LADDER_CPU_OF_SEPARATE, LADDER_RSS_TARGET = 0.8, 1.25
+# (p): a 1080p60 clip (60 s; `--quick`: 12 s) → a 4-rung HLS ladder in 6 s fMP4 segments from one read
+# (bench/recipes/hls-ladder.yaml: Apple's 1080p 6000, 720p 3000, 540p 2000 and 360p 365 kb/s rungs, x264
+# veryfast, GOP 120, one AAC rendition) against ffmpeg's one-command ladder: `split=4`, `scale`, the
+# same `-b:v` per rung, keyframes forced every 6 s, `-f hls -hls_segment_type fmp4 -var_stream_map`.
+# Targets: wall and CPU ≤ ffmpeg's; both write the same number of segments per rendition.
+HLS_RUNGS = ((1920, 1080, 6000), (1280, 720, 3000), (960, 540, 2000), (640, 360, 365))
+HLS_SEGMENT = 6
 # (q), (r): one 1080p30 clip (10 s; `--quick`: 4 s) coded by each of the codec table's newer rows with
 # the settings ffmpeg is given: (q) AV1 by SVT-AV1 at preset 8, quality 35; (r) VP9 by libvpx at
 # cpu-used 4 with row-mt, quality 31 (bitrate 0); (s) ProRes 422 HQ by prores_ks (10-bit 4:2:2, MOV,
@@ -161,6 +169,10 @@ def inputs(quick, wanted):
     if "n" in wanted:
         ns = 5 if quick else 20
         i["n"] = make(WORK / f"n-1080p60-{ns}s.mp4", "--seconds", ns, "--width", 1920, "--height", 1080, "--fps", 60, "--texture",
+                      "--audio-rate", 48000)
+    if "p" in wanted:
+        ps = 12 if quick else 60
+        i["p"] = make(WORK / f"p-1080p60-{ps}s.mp4", "--seconds", ps, "--width", 1920, "--height", 1080, "--fps", 60, "--texture",
                       "--audio-rate", 48000)
     if {"q", "r", "s"} & set(wanted):
         i["q"] = i["r"] = i["s"] = make(WORK / f"q-1080p30-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 30, "--texture")
@@ -263,6 +275,83 @@ def ladder_run(src, runs):
     r["targets"] = {"wall": 1.0, "cpu": 1.0, "cpuOfSeparate": LADDER_CPU_OF_SEPARATE, "rss": LADDER_RSS_TARGET}
     r["outputs"] = {f"{h}p": {"reencode": probe(out / f"re-{h}p.mp4"), "ffmpeg": probe(out / f"ff-{h}p.mp4")} for _, h in LADDER}
     return r
+
+
+def hls_ladder_cmds(src):
+    """(p)'s two commands and their package folders: reencode's recipe and ffmpeg's one-command HLS ladder."""
+    out = src.parent / "p-out"
+    re_dir, ff_dir = out / "re", out / "ff"
+    reencode = [str(REENCODE), "run", str(RECIPES / "hls-ladder.yaml"), "-i", str(src), "--progress", "none", "--quiet"]
+    graph = f"[0:v]split={len(HLS_RUNGS)}" + "".join(f"[v{k}]" for k in range(len(HLS_RUNGS))) + ";" \
+        + ";".join(f"[v{k}]scale={w}:{h}[s{k}]" for k, (w, h, _) in enumerate(HLS_RUNGS) if k)
+    ff = ["ffmpeg", "-v", "error", "-y", "-nostdin", "-i", str(src), "-filter_complex", graph]
+    for k in range(len(HLS_RUNGS)):
+        ff += ["-map", f"[s{k}]" if k else "[v0]"]
+    ff += ["-map", "0:a", "-c:v", "libx264", "-preset", "veryfast", "-g", "120", "-pix_fmt", "yuv420p",
+           "-force_key_frames", f"expr:gte(t,n_forced*{HLS_SEGMENT})"]
+    for k, (_, _, kbps) in enumerate(HLS_RUNGS):
+        ff += [f"-b:v:{k}", f"{kbps}k"]
+    ff += AAC + ["-f", "hls", "-hls_time", str(HLS_SEGMENT), "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
+                 "-hls_flags", "independent_segments", "-hls_fmp4_init_filename", "init.mp4",
+                 "-hls_segment_filename", str(ff_dir / "v%v" / "seg-%d.m4s"), "-master_pl_name", "master.m3u8",
+                 "-var_stream_map", " ".join(f"v:{k},agroup:audio" for k in range(len(HLS_RUNGS))) + " a:0,agroup:audio",
+                 str(ff_dir / "v%v" / "playlist.m3u8")]
+    return reencode, ff, re_dir, ff_dir
+
+
+def segments(folder):
+    """Per rendition folder, how many media segments its playlist lists."""
+    return {d.name: sum(1 for l in (d / "playlist.m3u8").read_text().splitlines() if l.startswith("#EXTINF:"))
+            for d in sorted(folder.iterdir()) if (d / "playlist.m3u8").exists()}
+
+
+def hls_ladder_run(src, runs):
+    """(p): reencode's HLS ladder and ffmpeg's, alternating (each run starts from no package); the
+    segments each wrote per rendition, and ffmpeg's HLS demuxer reading both masters to the end."""
+    reencode, ff, re_dir, ff_dir = hls_ladder_cmds(src)
+    def fresh(run):
+        shutil.rmtree(src.parent / "p-out", ignore_errors=True)
+        (src.parent / "p-out").mkdir()
+        return run()
+    tools = [("reencode", lambda: fresh(lambda: timed(reencode))), ("ffmpeg", lambda: fresh(lambda: timed(ff)))]
+    samples = {name: [] for name, _ in tools}
+    for r in range(runs):
+        for name, run in (tools if r % 2 == 0 else list(reversed(tools))):
+            samples[name].append(run())
+    # The last run left one package: make the other's again to compare them.
+    if not (re_dir / "master.m3u8").exists():
+        timed(reencode)
+    if not (ff_dir / "master.m3u8").exists():
+        timed(ff)
+    r = summarize(samples)
+    r["targets"] = {"wall": 1.0, "cpu": 1.0}
+    seg = {"reencode": segments(re_dir), "ffmpeg": segments(ff_dir)}
+    reads = {}
+    for tool, d in (("reencode", re_dir), ("ffmpeg", ff_dir)):
+        p = subprocess.run(["ffmpeg", "-v", "error", "-i", str(d / "master.m3u8"), "-map", "0", "-f", "null", "-"], text=True, capture_output=True)
+        reads[tool] = p.returncode == 0 and not p.stderr.strip()
+    r["segments"] = seg
+    # The video renditions' (ffmpeg's sound-only variant, v4, cuts its own segments: AAC frames are not on the 6 s grid).
+    video = {"reencode": [n for k, n in seg["reencode"].items() if k != "audio"],
+             "ffmpeg": [n for k, n in seg["ffmpeg"].items() if k != f"v{len(HLS_RUNGS)}"]}
+    r["sameSegmentCount"] = sorted(video["reencode"]) == sorted(video["ffmpeg"])
+    r["readWhole"] = reads
+    return r
+
+
+def hls_ladder_report(r, meta, runs, quick):
+    t = r["targets"]
+    return [f"# HLS ladder from one read — {meta['date']}", "",
+            f"{meta['cores']} cores, {meta['cpu']}; {meta['versions']['ffmpeg']}; median of {runs} alternating runs"
+            f"{' (quick: a 12 s source)' if quick else ''}.", "",
+            "| scenario | reencode wall / CPU / RSS | ffmpeg HLS ladder | ratio wall / CPU / RSS | targets |",
+            "|---|---|---|---|---|",
+            f"| (p) {r['title']} | {r['reencode']['wall']:.2f} s / {r['reencode']['cpu']:.2f} s / {r['reencode']['rss'] / 1024:.0f} MB "
+            f"| {r['ffmpeg']['wall']:.2f} s / {r['ffmpeg']['cpu']:.2f} s / {r['ffmpeg']['rss'] / 1024:.0f} MB "
+            f"| {r['ratio']['wall']:.2f} / {r['ratio']['cpu']:.2f} / {r['ratio']['rss']:.2f} | ≤ {t['wall']} / ≤ {t['cpu']} |", "",
+            f"Segments per rendition: reencode {r['segments']['reencode']}, ffmpeg {r['segments']['ffmpeg']} "
+            f"(the same counts for every video rendition: {'yes' if r['sameSegmentCount'] else 'no'}); ffmpeg's HLS demuxer reads each master to the end "
+            f"without an error: reencode {'yes' if r['readWhole']['reencode'] else 'no'}, ffmpeg {'yes' if r['readWhole']['ffmpeg'] else 'no'}.", ""]
 
 
 def ladder_report(r, meta, runs, quick):
@@ -1128,6 +1217,7 @@ def main():
               "l": "cross-fade: two 720p30 clips, 1 s dissolve (xfade, acrossfade)",
               "m": "concat: three 720p30 clips, trimmed, joined end to end (concat filter)",
               "n": "1080p60 → 1080p, 720p, 480p H.264 from one read: vs ffmpeg's split=3 ladder",
+              "p": "1080p60 → a 4-rung H.264 HLS ladder, 6 s fMP4 segments: vs ffmpeg's split=4 + -var_stream_map",
               "o": f"{STILLS_COUNT} exact stills of 1080p30 H.264, 2 s GOPs: images vs an ffmpeg -ss loop",
               "q": "1080p30 → AV1 (SVT-AV1 preset 8, quality 35)", "r": "1080p30 → VP9 (cpu-used 4, row-mt, quality 31)",
               "s": "1080p30 → ProRes 422 HQ (prores_ks, 10-bit 4:2:2, MOV)"}
@@ -1226,6 +1316,8 @@ def main():
             results[key] = stills_run(src[key], a.runs) | {"title": titles[key]}
         elif key == "n":
             results[key] = ladder_run(src[key], a.runs) | {"title": titles[key]}
+        elif key == "p":
+            results[key] = hls_ladder_run(src[key], a.runs) | {"title": titles[key]}
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     versions = {
@@ -1243,6 +1335,12 @@ def main():
         (RESULTS / "renditions.json").write_text(json.dumps({"machine": meta, "scenarios": {"n": ladder}}, indent=2) + "\n")
         lines = ladder_report(ladder, meta, a.runs, a.quick)
         (RESULTS / "renditions.md").write_text("\n".join(lines))
+        print("\n".join(lines))
+    if "p" in results:
+        hls = results.pop("p")
+        (RESULTS / "hls-ladder.json").write_text(json.dumps({"machine": meta, "scenarios": {"p": hls}}, indent=2) + "\n")
+        lines = hls_ladder_report(hls, meta, a.runs, a.quick)
+        (RESULTS / "hls-ladder.md").write_text("\n".join(lines))
         print("\n".join(lines))
     if "o" in results:
         stills = {"o": results.pop("o")}

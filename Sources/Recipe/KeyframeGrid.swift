@@ -7,10 +7,14 @@
 public struct KeyframeGrid: Sendable, Hashable {
     /// Longer than 0.
     public let interval: MediaTime
+    /// What starts at each instant, as messages name it: `fragment` (`fragment:` on a file) or
+    /// `segment` (a streaming package's `segment:`).
+    public let unit: String
 
-    public init(every interval: MediaTime) {
+    public init(every interval: MediaTime, unit: String = "fragment") {
         precondition(interval > .zero, "a keyframe grid needs an interval longer than 0")
         self.interval = interval
+        self.unit = unit
     }
 
     /// Instant `k` (0, interval, 2·interval, …).

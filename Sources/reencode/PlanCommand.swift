@@ -75,7 +75,8 @@ struct PlanCommand: Command {
             if json { writeOut(jsonString(Self.object(r, outputs[0], size: sizes[0]))) } else { writeOut(Self.text(r, outputs[0], size: sizes[0])) }
             return ExitCode.ok
         }
-        let numbers = r.outputs.filter { $0.images == nil }.map(\.number)
+        // Each file's entry of `outputs` (a ladder's rungs are known only now, against the source).
+        let numbers = outputs.enumerated().map { $1.number ?? $0 + 1 }
         // A package's renditions are one entry of `outputs` (they share its number).
         let total = Set(numbers).count + compiled.images.count
         let reads = OutputSet.lanes(outputs.map(\.plan)), encodes = OutputSet.encodes(outputs.map(\.plan))
@@ -146,6 +147,7 @@ struct PlanCommand: Command {
             "targetSize": TargetSizeText.object(p),
             "estimate": EstimateText.object(size),
             "containers": ContainerText.object(p),
+            "ladder": LadderText.object(p),
             "warnings": p.notices.map { noticeObject($0, source: p.source.path) } + EstimateText.warnings(size, plan: p),
         ]
     }
@@ -195,6 +197,7 @@ struct PlanCommand: Command {
             lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.layout.map { ", \($0)" } ?? ""))")
             lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
                          + "  selective decode \(p.selectiveDecode ? "on" : "off")")
+            if let ladder = LadderText.line(p) { lines.append(ladder) }
         }
         for (i, (lane, o)) in zip(p.lanes, c.origins).enumerated() {
             let f = lane.track.format

@@ -29,7 +29,7 @@ struct HLSPackageRefusalCLITests {
     @Test("a segment of 0, over 60 s, or under one frame (5ms at 30 fps): 65 at the segment's line, nothing written",
           arguments: [("0s", "'segment' must be longer than 0 and at most 60s, not '0s'"),
                       ("61s", "'segment' must be longer than 0 and at most 60s, not '61s'"),
-                      ("5ms", "track #0: fragments of 0.005s are shorter than one frame at 30 fps (0.033s)")])
+                      ("5ms", "track #0: segments of 0.005s are shorter than one frame at 30 fps (0.033s): each segment starts with a picture of its own")])
     func segmentLength(segment: String, why: String) throws {
         let dir = try Self.setUp(segment: segment)
         let r = try Binary.run(["run", dir.file("r.yaml"), "-i", dir.file("s.mp4")], timeLimit: 60, cwd: dir.path)

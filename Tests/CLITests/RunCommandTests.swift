@@ -179,17 +179,28 @@ struct RunCommandTests {
                 }
                 continue
             }
-            if recipe.outputs.contains(where: { $0.spec.package != nil }) {
-                // hls-ladder.yaml: a folder beside the source that ffmpeg reads whole through master.m3u8.
+            if let role = recipe.outputs.lazy.compactMap(\.spec.package).first {
+                // hls-ladder.yaml, cmaf.yaml: a folder beside the source, named as the recipe's path says, that
+                // ffmpeg reads whole through master.m3u8 (and manifest.mpd where the format writes one).
+                let folder = FilePaths.name(of: RecipeCompiler.expand(role.folder.value, source: src))
                 let r = try Binary.run(["run", recipePath, "-i", src, "--quiet"], cwd: dir.path)
                 #expect(r.status == 0, "\(name): \(r.stderr)")
-                #expect(dir.contents == ["clip-hls", "clip.mp4"], "\(name)")
-                let read = try Binary.runTool(PackageTools.ffprobe, ["-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames",
-                                                                     "-of", "csv=p=0", dir.file("clip-hls/master.m3u8")])
-                // ffprobe lists each stream under every variant (program) too: every video one has all 360 pictures.
-                let streams = read.stdout.split(separator: "\n").map(String.init), video = streams.filter { $0.hasPrefix("video,") }
-                #expect(read.status == 0 && read.stderr.isEmpty && video.count >= 3 && video.allSatisfy { $0 == "video,360" } && streams.contains { $0.hasPrefix("audio,") },
-                        "\(name): \(read.stdout) \(read.stderr)")
+                #expect(dir.contents == [folder, "clip.mp4"].sorted(), "\(name)")
+                let format = role.format.value
+                for playlist in (format.writesHLS ? ["master.m3u8"] : []) + (format == .hls ? [] : ["manifest.mpd"]) {
+                    let read = try Binary.runTool(PackageTools.ffprobe, ["-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames",
+                                                                         "-of", "csv=p=0", dir.file("\(folder)/\(playlist)")])
+                    // ffprobe lists each stream under every variant (program) too: every video one has all 360 pictures.
+                    let streams = read.stdout.split(separator: "\n").map(String.init), video = streams.filter { $0.hasPrefix("video,") }
+                    #expect(read.status == 0 && read.stderr.isEmpty && video.count >= 2 && video.allSatisfy { $0 == "video,360" } && streams.contains { $0.hasPrefix("audio,") },
+                            "\(name) \(playlist): \(read.stdout) \(read.stderr)")
+                }
+                if recipe.outputs.contains(where: { $0.spec.package?.ladder != nil }) {
+                    // `ladder: auto` on the 640x360 clip: the specification's 416x234 and 640x360 (its own size) rungs, the larger dropped.
+                    let variants = try WrittenPackage(folder: dir.file(folder)).variants()
+                    #expect(variants.map(\.uri) == ["234p-145k/playlist.m3u8", "360p-365k/playlist.m3u8"] && variants.map { $0.attributes["RESOLUTION"] } == ["416x234", "640x360"],
+                            "\(name): \(variants)")
+                }
                 continue
             }
             // Still images (`images:` outputs) are named from the source: each its frame, read back.

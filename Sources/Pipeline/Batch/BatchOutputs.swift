@@ -12,7 +12,13 @@ extension BatchRunner {
             // FilePaths, not NSString: its path methods trap on one-letter names.
             spec.path.map { FilePaths.name(of: $0.value) } ?? "{stem}.\(spec.format?.value.rawValue ?? "mp4")"
         }
-        return recipe.outputs.isEmpty ? [name(recipe.output)] : recipe.outputs.map { name($0.spec) }
+        guard !recipe.outputs.isEmpty else { return [name(recipe.output)] }
+        // A streaming package is one output, its folder, however many renditions it has.
+        var packages = Set<Int>()
+        return recipe.outputs.compactMap { o in
+            guard let role = o.spec.package else { return name(o.spec) }
+            return packages.insert(o.number).inserted ? FilePaths.name(of: role.folder.value) : nil
+        }
     }
 
     /// The outputs of the source at `rel`, relative to the output folder, in the recipe's order:
@@ -40,13 +46,22 @@ extension BatchRunner {
         let folder = FilePaths.folder(of: item.outputPath)
         for i in recipe.outputs.indices {
             recipe.outputs[i].spec.overwrite = false
-            if let p = recipe.outputs[i].spec.path { recipe.outputs[i].spec.path = Located(folder + "/" + FilePaths.name(of: p.value), p.mark) }
+            if let role = recipe.outputs[i].spec.package {
+                // A package's folder goes into the output folder, its renditions inside it.
+                let moved = role.moved(to: Located(folder + "/" + FilePaths.name(of: role.folder.value), role.folder.mark))
+                recipe.outputs[i].spec.package = moved
+                if let p = recipe.outputs[i].spec.path { recipe.outputs[i].spec.path = Located(FilePaths.join(moved.folder.value, role.rendition), p.mark) }
+            } else if let p = recipe.outputs[i].spec.path {
+                recipe.outputs[i].spec.path = Located(folder + "/" + FilePaths.name(of: p.value), p.mark)
+            }
         }
         let compiled = try RecipeCompiler.compileOutputs(recipe, input: item.path, overwrite: true)
         let mediaNumbers = recipe.outputs.filter { $0.images == nil }.map(\.number)
-        var numbered = zip(compiled.files, mediaNumbers).map { (number: $1, paths: [$0.plan.outputPath]) }
+        // A package's renditions are one output, its folder (a ladder's are known only now).
+        var numbered = compiled.files.enumerated().map { k, c in (number: c.number ?? (k < mediaNumbers.count ? mediaNumbers[k] : k + 1), paths: [c.plan.package?.folder ?? c.plan.outputPath]) }
         numbered += compiled.images.map { (number: $0.number, paths: BatchConversion.files(of: $0.plan)) }
-        let outputs = numbered.sorted { $0.number < $1.number }.flatMap(\.paths).map(relative)
+        var listed = Set<String>()
+        let outputs = numbered.sorted { $0.number < $1.number }.flatMap(\.paths).filter { listed.insert($0).inserted }.map(relative)
         return BatchConversion(files: compiled.files.map(\.plan), stills: compiled.images.map(\.plan), leftOut: compiled.leftOut,
                                outputs: outputs, several: true)
     }
@@ -79,7 +94,7 @@ struct BatchConversion {
     /// a new output is linked into place without replacing one that appears meanwhile. A still
     /// series replaces its files together, when any of them is there.
     mutating func replacingOwn() {
-        for i in files.indices { files[i].overwrite = access(files[i].outputPath, F_OK) == 0 }
+        for i in files.indices { files[i].overwrite = access(files[i].package?.folder ?? files[i].outputPath, F_OK) == 0 }
         for i in stills.indices { stills[i].overwrite = Self.files(of: stills[i]).contains { access($0, F_OK) == 0 } }
     }
 

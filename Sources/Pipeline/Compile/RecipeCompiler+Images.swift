@@ -131,7 +131,9 @@ extension RecipeCompiler {
     /// No two outputs make one file: a still named as a media output, or as another still.
     private static func refuseSharedPaths(files: [CompiledRecipe], images: [(number: Int, plan: StillPlan)], in recipe: Recipe) throws {
         var made: [String: Int] = [:]
-        for (c, number) in zip(files, recipe.outputs.filter { $0.images == nil }.map(\.number)) { made[c.plan.outputPath] = number }
+        let numbers = recipe.outputs.filter { $0.images == nil }.map(\.number)
+        // A ladder's rungs are outputs of their entry, known only once compiled: each says its number.
+        for (k, c) in files.enumerated() { made[c.plan.outputPath] = c.number ?? (k < numbers.count ? numbers[k] : k + 1) }
         var errors: [Diagnostic] = []
         for (number, plan) in images {
             let paths = Set(plan.stills.map(\.path) + [plan.sheet?.webVTT].compactMap { $0 })

@@ -11,7 +11,7 @@ extension RecipeCompiler {
             guard let m = c.plan.package, let w = written[m.folder] else { return c }
             var plan = c.plan
             plan.notices.removeAll { $0.item == "track" && $0.kind == .dropped && $0.file == nil && $0.sourceTrack.map(w.contains) == true }
-            return CompiledRecipe(plan: plan, origins: c.origins)
+            return CompiledRecipe(plan: plan, origins: c.origins, number: c.number)
         }
     }
 }

@@ -19,7 +19,9 @@ extension RecipeCompiler {
     }
 
     /// The keyframe grid the output's video tracks are encoded on (its fragments' starts).
-    static func keyframeGrid(of recipe: Recipe) -> KeyframeGrid? { recipe.output.fragment.map { KeyframeGrid(every: $0.value) } }
+    static func keyframeGrid(of recipe: Recipe) -> KeyframeGrid? {
+        recipe.output.fragment.map { KeyframeGrid(every: $0.value, unit: recipe.output.package == nil ? "fragment" : "segment") }
+    }
 
     static func outputFormat(of recipe: Recipe, path: String) throws(Diagnostic) -> ContainerFormat? {
         guard let template = recipe.output.path else { return recipe.output.format?.value }

@@ -27,6 +27,8 @@ public struct SourceMismatch: Error, Sendable {
 public struct CompiledRecipe: Sendable {
     public let plan: ConversionPlan
     public let origins: [LaneOrigin]
+    /// Its entry of `outputs:` (a package's renditions share one); nil without `outputs:`.
+    public var number: Int? = nil
 }
 
 /// Turns a recipe into a plan against a real source: track references are resolved, presets
@@ -65,6 +67,7 @@ public enum RecipeCompiler {
     /// The media-file outputs of `outputs:`, each planned against the sources `read`; two that
     /// make one path are refused at the second one's line.
     static func compileFiles(_ recipe: Recipe, reading read: ReadSources, overwrite: Bool, assistant: SettingsAssistant) throws -> [CompiledRecipe] {
+        let recipe = try expandingLadders(recipe, reading: read)
         var compiled: [CompiledRecipe] = [], errors: [Diagnostic] = []
         var made: [String: Int] = [:]
         let numbers = recipe.outputs.filter { $0.images == nil }.map(\.number)
@@ -75,7 +78,9 @@ public enum RecipeCompiler {
                     errors.append(recipe.diagnostic(r.output.path?.mark, "output \(number) makes the same file as output \(first) (\(c.plan.outputPath)): each output is a file of its own"))
                 }
                 made[c.plan.outputPath] = number
-                compiled.append(c)
+                var numbered = c
+                numbered.number = number
+                compiled.append(ladderRung(numbered, role: r.output.package))
             } catch let e as RecipeErrors {
                 errors += e.diagnostics
             }
@@ -138,7 +143,7 @@ public enum RecipeCompiler {
         var outFormat: ContainerFormat?
         if let role = recipe.output.package {
             request.package = PackageMember(folder: expand(role.folder.value, source: source), format: role.format.value,
-                                            rendition: role.rendition, segment: role.segment)
+                                            rendition: role.rendition, segment: role.segment, rung: role.rung, rungs: role.rungs)
             outFormat = .mp4
             try PackageFolder.check(request.package!.folder, format: role.format.value, protecting: request.protectedFiles, overwrite: request.overwrite)
         } else if output != nil {

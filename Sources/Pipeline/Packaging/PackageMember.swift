@@ -9,9 +9,14 @@ public struct PackageMember: Sendable, Hashable {
     public let format: PackageFormat
     public let rendition: String
     public let segment: MediaTime
+    /// The rung of `ladder: auto` this rendition is (nil: a rendition the recipe lists).
+    public let rung: LadderChoice?
+    /// Every rung its ladder weighed, kept or dropped, in the specification's order.
+    public let rungs: [LadderChoice]
 
-    public init(folder: String, format: PackageFormat, rendition: String, segment: MediaTime) {
+    public init(folder: String, format: PackageFormat, rendition: String, segment: MediaTime, rung: LadderChoice? = nil, rungs: [LadderChoice] = []) {
         self.folder = folder; self.format = format; self.rendition = rendition; self.segment = segment
+        self.rung = rung; self.rungs = rungs
     }
 }
 

@@ -291,12 +291,12 @@ public struct SettingsAssistant: Sendable {
                            decide: (String, String, String, String) -> Void) throws(MediaError) {
         if case .refused(let why) = encoder.keyframes { throw MediaError(.invalidSettings, why, setting: "keyframes") }
         if grid.interval < rate.frameDuration {
-            throw MediaError(.invalidSettings, "fragments of \(grid.interval.secondsDescription) are shorter than one frame at \(rate.decimalDescription) fps (\(rate.frameDuration.secondsDescription)): each fragment starts with a picture of its own",
+            throw MediaError(.invalidSettings, "\(grid.unit)s of \(grid.interval.secondsDescription) are shorter than one frame at \(rate.decimalDescription) fps (\(rate.frameDuration.secondsDescription)): each \(grid.unit) starts with a picture of its own",
                              setting: "keyframes")
         }
         decide("keyframes", grid.description, "keyframes.grid", family.intraOnly
-               ? "\(family.displayName) codes every picture on its own: each starts a fragment cleanly"
-               : "a closed GOP from an IDR at the first picture at or after every \(grid.interval.secondsDescription) of the output (where fragments start); \(encoder.library) may add keyframes between")
+               ? "\(family.displayName) codes every picture on its own: each starts a \(grid.unit) cleanly"
+               : "a closed GOP from an IDR at the first picture at or after every \(grid.interval.secondsDescription) of the output (where \(grid.unit)s start); \(encoder.library) may add keyframes between")
     }
 
     /// Says which encoder makes a family with more than one, and why: the first this FFmpeg has.

@@ -31,9 +31,24 @@ public struct PackageRole: Sendable {
     /// The entry of `outputs:` (1-based) and how many renditions it has.
     public let entry: Int
     public let renditions: Int
+    /// Where `ladder: auto` is written when this rendition is a ladder (one rendition per rung,
+    /// chosen when the source is known: `Recipe.expandingLadders`); nil: a rendition as listed.
+    public var ladder: Mark? = nil
+    /// The rung this rendition is of its ladder, and every rung the ladder weighed (kept or
+    /// dropped), once the ladder is expanded.
+    public var rung: LadderChoice? = nil
+    public var rungs: [LadderChoice] = []
 
     public init(folder: Located<String>, format: Located<PackageFormat>, segment: MediaTime, rendition: String, entry: Int, renditions: Int) {
         self.folder = folder; self.format = format; self.segment = segment
         self.rendition = rendition; self.entry = entry; self.renditions = renditions
+    }
+
+    /// The same rendition of the same package in another folder (batch puts every output in its
+    /// output folder).
+    public func moved(to folder: Located<String>) -> PackageRole {
+        var r = PackageRole(folder: folder, format: format, segment: segment, rendition: rendition, entry: entry, renditions: renditions)
+        (r.ladder, r.rung, r.rungs) = (ladder, rung, rungs)
+        return r
     }
 }

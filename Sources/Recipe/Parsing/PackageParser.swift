@@ -4,7 +4,7 @@
 /// the run splits into the rendition's segments inside the folder.
 extension Parser {
     static let packageKeys = ["path", "format", "segment", "overwrite", "renditions"]
-    static let renditionKeys = ["name", "inputs"]
+    static let renditionKeys = ["name", "inputs", "ladder"]
     /// A segment when the recipe names none: Apple's HLS authoring specification's.
     static let defaultSegment = MediaTime(seconds: 6)
 
@@ -58,7 +58,9 @@ extension Parser {
         for (r, rendition) in items.enumerated() {
             let whose = "rendition \(r + 1) of \(what)"
             guard let entry = mapping(rendition, whose, keys: Self.renditionKeys) else { continue }
-            var name = "r\(r + 1)", nameMark = rendition.mark
+            // A ladder's renditions are named by their rungs (`720p-3000k`), after its own name if it has one.
+            let ladder = parseLadder(entry)
+            var name = ladder == nil ? "r\(r + 1)" : "", nameMark = rendition.mark
             if let n = entry.first(where: { $0.0 == "name" })?.1, let s = string(n, "name") {
                 guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
                     error(n.mark, "a rendition's 'name' is its folder's name: letters, digits, '-' and '_' only, not '\(s)'")
@@ -82,7 +84,18 @@ extension Parser {
             spec.fragment = segment
             spec.package = PackageRole(folder: folder, format: Located(format.0, format.1), segment: segment.value,
                                        rendition: name, entry: k + 1, renditions: items.count)
+            spec.package?.ladder = ladder
             recipe.outputs.append(RecipeOutput(number: k + 1, spec: spec, writerInputs: parseWriterInputs(inputs), mark: rendition.mark))
         }
+    }
+
+    /// A rendition's `ladder: auto` (where it is written), or nil without one.
+    mutating func parseLadder(_ entry: [(String, Node, Mark)]) -> Mark? {
+        guard let value = entry.first(where: { $0.0 == "ladder" })?.1 else { return nil }
+        guard value.scalar == "auto" else {
+            error(value.mark, "'ladder' must be auto (one rendition per rung of Apple's HLS authoring specification that fits the source), not \(value.kindDescription)")
+            return nil
+        }
+        return value.mark
     }
 }
