@@ -1,7 +1,7 @@
 /// Container formats reencode writes, and what each holds: every rule that differs by container
 /// asks one of these properties, so a container is described here once.
 public enum ContainerFormat: String, Sendable, CaseIterable {
-    case mp4, mov, m4a, mkv, webm, flac, opus, wav
+    case mp4, mov, m4a, mkv, webm, flac, opus, ogg, wav
 
     /// From a path's extension (`.mp4`, `.m4v` → mp4, `.mov`, `.qt` → mov, …).
     public init?(pathExtension ext: String) {
@@ -14,6 +14,8 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4: return ["mp4", "m4v"]
         case .mov: return ["mov", "qt"]
+        // `.oga` is Xiph's name for an Ogg file of audio only: what reencode writes into one.
+        case .ogg: return ["ogg", "oga"]
         default: return [rawValue]
         }
     }
@@ -23,11 +25,12 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         switch self {
         case .webm: return "WebM"
         case .opus: return "Ogg Opus"
+        case .ogg: return "Ogg"
         default: return rawValue.uppercased()
         }
     }
 
-    /// `mp4, mov, m4a, mkv, webm, flac, opus or wav` (each after `prefix`), for a message.
+    /// `mp4, mov, m4a, mkv, webm, flac, opus, ogg or wav` (each after `prefix`), for a message.
     public static func namesList(prefix: String = "") -> String {
         let names = allCases.map { prefix + $0.rawValue }
         return names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
@@ -49,7 +52,8 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     public var holdsChapters: Bool { isISOMedia || isMatroska }
 
     /// States a title and a language per track (Matroska); ISO files name a track by its
-    /// handler; FLAC, Ogg Opus and WAV files hold one track and one set of tags, the file's.
+    /// handler; FLAC, Ogg and WAV files hold one set of tags, the file's (an Ogg file's writer
+    /// gives each stream the file's).
     public var tagsTracks: Bool { isMatroska }
 
     /// Holds one track: FFmpeg's FLAC and WAV muxers take exactly one stream (its Ogg muxer
@@ -57,7 +61,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
     public var holdsOneTrack: Bool { self == .flac || self == .wav }
 
     /// `an` or `a` before its name as a message writes it: `an m4a file`, `a webm file`.
-    public var article: String { [.mp4, .m4a, .mkv, .opus].contains(self) ? "an" : "a" }
+    public var article: String { [.mp4, .m4a, .mkv, .opus, .ogg].contains(self) ? "an" : "a" }
 
     /// The codecs it holds, by FFmpeg's stream codec names: nil, any its muxer takes; empty, no
     /// track of that kind.
@@ -73,6 +77,9 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
                             description: "VP8, VP9 or AV1 video, Opus or Vorbis audio and WebVTT subtitles")
         case .flac: return Holdings(video: [], audio: ["flac"], subtitles: [], description: "FLAC audio")
         case .opus: return Holdings(video: [], audio: ["opus"], subtitles: [], description: "Opus audio")
+        // The Ogg mappings FFmpeg's Ogg writer has for sound (its Theora and VP8 video are not
+        // written here: an Ogg file is audio to the players that open one).
+        case .ogg: return Holdings(video: [], audio: ["opus", "vorbis", "flac"], subtitles: [], description: "Opus, Vorbis or FLAC audio")
         case .wav:
             return Holdings(video: [], audio: ["pcm_u8", "pcm_s16le", "pcm_s24le", "pcm_s32le", "pcm_f32le", "pcm_f64le"], subtitles: [],
                             description: "PCM audio")
@@ -91,6 +98,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         switch self {
         case .webm: return (.opus, "a WebM file holds Opus or Vorbis audio: Opus, which sounds better than Vorbis at every bit rate")
         case .opus: return (.opus, "an Ogg Opus file holds Opus")
+        case .ogg: return (.vorbis, "an Ogg file holds Opus, Vorbis or FLAC audio: Vorbis, which every player that opens .ogg files plays (.opus names an Ogg Opus file)")
         case .flac: return (.flac, "a FLAC file holds FLAC")
         case .wav: return (.pcm, "a WAV file holds PCM")
         default: return nil
@@ -104,7 +112,7 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         case .mp4, .mov, .m4a: return "mov_text"
         case .mkv: return "subrip"
         case .webm: return "webvtt"
-        case .flac, .opus, .wav: return nil
+        case .flac, .opus, .ogg, .wav: return nil
         }
     }
 }
@@ -129,6 +137,11 @@ public struct Holdings: Sendable {
 
     /// Holds a track of `kind` in `codec` (as far as this table says; the muxer has the last word).
     public func holds(_ codec: String, kind: String) -> Bool { !refused.contains(codec) && (list(kind)?.contains(codec) ?? true) }
+
+    /// Names `codec` among the codecs it holds (of any kind): a list, not "any its muxer takes".
+    public func names(_ codec: String) -> Bool {
+        !refused.contains(codec) && [video, audio, subtitles].contains { $0?.contains(codec) == true }
+    }
 
     /// The kinds of track it holds, as a message says them: `audio only`, `video, audio and
     /// subtitle tracks only`.

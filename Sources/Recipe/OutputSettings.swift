@@ -52,7 +52,7 @@ public func pixelFormatBitDepth(_ name: String) -> Int {
 public enum DeinterlaceSetting: String, Sendable, CaseIterable {
     /// Made progressive at the frame rate (25i → 25 fps) when the source is interlaced.
     case auto
-    /// Kept: coded as fields, their order stated (H.264).
+    /// Kept: coded as fields, their order stated (H.264, ProRes; ProRes keeps them unasked).
     case off
     /// A picture per field: 25i → 50 fps, 29.97i → 59.94.
     case fieldRate = "field-rate"

@@ -41,6 +41,11 @@ struct ContainerCLITests {
         ("flac", "{ codec: vp9 }", "{ codec: flac }", "9:17", "writer input 1 reads a video track ('v'), but a flac file holds audio only"),
         ("flac", nil, "{ codec: opus }", "8:32", "writer input 1 encodes the audio track ('a') as Opus (codec opus), but a flac file holds FLAC audio only"),
         ("opus", nil, "{ codec: vorbis }", "8:32", "writer input 1 encodes the audio track ('a') as Vorbis (codec vorbis), but an opus file holds Opus audio only"),
+        // Ogg (.ogg, .oga): Opus, Vorbis or FLAC sound only; its writer's Theora and VP8 are not written.
+        ("ogg", "{ codec: vp9 }", "{ codec: opus }", "9:17", "writer input 1 reads a video track ('v'), but an ogg file holds audio only"),
+        ("oga", "{ codec: h264 }", nil, "8:17", "writer input 1 reads a video track ('v'), but an ogg file holds audio only"),
+        ("ogg", nil, "{ codec: aac }", "8:32", "writer input 1 encodes the audio track ('a') as AAC (codec aac), but an ogg file holds Opus, Vorbis or FLAC audio only"),
+        ("oga", nil, "{ codec: alac }", "8:32", "writer input 1 encodes the audio track ('a') as ALAC (codec alac), but an ogg file holds Opus, Vorbis or FLAC audio only"),
         ("wav", nil, "{ codec: aac }", "8:32", "writer input 1 encodes the audio track ('a') as AAC (codec aac), but a wav file holds PCM audio only"),
         ("wav", "{ codec: h264 }", nil, "8:17", "writer input 1 reads a video track ('v'), but a wav file holds audio only"),
     ]

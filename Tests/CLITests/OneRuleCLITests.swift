@@ -23,7 +23,7 @@ struct OneRuleCLITests {
                       ("{dir}/sub/", "names a folder, not a file: end it with a file name such as out.mp4"),
                       ("out/..", "names a folder, not a file: end it with a file name such as out.mp4"),
                       ("a\\0b.mp4", "contains a NUL byte"),
-                      ("{dir}/z.avi", "cannot tell the container from the extension '.avi': use mp4, mov, m4a, mkv, webm, flac, opus or wav, or name the format")])
+                      ("{dir}/z.avi", "cannot tell the container from the extension '.avi': use mp4, mov, m4a, mkv, webm, flac, opus, ogg or wav, or name the format")])
     func outputPath(template: String, why: String) throws {
         let dir = Scratch()
         let src = dir.file("s.mp4"), recipe = dir.file("r.yaml")

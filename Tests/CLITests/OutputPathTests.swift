@@ -53,7 +53,7 @@ struct OutputPathTests {
         #expect(dir.contents == (before + ["a", "b", "c", "e"]).sorted())
         let long = String(repeating: "n", count: 240) + ".mp4"
         let refused: [(String, Int32, String)] = [
-            ("x", 64, "error: x: has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus or .wav, or name the format\n"),
+            ("x", 64, "error: x: has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus, .ogg or .wav, or name the format\n"),
             ("", 73, "error: '': the output path is empty\n"),
             ("f/", 73, "error: f/: names a folder, not a file: end it with a file name such as out.mp4\n"),
             ("g/..", 73, "error: g/..: names a folder, not a file: end it with a file name such as out.mp4\n"),

@@ -56,8 +56,9 @@ struct PresetFitCLITests {
             #expect(why(n) == "audio only: the pictures are dropped", "\(n)")
         }
         #expect(result("flac") == "flac 2 ch 48 kHz")
-        // MOV's muxer writes FLAC, Opus, VP9 and AV1 only into MP4; M4A holds no FLAC.
-        #expect(containers("flac") == ["mp4", "mkv", "flac"])
+        // MOV's muxer writes FLAC, Opus, VP9 and AV1 only into MP4; M4A holds no FLAC; Ogg does.
+        #expect(containers("flac") == ["mp4", "mkv", "flac", "ogg"])
+        #expect(containers("opus-stereo") == ["mp4", "mkv", "webm", "opus", "ogg"])
         #expect(containers("vp9-1080p") == ["mp4", "mkv", "webm"])
         #expect(containers("av1-1080p") == ["mp4", "mkv", "webm"])
         #expect(containers("prores-422") == ["mov", "mkv"])
@@ -135,8 +136,8 @@ struct PresetFitCLITests {
         let cases: [(video: String?, audio: String?, holding: [String])] = [
             ("{ codec: h264 }", "{ codec: aac }", ["mp4", "mov", "mkv"]),
             ("{ codec: vp9 }", "{ codec: opus }", ["mp4", "mkv", "webm"]),
-            (nil, "{ codec: flac }", ["mp4", "mkv", "flac"]),
-            (nil, "{ codec: opus }", ["mp4", "mkv", "webm", "opus"]),
+            (nil, "{ codec: flac }", ["mp4", "mkv", "flac", "ogg"]),
+            (nil, "{ codec: opus }", ["mp4", "mkv", "webm", "opus", "ogg"]),
             (nil, "{ codec: pcm }", ["mov", "mkv", "wav"]),
             ("{ codec: prores }", "{ codec: pcm }", ["mov", "mkv"]),
         ]
@@ -164,6 +165,6 @@ struct PresetFitCLITests {
         let recipe = try NegotiationCLITests.recipe(dir, ContainerCLITests.recipe("mov", video: "{ codec: h264 }", audio: "{ codec: aac }"))
         let r = try Binary.run(["plan", recipe, "-i", src, "--estimate", "fast"], timeLimit: 300)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("\ncontainers mp4, mov (this output's), mkv hold these tracks; not m4a, opus (track 1: video), webm (track 1: h264 video), flac, wav (2 tracks: it holds one)\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("\ncontainers mp4, mov (this output's), mkv hold these tracks; not m4a, opus, ogg (track 1: video), webm (track 1: h264 video), flac, wav (2 tracks: it holds one)\n"), "\(r.stdout)")
     }
 }

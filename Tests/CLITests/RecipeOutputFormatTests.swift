@@ -6,10 +6,10 @@ import Testing
 @Suite("reencode plan: the container from the recipe's output path")
 struct RecipeOutputFormatTests {
     @Test("a recipe output path without a usable extension is a recipe error at its line:col (65), never a crash",
-          arguments: [("x", "has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus or .wav, or name the format"),
-                      ("{dir}/y", "has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus or .wav, or name the format"),
-                      ("{dir}/z.avi", "cannot tell the container from the extension '.avi': use mp4, mov, m4a, mkv, webm, flac, opus or wav, or name the format"),
-                      ("{dir}/.mkv", "has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus or .wav, or name the format")])
+          arguments: [("x", "has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus, .ogg or .wav, or name the format"),
+                      ("{dir}/y", "has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus, .ogg or .wav, or name the format"),
+                      ("{dir}/z.avi", "cannot tell the container from the extension '.avi': use mp4, mov, m4a, mkv, webm, flac, opus, ogg or wav, or name the format"),
+                      ("{dir}/.mkv", "has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus, .ogg or .wav, or name the format")])
     func noContainer(template: String, why: String) throws {
         let dir = Scratch()
         let src = dir.file("s.mp4")

@@ -25,13 +25,13 @@ struct ValidateSourceFreeTests {
     /// (where the source is named, it is shown with `SRC`).
     static let refused: [(recipe: String, at: String, validate: String, plan: String)] = [
         ("recipe: 1\noutput: \"{dir}/{stem}-x.ogv\"\n" + tracks, "2:9",
-         "{dir}/{stem}-x.ogv: cannot tell the container from the extension '.ogv': use mp4, mov, m4a, mkv, webm, flac, opus or wav, or name the format",
+         "{dir}/{stem}-x.ogv: cannot tell the container from the extension '.ogv': use mp4, mov, m4a, mkv, webm, flac, opus, ogg or wav, or name the format",
          "2:9: error: DIR/clip-x.ogv: cannot tell the container from the extension '.ogv'"),
         ("recipe: 1\noutput: \"{dir}/hls/{stem}.m3u8\"\n" + tracks, "2:9",
-         "{dir}/hls/{stem}.m3u8: cannot tell the container from the extension '.m3u8': use mp4, mov, m4a, mkv, webm, flac, opus or wav, or name the format",
+         "{dir}/hls/{stem}.m3u8: cannot tell the container from the extension '.m3u8': use mp4, mov, m4a, mkv, webm, flac, opus, ogg or wav, or name the format",
          "2:9: error: DIR/hls/clip.m3u8: cannot tell the container from the extension '.m3u8'"),
         ("recipe: 1\noutput: \"{dir}/made\"\n" + tracks, "2:9",
-         "{dir}/made: has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus or .wav, or name the format",
+         "{dir}/made: has no extension to tell the container from: end it in .mp4, .mov, .m4a, .mkv, .webm, .flac, .opus, .ogg or .wav, or name the format",
          "2:9: error: DIR/made: has no extension"),
         ("recipe: 1\noutput: { path: \"{dir}/{stem}-x.mp4\", format: mkv }\n" + tracks, "2:17",
          "{dir}/{stem}-x.mp4: the extension '.mp4' contradicts the format mkv: name the output .mkv, or ask for mp4",

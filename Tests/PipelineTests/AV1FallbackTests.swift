@@ -72,7 +72,7 @@ struct AV1FallbackTests {
         let r = try Self.withoutSVT.video(source: deep, settings: VideoSettings(codec: .av1))
         #expect(r.pixelFormat == "yuv420p10le" && r.profile == "main")
         #expect(r.decision("pixel-format").map { "\($0.value) \($0.rule) \($0.reason)" }
-                == "yuv420p10le pixel-format.av1-420-only the source is 4:2:2, but AV1's profiles here (main) carry 4:2:0 only: made 4:2:0")
+                == "yuv420p10le pixel-format.av1-420-only the source is 4:2:2, but AV1's profiles here (main, high) carry 4:2:0 or 4:4:4 only: made 4:2:0")
         let svt = try SettingsAssistant.system.video(source: deep, settings: VideoSettings(codec: .av1))
         #expect(svt.decision("pixel-format")?.reason == "the source is 4:2:2, but this libsvtav1 does not take yuv422p10le: made 4:2:0")
     }

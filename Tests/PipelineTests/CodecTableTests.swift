@@ -44,10 +44,10 @@ struct CodecTableTests {
         for name in row.automaticProfiles { #expect(profiles.contains(name), "\(name)") }
         // The automatic profile for every format the assistant makes carries it.
         for (depth, chroma) in [(8, 420), (10, 420), (8, 422), (10, 422), (8, 444), (10, 444)]
-        where row.profiles.contains(where: { $0.chroma >= chroma }) {  // AV1 Main: 4:2:0 only
+        where row.profiles.contains(where: { $0.carries(chroma: chroma) }) {  // AV1: no 4:2:2 here
             let name = row.automaticProfile(depth: depth, chroma: chroma)
             let p = try #require(row.profiles.first { $0.name == name })
-            #expect(p.depth >= depth && p.chroma >= chroma, "\(name) for \(depth)-bit \(chroma)")
+            #expect(p.depth >= depth && p.carries(chroma: chroma), "\(name) for \(depth)-bit \(chroma)")
         }
         #expect(Set(row.levels.names).count == row.levels.names.count)
     }
@@ -136,6 +136,11 @@ struct CodecTableTests {
         #expect([8, 10, 12, 16].map { hevc.automaticProfile(depth: $0, chroma: 420) } == ["main", "main10", "main12", "main12"])
         #expect([8, 10, 12, 16].map { hevc.automaticProfile(depth: $0, chroma: 422) } == ["main422-10", "main422-10", "main422-12", "main422-12"])
         #expect([8, 10, 12, 16].map { hevc.automaticProfile(depth: $0, chroma: 444) } == ["main444-8", "main444-10", "main444-12", "main444-12"])
+        // AV1's High has 4:2:0 and 4:4:4 but no 4:2:2: the chroma formats do not nest.
+        let av1 = VideoFamily.av1
+        #expect([8, 10].map { av1.automaticProfile(depth: $0, chroma: 420) } == ["main", "main"])
+        #expect([8, 10].map { av1.automaticProfile(depth: $0, chroma: 444) } == ["high", "high"])
+        #expect(av1.profiles.map { $0.carries(chroma: 422) } == [false, false])
     }
 
     @Test("an option the chosen encoder does not have, and a speed name it does not know, are refused with the nearest name",

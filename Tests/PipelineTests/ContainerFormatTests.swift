@@ -159,6 +159,8 @@ struct ContainerFormatTests {
             (.type(.audio, 0), "x.webm", "aac cannot be copied into webm as it is: reencode it instead"),
             (.type(.audio, 0), "x.wav", "aac cannot be copied into wav as it is: reencode it instead"),
             (.type(.video, 0), "x.flac", "a flac file holds audio only: the video track cannot be copied into it"),
+            (.type(.audio, 0), "x.ogg", "aac cannot be copied into ogg as it is: reencode it instead"),
+            (.type(.video, 0), "x.oga", "an ogg file holds audio only: the video track cannot be copied into it"),
         ] {
             do throws(MediaError) {
                 _ = try Planner.plan(ConversionRequest(source: src, output: dir.file(output), tracks: [TrackRequest(track, .passthrough)]))
@@ -176,16 +178,16 @@ struct ContainerFormatTests {
         let cover = "cover-art: cover art (\(codec) 40x30) is dropped: "
         return [
             ("webm", KeptItemsTests.allChapters, [cover + "WebM files hold no cover art (.mkv keeps it)"]),
-            ("flac", [], [cover + "reencode writes no cover art into FLAC files (.m4a and .mkv keep it)",
-                          "chapters: 3 chapters are dropped: reencode writes no chapters into FLAC files (.m4a and .mkv keep them)",
+            // A FLAC picture block keeps it (FlacCoverArtTests).
+            ("flac", [], ["chapters: 3 chapters are dropped: reencode writes no chapters into FLAC files (.m4a and .mkv keep them)",
                           "track-title: the track title 'Lead' is dropped: FLAC files state none",
                                                   "track-language: the track language 'eng' is dropped: FLAC files state none"]),
             // FFmpeg 5.1's Ogg writer misplaces chapters (2.5 s written as 3.5 s): none are written.
-            ("opus", [], [cover + "reencode writes no cover art into Ogg Opus files (.m4a and .mkv keep it)",
+            ("opus", [], [cover + "reencode writes no cover art into Ogg Opus files (.flac, .m4a and .mkv keep it)",
                           "chapters: 3 chapters are dropped: reencode writes no chapters into Ogg Opus files (.m4a and .mkv keep them)",
                                                   "track-title: the track title 'Lead' is dropped: Ogg Opus files state none",
                                                   "track-language: the track language 'eng' is dropped: Ogg Opus files state none"]),
-            ("wav", [], [cover + "reencode writes no cover art into WAV files (.m4a and .mkv keep it)",
+            ("wav", [], [cover + "reencode writes no cover art into WAV files (.flac, .m4a and .mkv keep it)",
                          "metadata: metadata MAKE is dropped: WAV files hold only album, artist, comment, copyright, date, genre, language, title, track (RIFF INFO)",
                          "chapters: 3 chapters are dropped: reencode writes no chapters into WAV files (.m4a and .mkv keep them)",
                          "track-title: the track title 'Lead' is dropped: WAV files state none",

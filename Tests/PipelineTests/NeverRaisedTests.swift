@@ -153,12 +153,13 @@ struct NeverRaisedTests {
             if (r.width, r.height) == (s.width, s.height) { #expect(r.pixelAspect == s.pixelAspect, "\(name)") }
             else { #expect(r.decision("pixel-aspect")?.rule == (s.pixelAspect.isSquare ? nil : "pixel-aspect.square"), "\(name)") }
             // HEVC and VP9 keep the chroma (4:1:1 in 4:2:2) as far as the profiles the assistant
-            // picks from carry it (AV1's Main: 4:2:0); H.264 reduces it and says so; a ProRes
-            // profile fixes it (4:2:2 or 4:4:4, as ProRes requires).
+            // picks from carry it (AV1's Main and High: 4:2:0 or 4:4:4, no 4:2:2); H.264 reduces
+            // it and says so; a ProRes profile fixes it (4:2:2 or 4:4:4, as ProRes requires).
             let row = VideoFamily.of(r.codec)
             let fixed = row?.profiles.first { $0.name == r.profile && !$0.pixelFormats.isEmpty }?.chroma
-            let carried = row.map { row in row.automaticProfiles.compactMap { name in row.profiles.first { $0.name == name }?.chroma }.max() ?? 420 } ?? 420
-            let kept = row?.pixelFormats.keepsDepth == true ? min(s.pixelFormat == "yuv420p" ? 420 : 422, carried) : 420
+            let automatic = row.map { row in row.automaticProfiles.compactMap { name in row.profiles.first { $0.name == name } } } ?? []
+            let sourceChroma = s.pixelFormat == "yuv420p" ? 420 : 422
+            let kept = row?.pixelFormats.keepsDepth == true ? (automatic.contains { $0.carries(chroma: sourceChroma) } ? sourceChroma : 420) : 420
             let chroma = fixed ?? kept
             #expect(pixelFormatChroma(r.pixelFormat) == chroma, "\(name)")
             if s.pixelFormat != "yuv420p" && r.codec == .h264 { #expect(r.decision("pixel-format")?.rule == "pixel-format.h264-420", "\(name)") }

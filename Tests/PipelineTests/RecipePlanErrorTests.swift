@@ -153,7 +153,7 @@ struct RecipePlanErrorTests {
             Issue.record("compiled")
         } catch let e as RecipeErrors {
             #expect(e.description == """
-            r.yaml:2:9: error: \(dir.path)/clip.avi: cannot tell the container from the extension '.avi': use mp4, mov, m4a, mkv, webm, flac, opus or wav, or name the format
+            r.yaml:2:9: error: \(dir.path)/clip.avi: cannot tell the container from the extension '.avi': use mp4, mov, m4a, mkv, webm, flac, opus, ogg or wav, or name the format
             output: "{dir}/{stem}.avi"
                     ^
             """)

@@ -63,7 +63,7 @@ private let badRecipes: [(String, String)] = [
         (replacing(line: 11, with: "    picture: { trak: video }"),
          "r.yaml:11:16: error: unknown key 'trak' in reader output 'picture' (did you mean 'track'?)"),
         (replacing(line: 4, with: "output: { path: out.mp4, format: avi }"),
-         "r.yaml:4:34: error: output format 'avi' is not one of mp4, mov, m4a, mkv, webm, flac, opus, wav"),
+         "r.yaml:4:34: error: output format 'avi' is not one of mp4, mov, m4a, mkv, webm, flac, opus, ogg, wav"),
         (replacing(line: 4, with: "output: out/{stm}.mp4"),
          "r.yaml:4:9: error: 'path' has an unknown token {stm} (tokens: {stem} {ext} {dir} {name})"),
         (replacing(line: 4, with: "output: { path: out.mp4, overwrite: yes please }"),

@@ -33,10 +33,16 @@ public struct AttachedPicture: Sendable, Hashable {
     public let bytes: [UInt8]
     /// The name a Matroska attachment gave it (`cover.jpg`), kept when it is written as one.
     public var fileName: String?
+    /// What it shows, by ID3v2's picture types as FFmpeg's FLAC and MP3 readers name them
+    /// (`Cover (front)`); nil where the source says nothing (an MP4 `covr`).
+    public var pictureType: String?
+    /// The FLAC or ID3v2 picture's description, where it has one.
+    public var pictureDescription: String?
 
-    public init(track: Int, codec: String, width: Int, height: Int, bytes: [UInt8], fileName: String? = nil) {
+    public init(track: Int, codec: String, width: Int, height: Int, bytes: [UInt8], fileName: String? = nil,
+                pictureType: String? = nil, pictureDescription: String? = nil) {
         self.track = track; self.codec = codec; self.width = width; self.height = height; self.bytes = bytes
-        self.fileName = fileName
+        self.fileName = fileName; self.pictureType = pictureType; self.pictureDescription = pictureDescription
     }
 
     /// `png 600x600`.

@@ -14,7 +14,12 @@ enum CodecSupport {
     static func canCopy(_ codec: String, into format: ContainerFormat) -> Bool {
         guard let muxer = av_guess_format(format.muxerName, nil, nil) else { return true }
         let id = id(of: codec)
-        return avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL) == 1 || (format == .mkv && hasMatroskaFallbackTag(id))
+        let answer = avformat_query_codec(muxer, id, FF_COMPLIANCE_NORMAL)
+        // A muxer with neither a codec list nor a query of its own knows only its default codecs
+        // (FFmpeg's Ogg writer: Vorbis, yet it writes Opus and FLAC): where it cannot say, the
+        // codecs the containers' table names for it are what it holds.
+        if answer < 0, format.holds.names(codec) { return true }
+        return answer == 1 || (format == .mkv && hasMatroskaFallbackTag(id))
     }
 
     /// `format`'s muxer knows `codec` as one of its own (no fallback tag); an unknown muxer

@@ -32,8 +32,8 @@ extension OutputContainer {
         }
     }
 
-    /// A stream that carries one picture as cover art (MP4 `covr`): its one packet is written by
-    /// `writePicture` once the header is written.
+    /// A stream that carries one picture as cover art (MP4 `covr`, a FLAC picture block): its one
+    /// packet is written by `writePicture` once the header is written.
     func addPictureStream(_ p: AttachedPicture) throws(MediaError) -> OutputStream {
         let st = try addStream()
         let par = st.pointee.codecpar!
@@ -43,6 +43,10 @@ extension OutputContainer {
         par.pointee.height = Int32(p.height)
         st.pointee.disposition = AV_DISPOSITION_ATTACHED_PIC
         st.pointee.time_base = AVRational(num: 1, den: 90000)
+        // FFmpeg's FLAC writer reads the picture's type from `comment` (else writes "Other") and
+        // its description from `title`; MP4's `covr` has neither, and is the front cover.
+        try FFmpeg.set(&st.pointee.metadata, "comment", p.pictureType ?? "Cover (front)", in: "the cover art's metadata")
+        if let d = p.pictureDescription { try FFmpeg.set(&st.pointee.metadata, "title", d, in: "the cover art's metadata") }
         return OutputStream(pointer: st)
     }
 

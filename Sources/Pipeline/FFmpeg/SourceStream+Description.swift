@@ -117,10 +117,14 @@ extension SourceStream {
         let pkt = st.pointee.attached_pic
         guard st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0, pkt.size > 0, let data = pkt.data else { return nil }
         let par = st.pointee.codecpar.pointee
+        let tags = FFmpeg.dictionary(st.pointee.metadata)
+        // FFmpeg's FLAC and ID3v2 readers state a picture's type as its `comment`, its
+        // description as its `title`.
         return AttachedPicture(track: self.index, codec: String(cString: avcodec_get_name(par.codec_id)),
                                width: Int(par.width), height: Int(par.height),
                                bytes: Array(UnsafeBufferPointer(start: data, count: Int(pkt.size))),
-                               fileName: FFmpeg.dictionary(st.pointee.metadata)["filename"])
+                               fileName: tags["filename"], pictureType: tags["comment"].flatMap { $0.isEmpty ? nil : $0 },
+                               pictureDescription: tags["title"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The codec's out-of-band set-up (for H.264/HEVC in MP4/MOV/MKV the avcC/hvcC record with

@@ -49,6 +49,9 @@ enum CompositionSources {
                                  setting: "deinterlace")
             }
             merged.fieldOrder = interlaced.format.fieldOrder
+            // An editing codec would keep the fields where nothing is asked (ProRes): composed
+            // pictures have none to keep.
+            if s.deinterlace == nil { s.deinterlace = .auto }
         }
         // Pictures of several files, turned upright, fitted, faded and layered onto one canvas: where
         // their chroma samples end up is not one file's to state. Said when a file states a siting

@@ -63,8 +63,12 @@ enum Keeping {
         switch format {
         case .mp4, .m4a: return ["mjpeg", "png", "bmp"].contains(codec)
         case .mkv: return mkvMimeType(codec) != nil
+        // A METADATA_BLOCK_PICTURE: FFmpeg's FLAC writer names these types (it has no GIF writer
+        // and no MIME type for WebP).
+        case .flac: return ["mjpeg", "png", "bmp", "tiff"].contains(codec)
         case .mov: return false  // FFmpeg's QuickTime writer stores no cover art
-        case .webm, .flac, .opus, .wav: return false
+        // FFmpeg 5.1's Ogg writer refuses a picture stream ("Unsupported codec id").
+        case .webm, .opus, .ogg, .wav: return false
         }
     }
 
@@ -89,7 +93,8 @@ enum Keeping {
             case .mp4, .m4a: why = "\(format.rawValue.uppercased()) files hold cover art as JPEG, PNG or BMP only"
             case .mkv: why = "Matroska files hold image attachments as JPEG, PNG, BMP, GIF, WebP or TIFF only"
             case .webm: why = "WebM files hold no cover art (.mkv keeps it)"
-            case .flac, .opus, .wav: why = "reencode writes no cover art into \(format.displayName) files (.m4a and .mkv keep it)"
+            case .flac: why = "FLAC files hold cover art as JPEG, PNG, BMP or TIFF only"
+            case .opus, .ogg, .wav: why = "reencode writes no cover art into \(format.displayName) files (.flac, .m4a and .mkv keep it)"
             }
             notices.append(PlanNotice(.dropped, "cover-art", track: p.track, "cover art (\(p.summary)) is dropped: \(why)"))
         }
@@ -114,7 +119,7 @@ enum Keeping {
         source = MetadataKeeping.kept(source, by: spec)
         source.merge(extra) { _, new in new }
         switch format {
-        case .mkv, .webm, .flac, .opus:
+        case .mkv, .webm, .flac, .opus, .ogg:
             // Matroska tags and Vorbis comments hold any key.
             kept.metadata = source
         case .wav:

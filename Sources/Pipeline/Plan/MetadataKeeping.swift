@@ -48,7 +48,7 @@ public enum MetadataKeeping {
             if key == "title" { return "segment title" }
             if key == "creation_time" { return "segment date (DateUTC)" }
             return "Matroska tag \(key.uppercased())"
-        case .flac, .opus:
+        case .flac, .opus, .ogg:
             return key == "creation_time" ? "Vorbis comment creation_time" : "Vorbis comment \(key)"
         case .wav:
             return Keeping.riffInfoTags[key].map { "RIFF INFO \($0)" } ?? "—"

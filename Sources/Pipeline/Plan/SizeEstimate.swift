@@ -72,7 +72,7 @@ public struct SizeEstimate: Sendable {
         switch format {
         case .mp4, .mov, .m4a: return (16, 6, 1_500)
         case .mkv, .webm: return (8, 8, 1_500)
-        case .flac, .opus, .wav: return (0, 2, 1_000)
+        case .flac, .opus, .ogg, .wav: return (0, 2, 1_000)
         }
     }
 }

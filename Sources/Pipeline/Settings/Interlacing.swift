@@ -4,7 +4,8 @@ import Recipe
 /// source progressive at its frame rate, `field-rate` makes a picture of every field (50 fps from
 /// 25i), `off` keeps the fields and encodes them as fields with their order stated (by a family
 /// that codes fields: `VideoFamily.codesFields`). Pictures resized or made progressive blend their two
-/// fields, so `off` keeps the stored size.
+/// fields, so `off` keeps the stored size. An editing codec (`VideoFamily.keepsFields`: ProRes)
+/// keeps the fields where `deinterlace` is not set and the size allows it.
 extension SettingsAssistant {
     struct Interlacing {
         /// Deinterlace at this rate; nil: the pictures go to the encoder as they are.
@@ -25,6 +26,8 @@ extension SettingsAssistant {
         }
         let rate = source.averageFrameRate.map { " \($0.decimalDescription) fps" } ?? ""
         switch asked {
+        case .auto where s.deinterlace == nil && family.keepsFields:
+            return fieldsKept(order, source: source, family: family, encoder: encoder, size: size, rate: rate, decide: decide)
         case .auto:
             decide("deinterlace", "frame-rate", "deinterlace.auto",
                    "the source is \(order.description) and the output is progressive: each frame's two fields are made one picture (bwdif), at the source's\(rate) ('deinterlace: field-rate' keeps every field's motion; 'off' keeps the fields)")
@@ -52,6 +55,21 @@ extension SettingsAssistant {
                    "as asked: the \(order.description) source's fields are kept and coded as fields (\(encoder.library) interlaced), and the output states the order")
             return Interlacing(keptFields: kept)
         }
+    }
+
+    /// An editing codec's default (`VideoFamily.keepsFields`): the fields kept and coded as fields
+    /// in the source's order, unless the pictures are resized, which blends them: then each frame
+    /// is made one progressive picture, as `auto` does.
+    private func fieldsKept(_ order: FieldOrder, source: FormatDescription, family: VideoFamily, encoder: VideoEncoder, size: (Int, Int), rate: String,
+                            decide: (String, String, String, String) -> Void) -> Interlacing {
+        guard size == (source.width, source.height) else {
+            decide("deinterlace", "frame-rate", "deinterlace.resized",
+                   "the source is \(order.description), but its pictures are resized (\(source.width)x\(source.height) → \(size.0)x\(size.1)), which blends its fields: each frame's two fields are made one picture (bwdif), at the source's\(rate)")
+            return Interlacing(deinterlace: .frame)
+        }
+        decide("deinterlace", "off", "deinterlace.\(family.codec.rawValue)-fields",
+               "the source is \(order.description) and \(family.displayName) is for editing: its fields are kept and coded as fields (\(encoder.library) interlaced), and the output states the order ('deinterlace: auto' makes it progressive)")
+        return Interlacing(keptFields: order.topFieldFirst ? .tt : .bb)
     }
 
     /// A field-rate output's rate, decided here: one picture per field, unless a frame rate is

@@ -30,6 +30,9 @@ public struct SettingsAssistant: Sendable {
         let encoder: VideoEncoder
         if s.passes == 2 {
             encoder = try twoPassEncoder(of: family, decide: decide)
+        } else if let (able, why) = pixelFormatEncoder(of: family, wanted: wantedPixelFormat(source: source, settings: s, family: family)) {
+            encoder = able
+            decide("encoder", able.name, "encoder.pixel-format", why)
         } else {
             encoder = family.encoder { capabilities($0) != nil }
             chooseEncoder(encoder, of: family, decide: decide)
@@ -428,9 +431,10 @@ public struct SettingsAssistant: Sendable {
         let wanted = ChromaFormat.pixelFormat(chroma: chroma, tenBit: tenBit)
         if chroma != 420 {
             let taken = supported.isEmpty || supported.contains(wanted)
-            guard taken, family.profiles.contains(where: { $0.chroma >= chroma }) else {
+            guard taken, family.profiles.contains(where: { $0.carries(chroma: chroma) }) else {
                 let fallback = ChromaFormat.pixelFormat(chroma: 420, tenBit: tenBit)
-                let why = taken ? "\(family.displayName)'s profiles here (\(family.profiles.map(\.name).joined(separator: ", "))) carry 4:2:0 only"
+                let carried = [420, 422, 444].filter { c in family.profiles.contains { $0.carries(chroma: c) } }.map(ChromaFormat.name)
+                let why = taken ? "\(family.displayName)'s profiles here (\(family.profiles.map(\.name).joined(separator: ", "))) carry \(carried.joined(separator: " or ")) only"
                     : "this \(encoder) does not take \(wanted)"
                 decide("pixel-format", fallback, "pixel-format.\(family.codec.rawValue)-420-only",
                        "the source is \(named ?? ChromaFormat.name(chroma)), but \(why): made 4:2:0")

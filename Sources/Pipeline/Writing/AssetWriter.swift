@@ -124,7 +124,9 @@ final class AssetWriter: @unchecked Sendable {
                 // A Matroska source's own name for it stands (`cover.jpg` by the convention).
                 let name = p.fileName ?? (i == 0 ? "cover" : "cover-\(i + 1)") + "." + ext
                 try container.addAttachment(p.bytes, codec: p.codec, fileName: name, mimeType: mime)
-            } else if format == .mp4 || format == .m4a {
+            } else {
+                // Kept by a container that holds no attachments (`Keeping.holdsPicture`): MP4's
+                // `covr`, FLAC's picture block, each written from a picture stream.
                 covers.append((p, try container.addPictureStream(p)))
             }
         }
@@ -212,6 +214,7 @@ extension ContainerFormat {
         case .webm: return "webm"
         case .flac: return "flac"
         case .opus: return "opus"
+        case .ogg: return "ogg"
         case .wav: return "wav"
         }
     }

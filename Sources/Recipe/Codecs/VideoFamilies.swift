@@ -70,13 +70,14 @@ extension VideoFamily {
         frames: .hevc)
 
     /// AV1 by SVT-AV1, else by libaom (slower at the same speed of coding): Main profile, 8- and
-    /// 10-bit 4:2:0, whichever makes it (AV1's High and Professional profiles, which libaom also
-    /// codes, do not nest by chroma as `Profile` assumes: High has 4:4:4 but not 4:2:2).
+    /// 10-bit 4:2:0, whichever makes it; High, 8- and 10-bit 4:4:4, by libaom alone (SVT-AV1
+    /// 1.4 codes 4:2:0 only), which the assistant then picks and `plan` says why. Professional
+    /// (4:2:2, 12 bits) is not made: a 4:2:2 source becomes 4:2:0.
     public static let av1 = VideoFamily(
         codec: .av1, streamCodec: "av1", displayName: "AV1",
         encoders: [svtAV1, libaomAV1],
-        profiles: [Profile("main", depth: 10, chroma: 420)],
-        automaticProfiles: ["main"],
+        profiles: [Profile("main", depth: 10, chroma: 420), Profile("high", depth: 10, chroma: 444, chromas: [420, 444])],
+        automaticProfiles: ["main", "high"],
         // Annex A.3: MaxPicSize and MaxDisplayRate in luma samples.
         levels: .lumaSamples([
             ("2", 147456, 4423680), ("2.1", 278784, 8363520), ("3", 665856, 19975680), ("3.1", 1065024, 31950720),
@@ -167,6 +168,9 @@ extension VideoFamily {
     /// ProRes: an intra-only editing codec whose profile is its data rate and its pixel format —
     /// proxy, lt, standard and hq 10-bit 4:2:2, 4444 and 4444xq 10-bit 4:4:4, with alpha where the
     /// source has it. No levels; its frame headers and the container carry the colour tags.
+    /// prores_ks codes each frame as two fields where the encoder is told interlaced
+    /// (AV_CODEC_FLAG_INTERLACED_DCT), in the order each frame states (`top_field_first`): an
+    /// interlaced source stays interlaced unless the settings ask to deinterlace.
     public static let prores = VideoFamily(
         codec: .prores, streamCodec: "prores", displayName: "ProRes",
         encoders: [proresKS],
@@ -177,9 +181,10 @@ extension VideoFamily {
         automaticProfiles: ["standard", "4444"],
         levels: .none,
         pixelFormats: .ofProfile,
-        codesFields: false,
+        codesFields: true,
         frames: nil,
-        intraOnly: true)
+        intraOnly: true,
+        keepsFields: true)
 
     /// FFmpeg's prores_ks: its `profile` option takes the row's profile names. No quality scale
     /// (the profile is the rate), no speed option, no parameter string or HDR metadata keys.

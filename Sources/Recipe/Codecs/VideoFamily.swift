@@ -27,6 +27,10 @@ public struct VideoFamily: Sendable {
     public let frames: FrameSyntax?
     /// Every picture is coded on its own (ProRes): no GOP to choose.
     public var intraOnly = false
+    /// An editing codec whose files keep what the camera shot: without a `deinterlace` setting,
+    /// an interlaced source's fields are kept and coded as fields where the pictures keep their
+    /// size (ProRes, as Apple's interlaced ProRes files are), not made progressive.
+    public var keepsFields = false
     /// Why a GOP means nothing here (`plan`'s gop decision, and the warning on an asked one).
     public var intraOnlyReason: String? { intraOnly ? "\(displayName) codes every picture on its own: each is a keyframe" : nil }
 
@@ -71,7 +75,7 @@ public struct VideoFamily: Sendable {
     /// The lowest of `automaticProfiles` that carries `depth`-bit samples at `chroma` (444,
     /// 422, 420); where none carries the depth, the first of the deepest that carries the chroma.
     public func automaticProfile(depth: Int, chroma: Int) -> String {
-        let carriers = automaticProfiles.compactMap { name in profiles.first { $0.name == name } }.filter { $0.chroma >= chroma }
+        let carriers = automaticProfiles.compactMap { name in profiles.first { $0.name == name } }.filter { $0.carries(chroma: chroma) }
         if let fit = carriers.first(where: { $0.depth >= depth }) { return fit.name }
         let deepest = carriers.map(\.depth).max()
         return carriers.first { $0.depth == deepest }?.name ?? automaticProfiles[automaticProfiles.count - 1]
@@ -87,15 +91,21 @@ public struct Profile: Sendable {
     /// yuv422p10le; `4444`: yuv444p10le, or yuva444p10le with alpha); empty: any within
     /// `depth` and `chroma`.
     public let pixelFormats: [String]
+    /// The chroma formats it has where they do not nest (AV1 High: 4:2:0 and 4:4:4, not 4:2:2);
+    /// empty: every one up to `chroma`.
+    public let chromas: [Int]
 
-    public init(_ name: String, depth: Int, chroma: Int, pixelFormats: [String] = []) {
-        self.name = name; self.depth = depth; self.chroma = chroma; self.pixelFormats = pixelFormats
+    public init(_ name: String, depth: Int, chroma: Int, pixelFormats: [String] = [], chromas: [Int] = []) {
+        self.name = name; self.depth = depth; self.chroma = chroma; self.pixelFormats = pixelFormats; self.chromas = chromas
     }
 
     /// Whether pictures in `pixelFormat` (`depth`-bit, `chroma`) are coded in this profile.
     public func carries(_ pixelFormat: String, depth: Int, chroma: Int) -> Bool {
-        pixelFormats.isEmpty ? depth <= self.depth && chroma <= self.chroma : pixelFormats.contains(pixelFormat)
+        pixelFormats.isEmpty ? depth <= self.depth && carries(chroma: chroma) : pixelFormats.contains(pixelFormat)
     }
+
+    /// Whether it has the chroma format `chroma` (444, 422, 420).
+    public func carries(chroma: Int) -> Bool { chromas.isEmpty ? chroma <= self.chroma : chromas.contains(chroma) }
 }
 
 /// The levels of a codec's Annex A, by what each limits.
