@@ -11,10 +11,12 @@ import Testing
 struct CopiedCompositionCLITests {
     /// `seconds` of 30 fps stamped pictures (320x180, H.264 with B frames, a closed GOP every
     /// second, stamps from `first`) and stereo sound with a 1 kHz burst at each whole second + 0.5 s.
-    static func makeSource(_ path: String, seconds: Int, first: Int = 0, width: Int = 320) throws {
+    static func makeSource(_ path: String, seconds: Int, first: Int = 0, width: Int = 320, rotation: Int = 0, openGOP: Bool = false) throws {
         let rate = FrameRate(frames: 30)
         var video = GeneratedVideoFormat.droppableH264(width: width, height: 180, frameRate: rate)
         video.gop = 30
+        video.rotation = rotation
+        if openGOP { video.codecOptions["x264-params"] = "b-adapt=0:scenecut=0:open-gop=1" }
         let s = try FrameSource(path: path, video: video, audio: GeneratedAudioFormat())
         func tone(_ n: Int64) -> Float {
             let t = Double(n) / 48000, into = t - t.rounded(.down) - 0.5
@@ -93,6 +95,35 @@ struct CopiedCompositionCLITests {
         for (got, want) in zip(onsets, [0.5, 1.5, 2.5, 3.5]) { #expect(abs(got - want) < 0.005, "burst at \(got), not \(want)") }
     }
 
+    @Test("Matroska with B frames (no decode times on its first samples): the cut-out's stamps, times and the source's packets")
+    func matroska() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mkv")
+        try Self.makeSource(src, seconds: 6)
+        // Matroska states milliseconds, and delays the pictures by the B-frame reordering: the
+        // keyframes as the file has them, counted from its start as a recipe counts.
+        let keys = try Self.keyframesAndPackets(src).keys
+        let start = try #require(Double(try Binary.runTool(PackageTools.ffprobe, ["-v", "error", "-show_entries", "format=start_time", "-of", "csv=p=0", src])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        try #require(keys.count == 6, "keyframes \(keys)")
+        let recipe = dir.file("r.yaml")
+        try Self.recipe(segments: "    - { end: \(keys[2] - start)s }\n    - { start: \(keys[4] - start)s }").replacingOccurrences(of: "-joined.mp4", with: "-joined.mkv")
+            .write(toFile: recipe, atomically: true, encoding: .utf8)
+        let r = try Binary.run(["run", recipe, "-i", src, "--quiet"], timeLimit: 300, cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = dir.file("clip-joined.mkv")
+        let stamps = try CompositionRunCLITests.stamps(out)
+        #expect(stamps.map(\.stamp) == Array(0..<60) + Array(120..<180))
+        let first = try #require(stamps.first?.pts)
+        for (k, s) in stamps.enumerated() {
+            // Matroska keeps milliseconds: each frame within half of one of k/30 from the first.
+            #expect(abs((s.pts - first).seconds - Double(k) / 30) < 0.0006, "frame \(k) at \(s.pts)")
+        }
+        let source = try Self.keyframesAndPackets(src).packets, copied = try Self.keyframesAndPackets(out).packets
+        #expect(copied.map(\.hash) == (Array(source[0..<60]) + Array(source[120..<180])).map(\.hash))
+        #expect(try Self.decodeErrors(out) == "")
+    }
+
     @Test("a join of two files alike: the first's 1–3 s, then the second whole — its own packets, stamps 1030… after 30…89")
     func join() throws {
         let dir = Scratch()
@@ -159,9 +190,11 @@ struct CopiedCompositionCLITests {
     @Test("what a copy cannot do: a start or end between keyframes, another speed, copied sound, files not alike — each at its line, 65, nothing made")
     func refusals() throws {
         let dir = Scratch()
-        let src = dir.file("clip.mp4"), wide = dir.file("wide.mp4")
+        let src = dir.file("clip.mp4"), wide = dir.file("wide.mp4"), turned = dir.file("turned.mp4"), open = dir.file("open.mp4")
         try Self.makeSource(src, seconds: 4)
         try Self.makeSource(wide, seconds: 1, width: 352)
+        try Self.makeSource(turned, seconds: 1, rotation: 90)
+        try Self.makeSource(open, seconds: 4, openGOP: true)
         let cases: [(String, String)] = [
             (Self.recipe(segments: "    - { end: 1s }\n    - { start: 2500ms }"),
              "r.yaml:6:16: error: \(src): segment 2: it starts at 2.500s, between keyframes (the nearest are at 2.000s and 3.000s): a copy can begin only on a keyframe; start on one, or encode the video"),
@@ -173,6 +206,12 @@ struct CopiedCompositionCLITests {
              "r.yaml:13:36: error: writer input 2 copies 'sound', but a composition's sound is decoded and mixed: only its pictures can be copied; encode the sound (e.g. codec: aac)"),
             (Self.recipe(segments: "    - { source: first, end: 1s }\n    - { source: wide }", sources: "sources:\n  first: \"{input}\"\n  wide: \(wide)\n"),
              "r.yaml:9:7: error: \(wide): segment 2: its pictures differ from segment 1's (\(src)): 352x180, not 320x180; copied segments are joined into one stream, so every file's must be alike: encode the video instead"),
+            (Self.recipe(segments: "    - { source: first, end: 1s }\n    - { source: turned }", sources: "sources:\n  first: \"{input}\"\n  turned: \(turned)\n"),
+             "r.yaml:9:7: error: \(turned): segment 2: its pictures differ from segment 1's (\(src)): turned 90°, not 0°; copied segments are joined into one stream, so every file's must be alike: encode the video instead"),
+            (Self.recipe(segments: "    - { source: first, end: 1s }\n    - { source: open, start: 2s }", sources: "sources:\n  first: \"{input}\"\n  open: \(open)\n"),
+             "r.yaml:9:30: error: \(open): segment 2: it starts at 2.000s on a keyframe that does not restart decoding (its group of pictures is open): a copy joined after another segment must begin on an IDR picture; start on one, or encode the video"),
+            (Self.recipe(segments: "    - { end: 1s }", sound: "{ codec: aac }").replacingOccurrences(of: "sound: { track: audio }", with: "sound: { track: audio, decode: false }"),
+             "r.yaml:9:5: error: writer input 2 copies 'sound', but a composition's sound is decoded and mixed: only its pictures can be copied; remove 'decode: false' so that the sound is encoded"),
         ]
         for (text, expected) in cases {
             let recipe = dir.file("r.yaml")

@@ -129,7 +129,8 @@ extension RecipeCompiler {
         guard let composition = recipe.composition, writer.copies else { return nil }
         let copying = "writer input \(writer.input.number) copies '\(writer.output.name)'"
         guard case .kind(.video, 0) = writer.output.track else {
-            return recipe.diagnostic(writer.copyMark, "\(copying), but a composition's sound is decoded and mixed: only its pictures can be copied; encode the sound (e.g. codec: aac)")
+            let how = writer.output.decode ? "encode the sound (e.g. codec: aac)" : "remove 'decode: false' so that the sound is encoded"
+            return recipe.diagnostic(writer.copyMark, "\(copying), but a composition's sound is decoded and mixed: only its pictures can be copied; \(how)")
         }
         guard let reason = CompositionCopy.obstacle(in: composition) else { return nil }
         return recipe.diagnostic(reason.mark, "\(copying), but \(reason.what): copied pictures keep their source's frames and times; encode the video instead")

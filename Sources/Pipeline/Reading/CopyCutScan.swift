@@ -3,7 +3,8 @@ import Recipe
 /// Where a copied video stream can be cut without decoding, read from its packets alone. A copy
 /// can begin only at a sync sample; it can end before one only where every picture shown before
 /// that sample is decoded before it (a closed group of pictures: an open GOP's leading pictures
-/// are decoded after their sync sample and shown before it, and would be lost with it).
+/// are decoded after their sync sample and shown before it, and would be lost with it). A sample
+/// without a presentation time is taken at its decode time, as a copy shows it.
 enum CopyCutScan {
     struct Cut: Sendable, Equatable {
         /// A sync sample is shown exactly at the instant.
@@ -13,6 +14,9 @@ enum CopyCutScan {
         /// The nearest sync samples before and after the instant (what a message offers).
         var syncBefore: MediaTime?
         var syncAfter: MediaTime?
+        /// The sync sample at the instant restarts decoding (an IDR; `Droppability` reads its
+        /// NAL units); nil where the codec's are not read (other codecs: every sync sample does).
+        var restartsDecoding: Bool?
     }
 
     /// Reordering never spans more samples than this after a sync sample (H.264/HEVC: 16 frames).
@@ -37,12 +41,14 @@ enum CopyCutScan {
             do throws(MediaError) { try input.seek(to: ts, stream: -1) } catch { return nil }
         }
         let tb = input.stream(stream).timeBase
+        let pictures = Droppability(codecName: input.stream(stream).codecName, extradata: input.stream(stream).codecSetup)
         var cut = Cut()
         var afterSync = 0, past = 0
         let packet = try Packet()
         while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
-            let pts = MediaTime(ts: packet.pts, timeBase: tb)
+            let stated = MediaTime(ts: packet.pts, timeBase: tb)
+            let pts = stated.isNumeric ? stated : MediaTime(ts: packet.dts, timeBase: tb)
             guard pts.isNumeric else { continue }
             if cut.isSync {
                 afterSync += 1
@@ -50,7 +56,10 @@ enum CopyCutScan {
             }
             if packet.isKeyframe {
                 if pts < t { cut.syncBefore = pts }
-                else if pts == t { cut.isSync = true }
+                else if pts == t {
+                    cut.isSync = true
+                    cut.restartsDecoding = pictures.map { $0.restartsDecoding(packet.bytes) }
+                }
                 else if cut.syncAfter == nil { cut.syncAfter = pts }
             }
             if pts > t { past += 1 }

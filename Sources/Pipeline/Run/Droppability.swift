@@ -64,6 +64,21 @@ struct Droppability: Sendable {
         return ok && sawPicture
     }
 
+    /// Whether the picture restarts decoding — nothing after it refers to anything before it,
+    /// and picture numbering starts again: an H.264 IDR, an HEVC IDR or BLA picture (a CRA does
+    /// not: its leading pictures refer back). What a copy joined after another must begin with.
+    func restartsDecoding(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
+        var restarts = false
+        forEachNAL(data) { nal in
+            guard !nal.isEmpty else { return }
+            switch syntax {
+            case .h264: if nal[nal.startIndex] & 0x1f == 5 { restarts = true }
+            case .hevc: if (16...20).contains(Int(nal[nal.startIndex] >> 1) & 0x3f) { restarts = true }  // BLA 16–18, IDR 19–20
+            }
+        }
+        return restarts
+    }
+
     private func forEachNAL(_ data: UnsafeBufferPointer<UInt8>, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void) {
         if let n = lengthSize {
             var i = 0

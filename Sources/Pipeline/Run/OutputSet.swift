@@ -80,6 +80,8 @@ public enum OutputSet {
         case (.audio(let s), .audio(let f)):
             guard s.sampleRate != f.sampleRate else { return nil }
             return "is at \(s.sampleRate) Hz, output 1's at \(f.sampleRate) Hz: the outputs of a composition mix its sound at one sample rate"
+        case (.passthrough, _) where lane.track.mediaType == .video, (_, .passthrough) where first.track.mediaType == .video:
+            return "is \(lane.isCopy ? "copied" : "encoded") and output 1's \(first.isCopy ? "copied" : "encoded"): the composition's copied pictures are joined for one output only, and drawn pictures for outputs that all encode them; encode the video in every output, or copy it in a recipe of its own"
         default:
             return "is copied or a subtitle track, which a composition does not play"
         }

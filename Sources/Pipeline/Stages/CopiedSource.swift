@@ -33,6 +33,9 @@ final class CopiedSource: PacketSourceStage {
 
     /// A segment of a join (`CopiedSequence`): exactly the samples shown in its range.
     private let joined: Bool
+    /// The join's first segment from its file's start keeps what a plain copy keeps before it
+    /// (an edit list's lead-in, which the output's edit list hides again).
+    private let keepsLeadIn: Bool
 
     /// `tap`: the reader output it reads. `continuing`: in a join, the timestamps as the segment
     /// before left them (nil: the first, or the only, segment).
@@ -42,6 +45,7 @@ final class CopiedSource: PacketSourceStage {
         self.tap = tap
         self.track = track
         self.joined = joined
+        keepsLeadIn = joined && continuing == nil && segment.sourceRange.start <= track.startTime
         statistics = LaneStatistics(track: track.index)
         self.segment = segment
         guard segment.scale.isIdentity else {
@@ -86,11 +90,11 @@ final class CopiedSource: PacketSourceStage {
                 started = true
             }
             if joined {
-                // Exactly the samples shown in the range: not an open GOP's leading pictures
-                // before it, nor what follows it; past it once decoded at or after its end.
-                let range = segment.sourceRange
-                if MediaTime(ts: packet.dts, timeBase: timeBase) >= range.end { exhausted = true; continue }
-                guard pts.isNumeric, pts >= range.start, pts < range.end else { continue }
+                switch inJoin(packet, at: pts) {
+                case .keep: break
+                case .skip: continue
+                case .end: exhausted = true; continue
+                }
             }
             if learnt {
                 if let unit = try out(packet) { return unit }
@@ -105,10 +109,29 @@ final class CopiedSource: PacketSourceStage {
 
     /// Whether the track's copy begins with this sample.
     private func starts(_ packet: Packet, at pts: MediaTime) -> Bool {
-        if joined { return packet.isKeyframe && pts >= segment.sourceRange.start }
+        if joined { return packet.isKeyframe && (keepsLeadIn || shownTime(packet, pts) >= segment.sourceRange.start) }
         if track.mediaType == .video { return packet.isKeyframe }
         guard env.cutsStart, pts.isNumeric else { return true }
         return pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase) > segment.sourceRange.start
+    }
+
+    private enum JoinVerdict { case keep, skip, end }
+
+    /// In a join, exactly the samples shown in the segment's range: not an open GOP's leading
+    /// pictures before its start, nor anything at or past its end — where the plan put a sync
+    /// sample of a closed GOP (or the file ends first), so nothing decoded from that sample on
+    /// is shown before it.
+    private func inJoin(_ packet: Packet, at pts: MediaTime) -> JoinVerdict {
+        let range = segment.sourceRange, time = shownTime(packet, pts)
+        if packet.isKeyframe && time >= range.end { return .end }
+        guard time.isNumeric, time < range.end, keepsLeadIn || time >= range.start else { return .skip }
+        return .keep
+    }
+
+    /// When a sample is shown: its pts, else (AVI, some MPEG streams) its decode time, as the
+    /// muxer will show it.
+    private func shownTime(_ packet: Packet, _ pts: MediaTime) -> MediaTime {
+        pts.isNumeric ? pts : MediaTime(ts: packet.dts, timeBase: timeBase)
     }
 
     private func learn() {

@@ -14,7 +14,7 @@ public enum CompositionCopy {
         if let style = video.style, !style.isDefault { return (video.mark, "the video track is styled (rect, fit, crop or opacity)") }
         for segment in video.segments {
             let name = "video segment \(segment.number)"
-            if let timing = segment.timing { return (timing.mark, "\(name) plays at another speed") }
+            if let timing = segment.timing, !timing.value.isNormalSpeed { return (timing.mark, "\(name) plays at another speed") }
             if composition.slowMotion(for: segment) == .fromSource {
                 return (segment.slowMotion?.mark ?? composition.slowMotion?.mark ?? segment.mark, "\(name) plays the source's slow motion")
             }
@@ -23,4 +23,9 @@ public enum CompositionCopy {
         }
         return nil
     }
+}
+
+private extension SegmentTiming {
+    /// `speed: 1`: as stored.
+    var isNormalSpeed: Bool { if case .speed(let s) = self { return s.isNormal } else { return false } }
 }

@@ -16,7 +16,7 @@ enum CompositionPass {
         guard files.request.timeRange == nil else { throw MediaError(.invalidSettings, "a composition has no time range: each segment has its own", file: src) }
         // A composition decodes and mixes its sound; its pictures may be copied (`CopyJoinPass`
         // checks the cuts and the files once the timeline is known).
-        for lane in lanes where lane.isCopy && lane.track.mediaType != .video || lane.track.mediaType == .subtitle {
+        for lane in lanes where (lane.isCopy && lane.track.mediaType != .video) || lane.track.mediaType == .subtitle {
             let what = lane.track.mediaType == .subtitle ? "is subtitles, which a composition does not carry"
                 : "is copied, but a composition's sound is decoded and mixed: only its pictures can be copied"
             throw MediaError(.invalidSettings, "track #\(lane.track.index) \(what)", file: src, track: lane.track.index)
