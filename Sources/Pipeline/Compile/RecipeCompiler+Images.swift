@@ -73,14 +73,8 @@ extension RecipeCompiler {
         if let tr = recipe.timeRange, let why = Planner.timeRangeRefusal(start: tr.start, in: asset) {
             throw RecipeErrors([recipe.diagnostic(tr.mark, why)])
         }
-        var request = StillRequest(source: read.source, times: images.times)
+        var request = stillRequest(o, images, pattern: path.value, source: read.source, overwrite: overwrite)
         request.tolerance = images.tolerance
-        request.box = images.box
-        request.quality = images.quality
-        request.tiles = images.tiles
-        request.storyboard = images.storyboard
-        request.pattern = path.value
-        request.overwrite = overwrite || o.spec.overwrite
         request.track = track.index
         request.range = recipe.timeRange?.range
         request.protected = [ProtectedFile(recipe.file, role: "recipe")]
@@ -94,6 +88,19 @@ extension RecipeCompiler {
         }
     }
 
+    /// What an image output asks of the pictures of `source`, whoever draws them: its times,
+    /// size, quality, sheet and file names.
+    private static func stillRequest(_ o: RecipeOutput, _ images: ImageOutputSpec, pattern: String, source: String, overwrite: Bool) -> StillRequest {
+        var request = StillRequest(source: source, times: images.times)
+        request.box = images.box
+        request.quality = images.quality
+        request.tiles = images.tiles
+        request.storyboard = images.storyboard
+        request.pattern = pattern
+        request.overwrite = overwrite || o.spec.overwrite
+        return request
+    }
+
     /// One image output's stills of the composition, on its timeline: of the pictures the first
     /// output's video track draws and encodes (every output plays the composition from it). A
     /// refusal is said at the recipe line that causes it.
@@ -103,13 +110,7 @@ extension RecipeCompiler {
         }
         let refusal = recipe.diagnostic(images.source.mark, "the images of output \(o.number) are of the composition, and no output writes its video: its stills are taken from the pictures its video track draws, so add an output that writes the composition's video")
         guard let lead = files.first?.plan, lead.isComposed else { throw RecipeErrors([refusal]) }
-        var request = StillRequest(source: lead.source.path, times: images.times)
-        request.box = images.box
-        request.quality = images.quality
-        request.tiles = images.tiles
-        request.storyboard = images.storyboard
-        request.pattern = path.value
-        request.overwrite = overwrite || o.spec.overwrite
+        var request = stillRequest(o, images, pattern: path.value, source: lead.source.path, overwrite: overwrite)
         request.protected = [ProtectedFile(recipe.file, role: "recipe")] + lead.protectedFiles
         let planned: StillPlan?
         do throws(MediaError) {
