@@ -210,12 +210,15 @@ class Cases:
         first = time.monotonic() - t
         self.check("10 new files over a 200,000-line ledger", rc == 0 and len(o.get("converted", [])) == 10 and first < limit, "slow",
                    f"exit {rc}, {len(o.get('converted', []))} converted in {first:.1f} s (limit {limit} s)", repro)
-        t = time.monotonic()
+        # The idle rerun is measured in CPU time: it is all reading the ledger, which a loaded
+        # machine (CI beside builds: 34.6 s of wall for 7.6 s of CPU) stretches in wall time.
+        t, before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
         rc, o, err, repro = self.batch(self.proxy, inp, out, timeout=limit)
-        idle = time.monotonic() - t
-        self.check("an idle rerun over a 200,000-line ledger", rc == 0 and o.get("alreadyDone") == 10 and idle < limit / 4, "slow",
-                   f"exit {rc}, already done {o.get('alreadyDone')} in {idle:.1f} s (limit {limit / 4:.0f} s)", repro)
-        print(f"batch-ledger: 200,000-line ledger: 10 new files in {first:.1f} s, an idle rerun in {idle:.1f} s")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        idle, cpu = time.monotonic() - t, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        self.check("an idle rerun over a 200,000-line ledger", rc == 0 and o.get("alreadyDone") == 10 and cpu < limit / 4, "slow",
+                   f"exit {rc}, already done {o.get('alreadyDone')} in {cpu:.1f} s of CPU, {idle:.1f} s of wall (limit {limit / 4:.0f} s of CPU)", repro)
+        print(f"batch-ledger: 200,000-line ledger: 10 new files in {first:.1f} s, an idle rerun in {idle:.1f} s ({cpu:.1f} s of CPU)")
         self.r.cleanup(box)
 
     # -- many clients of one folder ----------------------------------------------------------------
