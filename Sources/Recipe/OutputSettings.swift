@@ -68,6 +68,12 @@ public enum GOPSetting: Sendable, Hashable {
     case frames(Int)
 }
 
+/// `smart:` on a video writer input. `auto`: copy what can be copied, else encode it all (with a
+/// note naming why); `require`: refuse at plan time instead; `off`: encode it all.
+public enum SmartRendering: String, Sendable, Hashable, CaseIterable {
+    case auto, off, require
+}
+
 public struct VideoSettings: Sendable, Hashable {
     public var codec: VideoCodec?
     /// With `height`, a box the picture is fitted inside (display aspect kept, never upscaled).
@@ -93,6 +99,9 @@ public struct VideoSettings: Sendable, Hashable {
     /// 2: a statistics pass over the pictures first, then the encode that spends `bitrate` by
     /// them (the encoder's two-pass rate control); nil: one pass (2 under a `target-size`).
     public var passes: Int? = nil
+    /// Whether a trim, cut-out or join copies the source's whole groups of pictures and encodes
+    /// only around the cuts; nil: `off`.
+    public var smart: SmartRendering? = nil
 
     public init(codec: VideoCodec? = nil, width: Int? = nil, height: Int? = nil,
                 frameRate: FrameRateSetting? = nil, frameRatePolicy: FrameRatePolicy? = nil,
@@ -125,6 +134,7 @@ public struct VideoSettings: Sendable, Hashable {
         r.deinterlace = deinterlace ?? base.deinterlace
         r.codecOptions = base.codecOptions.merging(codecOptions) { _, mine in mine }
         r.passes = passes ?? base.passes
+        r.smart = smart ?? base.smart
         return r
     }
 }

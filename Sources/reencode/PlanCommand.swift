@@ -141,6 +141,7 @@ struct PlanCommand: Command {
                  "segment": f.segment ?? NSNull()]
             },
             "tracks": tracks,
+            "smart": SmartText.object(p),
             "graph": GraphText.object(p),
             "metadata": MetadataText.object(p),
             "limits": LimitText.object(p),
@@ -220,6 +221,7 @@ struct PlanCommand: Command {
                 lines.append("  \(padded(d.setting, 15)) \(padded(d.value, 12)) \(why)")
             }
         }
+        lines += SmartText.lines(p)
         lines += GraphText.lines(p)
         lines += MetadataText.lines(p)
         lines += LimitText.lines(p) + TargetSizeText.lines(p) + EstimateText.lines(size) + ContainerText.lines(p)

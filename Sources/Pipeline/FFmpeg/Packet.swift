@@ -49,6 +49,18 @@ final class Packet {
         return p
     }
 
+    /// A packet holding `data`, with this one's times, flags and stream (a sample rewritten:
+    /// units put in another form, parameter sets put before them).
+    func withData(_ data: [UInt8]) throws(MediaError) -> Packet {
+        let p = try Packet()
+        try FFmpeg.check(av_new_packet(p.pointer, Int32(data.count)), "av_new_packet")
+        data.withUnsafeBufferPointer { src in
+            if let base = src.baseAddress, let dst = p.pointer.pointee.data { dst.update(from: base, count: data.count) }
+        }
+        try FFmpeg.check(av_packet_copy_props(p.pointer, pointer), "av_packet_copy_props")
+        return p
+    }
+
     func rescale(from: TimeBase, to: TimeBase) {
         av_packet_rescale_ts(pointer, from.rational, to.rational)
     }

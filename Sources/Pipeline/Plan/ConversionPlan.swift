@@ -92,6 +92,10 @@ public struct ConversionPlan: Sendable {
     /// The video track's cross-fades, in order.
     public internal(set) var crossFades: [CrossFade] = []
 
+    /// Video lanes (indices) rendered smart: their kept groups of pictures copied, the pictures
+    /// around the cuts encoded (`SmartPass`).
+    public internal(set) var smart: [Int: SmartRender] = [:]
+
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []
     /// What the output may never replace (`ConversionRequest.protectedFiles`): checked again when

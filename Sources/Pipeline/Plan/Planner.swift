@@ -59,6 +59,7 @@ public enum Planner {
         if composition == nil { plan.notices += lanes.flatMap(AlphaNotice.notices) }
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         if let target = request.targetSize { try TargetSizePass.derive(target, for: &plan) }
+        try SmartPass.plan(&plan)
         try Negotiation.negotiate(&plan)
         try LoudnessPass.measure(&plan)
         return plan

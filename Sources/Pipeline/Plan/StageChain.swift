@@ -67,7 +67,8 @@ extension ConversionPlan {
         var tracks: [[Int]: Int] = [:]
         return timeline.segments.enumerated().map { k, segment in
             var streams: [Int] = [], readers: [Int] = []
-            for (lane, chain) in chains.enumerated() {
+            // A smart-rendered lane reads its runs with readers of its own (`SmartSequence`).
+            for (lane, chain) in chains.enumerated() where smart[lane] == nil {
                 for input in chain.inputs where input.segment == k {
                     streams.append(input.track)
                     readers.append(lane)
@@ -111,7 +112,7 @@ extension ConversionPlan {
         guard isComposed else { return input == 0 ? (0, lane) : nil }
         let segment = chains[lane].inputs[input].segment
         var output = 0
-        for (l, chain) in chains.enumerated() {
+        for (l, chain) in chains.enumerated() where smart[l] == nil {
             for i in chain.inputs.indices where chain.inputs[i].segment == segment {
                 if l == lane && i == input { return (segment, output) }
                 output += 1

@@ -246,6 +246,7 @@ public final class ExportSession: Sendable {
                 throw MediaError(.processing, "the plan says nothing of how to make this track")
             }
             let chain = plan.chains[i]
+            if let render = plan.smart[i] { return MadeLane(work: try smartLane(plan, output: i, render: render, env: env, tee: tee)) }
             switch lp.kind {
             case .video(let s):
                 let inputs = try sourceInputs(plan, lane: i).map { $0.reading(tee?.readerOutput) }
@@ -342,6 +343,21 @@ public final class ExportSession: Sendable {
                 return MadeLane(work: try subtitleLane(plan, output: i, env: env, conversion: s, tee: tee))
             }
         } catch { throw error.at(file: plan.source.path, track: lp.track.index) }
+    }
+
+    /// A smart-rendered video track's lane (`SmartSequence`): its runs read with readers of their
+    /// own; a plain conversion's shared reading of the track is let go at once.
+    private static func smartLane(_ plan: ConversionPlan, output i: Int, render: SmartRender, env: LaneEnvironment,
+                                  tee: Tee?) throws(MediaError) -> PacketLane {
+        let track = plan.lanes[i].track
+        guard tee?.others.isEmpty ?? true, tee?.stills.isEmpty ?? true, tee?.composedStills.isEmpty ?? true else {
+            throw MediaError(.unsupported, "a smart-rendered track is written to one output and draws no stills: give the other outputs their own recipe",
+                             setting: "smart")
+        }
+        if !plan.isComposed { try env.readers.tap(group: 0, output: tee?.readerOutput ?? i).detach() }
+        let sequence = try SmartSequence(env: env, render: render, sources: plan.sources)
+        let input = try env.writer.addPassthroughInput(from: sequence.stream, rotation: track.format.rotation, metadata: track.outputMetadata)
+        return PacketLane(env: env, track: track.index, stage: sequence, sink: PacketSink(env: env, output: i, input: input))
     }
 
     /// A subtitle track's lane: its samples cut to the range, copied or coded again (`conversion`).

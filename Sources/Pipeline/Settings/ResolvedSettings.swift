@@ -51,6 +51,8 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     /// Which of the two passes this encode is, and where its statistics are: set by the run
     /// (`TwoPassRun`); nil: a one-pass encode, or a rehearsal of either.
     public var ratePass: RatePass? = nil
+    /// Copy the source's whole groups of pictures and encode only around the cuts (`SmartPass`).
+    public var smart: SmartRendering = .off
     public var decisions: [Decision]
 
     public func decision(_ setting: String) -> Decision? { decisions.first { $0.setting == setting } }

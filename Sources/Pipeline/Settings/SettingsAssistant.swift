@@ -129,6 +129,10 @@ public struct SettingsAssistant: Sendable {
             }
             pixelFormat = asked
             decide("pixel-format", asked, Origin.settings, "as asked")
+        } else if (s.smart ?? .off) != .off, let kept = source.pixelFormat, kept.hasPrefix("yuvj"), caps?.pixelFormats.contains(kept) ?? false {
+            // Smart rendering copies the source's pictures: the encoded ones keep their range.
+            pixelFormat = kept
+            decide("pixel-format", kept, "pixel-format.smart", "the source's (full range): smart rendering joins encoded pictures to its copied ones")
         } else {
             switch family.pixelFormats {
             case .keepDepthAndChroma(let tenBitProfile):
@@ -285,7 +289,7 @@ public struct SettingsAssistant: Sendable {
                                      masteringDisplay: keepHDR ? source.hdr.masteringDisplay : nil,
                                      contentLightLevel: keepHDR ? source.hdr.contentLightLevel : nil,
                                      deinterlace: fields.deinterlace, fieldOrder: fields.keptFields,
-                                     passes: s.passes ?? 1, decisions: decisions)
+                                     passes: s.passes ?? 1, smart: s.smart ?? .off, decisions: decisions)
     }
 
     /// Says where the grid's closed GOPs start, or refuses an encoder that cannot be told

@@ -38,9 +38,11 @@ final class CopiedSource: PacketSourceStage {
     private let keepsLeadIn: Bool
 
     /// `tap`: the reader output it reads. `continuing`: in a join, the timestamps as the segment
-    /// before left them (nil: the first, or the only, segment).
+    /// before left them (nil: the first, or the only, segment). `learning`: continuing, it still
+    /// learns how much earlier its decode times must go from its own first samples (a run after
+    /// encoded pictures, whose stamps taught nothing of the source's).
     init(env: LaneEnvironment, tap: PacketTap, track: Track, segment: TimeSegment, joined: Bool = false,
-         continuing: CopiedTimestamps? = nil) throws(MediaError) {
+         continuing: CopiedTimestamps? = nil, learning: Bool = false) throws(MediaError) {
         self.env = env
         self.tap = tap
         self.track = track
@@ -56,7 +58,7 @@ final class CopiedSource: PacketSourceStage {
         if var carried = continuing {
             carried.origin = origin
             timestamps = carried
-            learnt = true
+            learnt = !learning
         } else {
             timestamps = CopiedTimestamps(origin: origin, timeBase: timeBase, strictlyIncreasing: env.writer.needsStrictlyIncreasingDTS)
         }

@@ -68,21 +68,7 @@ final class VideoSink: SinkStage {
         targetFormat = format
         let ticksAsFrames = settings.ratePass != nil && VideoEncoder.named(settings.encoderName)?.twoPass.countsTicksAsFrames == true
         encoderTimeBase = ticksAsFrames ? frameRate.map { TimeBase(framesOf: $0) } ?? timeBase : timeBase
-        var c = EncoderConfiguration(codecName: settings.encoderName, timeBase: encoderTimeBase)
-        c.frameRate = frameRate
-        c.width = Int32(settings.width)
-        c.height = Int32(settings.height)
-        c.sampleAspect = settings.pixelAspect
-        c.setPixelFormat(targetFormat)
-        c.gopSize = Int32(settings.gopFrames)
-        // The tags the settings assistant decided: what the encoded pixels are (tone-mapped
-        // pictures are BT.709, whatever the source says).
-        c.setColor(primaries: settings.colorPrimaries, transfer: settings.colorTransfer,
-                   matrix: settings.colorMatrix, range: settings.colorRange)
-        c.setChromaLocation(settings.chromaLocation)
-        c.fieldOrder = settings.fieldOrder
-        c.masteringDisplay = settings.masteringDisplay
-        c.contentLightLevel = settings.contentLightLevel
+        var c = Self.configuration(settings, format: targetFormat, timeBase: encoderTimeBase, frameRate: frameRate)
         if let m = settings.toneMapping, pictures == .asDecoded {
             toneMapper = try ToneMapper(m, width: Int32(settings.width), height: Int32(settings.height), target: targetFormat,
                                         fields: settings.fieldOrder != nil)
@@ -92,17 +78,36 @@ final class VideoSink: SinkStage {
         fittedToneMapping = pictures == .fitted ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
         fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), format: targetFormat) : nil
         c.globalHeader = destinations[0].env.writer.needsGlobalHeader
-        c.profile = settings.profile
-        if let b = settings.bitrate { c.bitRate = Int64(b) }
-        if let m = settings.maxBitrate { c.maxBitRate = Int64(m) }
-        c.options = Self.encoderOptions(settings)
-        c.ratePass = settings.ratePass
         let encoder = try Encoder(c)
         self.encoder = encoder
         files = try EncodedOutputs(destinations) { (d) throws(MediaError) in
             try d.env.writer.addInput(encoder: encoder, rotation: pictures == .asDecoded ? d.track.format.rotation : 0,
                                       metadata: d.track.outputMetadata)
         }
+    }
+
+    /// How the encoder is opened for `s`, its pictures in `format` stamped in `timeBase`.
+    static func configuration(_ s: ResolvedVideoSettings, format: PixelFormat, timeBase: TimeBase, frameRate: FrameRate?) -> EncoderConfiguration {
+        var c = EncoderConfiguration(codecName: s.encoderName, timeBase: timeBase)
+        c.frameRate = frameRate
+        c.width = Int32(s.width)
+        c.height = Int32(s.height)
+        c.sampleAspect = s.pixelAspect
+        c.setPixelFormat(format)
+        c.gopSize = Int32(s.gopFrames)
+        // The tags the settings assistant decided: what the encoded pixels are (tone-mapped
+        // pictures are BT.709, whatever the source says).
+        c.setColor(primaries: s.colorPrimaries, transfer: s.colorTransfer, matrix: s.colorMatrix, range: s.colorRange)
+        c.setChromaLocation(s.chromaLocation)
+        c.fieldOrder = s.fieldOrder
+        c.masteringDisplay = s.masteringDisplay
+        c.contentLightLevel = s.contentLightLevel
+        c.profile = s.profile
+        if let b = s.bitrate { c.bitRate = Int64(b) }
+        if let m = s.maxBitrate { c.maxBitRate = Int64(m) }
+        c.options = encoderOptions(s)
+        c.ratePass = s.ratePass
+        return c
     }
 
     /// The encoder's options (`VideoEncoder.options`), in a stable order; with a keyframe grid,

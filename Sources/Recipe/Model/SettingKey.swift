@@ -14,6 +14,8 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case channelLayout = "channel-layout"
     case codecOptions = "codec-options"
     case passes
+    /// `smart: auto | off | require`: re-encode only around the cuts (smart rendering).
+    case smart
     /// Last, so the lists messages give of the other keys keep their order.
     case loudness
 
@@ -23,7 +25,7 @@ public enum SettingKey: String, Sendable, CaseIterable {
     public var kind: Kind {
         switch self {
         case .codec, .bitrate, .codecOptions: return .both
-        case .width, .height, .frameRate, .frameRatePolicy, .quality, .maxBitrate, .gop, .profile, .level, .pixelFormat, .hdr, .deinterlace, .passes:
+        case .width, .height, .frameRate, .frameRatePolicy, .quality, .maxBitrate, .gop, .profile, .level, .pixelFormat, .hdr, .deinterlace, .passes, .smart:
             return .video
         case .sampleRate, .channels, .channelLayout, .loudness: return .audio
         }
@@ -64,6 +66,7 @@ extension SettingKey {
         case .hdr: return v?.hdr?.rawValue
         case .deinterlace: return v?.deinterlace?.rawValue
         case .passes: return v?.passes
+        case .smart: return v?.smart?.rawValue
         case .sampleRate: return a?.sampleRate
         case .channels: return a?.channels
         case .channelLayout: return a?.channelLayout

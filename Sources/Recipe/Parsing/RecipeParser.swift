@@ -483,6 +483,12 @@ struct Parser {
                     continue
                 }
                 p.video.passes = n
+            case .smart:
+                guard let s = value.scalar, let mode = SmartRendering(rawValue: s) else {
+                    error(value.mark, "'smart' must be auto, off or require, not \(value.kindDescription)")
+                    continue
+                }
+                p.video.smart = mode
             case .sampleRate:
                 guard let s = value.scalar, let r = Self.sampleRate(s) else {
                     error(value.mark, "'sample-rate' must be a rate in Hz from 8000 to 192000 (48000 or 48k), not \(value.kindDescription)")

@@ -115,8 +115,9 @@ struct StreamSetup: Equatable {
         (setup, timeBase) = try CopyCutScan.setup(path: path, stream: track.index)
     }
 
-    /// What differs first, in words; nil: nothing.
-    func difference(from other: StreamSetup) -> String? {
+    /// What differs first, in words; nil: nothing. `parameterSets` false: the set-up records may
+    /// differ (a smart render repeats each run's parameter sets in band).
+    func difference(from other: StreamSetup, parameterSets: Bool = true) -> String? {
         if codec != other.codec { return "\(codec), not \(other.codec)" }
         if profile != other.profile { return "profile \(profile ?? "unknown"), not \(other.profile ?? "unknown")" }
         if width != other.width || height != other.height { return "\(width)x\(height), not \(other.width)x\(other.height)" }
@@ -126,7 +127,7 @@ struct StreamSetup: Equatable {
         if rotation != other.rotation { return "turned \(rotation)°, not \(other.rotation)°" }
         if pixelAspect != other.pixelAspect { return "pixel aspect \(pixelAspect), not \(other.pixelAspect)" }
         if timeBase != other.timeBase { return "time base \(timeBase.num)/\(timeBase.den), not \(other.timeBase.num)/\(other.timeBase.den)" }
-        if setup != other.setup { return "other parameter sets (the stream's set-up record differs)" }
+        if parameterSets && setup != other.setup { return "other parameter sets (the stream's set-up record differs)" }
         return nil
     }
 }

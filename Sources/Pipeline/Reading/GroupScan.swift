@@ -1,0 +1,65 @@
+import Recipe
+
+/// The groups of pictures of a stretch of a video stream, read from its packets alone (nothing
+/// decoded): where smart rendering may copy and where it must encode. A copy can start at a sync
+/// sample that restarts decoding (an IDR, `Droppability`) and whose group is closed (nothing
+/// decoded after it is shown before it), and can end just before such a sample.
+enum GroupScan {
+    struct Result: Sendable {
+        /// Sync samples in the stretch (start and end included) that restart decoding and open a
+        /// closed group, in time order.
+        var entries: [MediaTime] = []
+        /// Every picture's time in the stretch [start, end), in time order: what `plan` counts.
+        var pictures: [MediaTime] = []
+
+        /// Pictures shown in [from, to).
+        func pictureCount(from: MediaTime, to: MediaTime) -> Int {
+            pictures.count { $0 >= from && $0 < to }
+        }
+    }
+
+    /// The stream's samples shown in [start, end] and the reordering just past it. The demuxer
+    /// seeks to the sync sample at or before `start`; a file that cannot seek is read from its start.
+    static func scan(path: String, stream: Int, from start: MediaTime, to end: MediaTime) throws(MediaError) -> Result {
+        let input = try InputContainer(path: path, streamInformation: false)
+        guard stream >= 0, stream < input.streamCount else { throw MediaError(.processing, "\(path) has no track #\(stream)", file: path) }
+        input.readOnly(stream: stream)
+        if let ts = try? start.ts(in: .microseconds, rounding: .down) {
+            do throws(MediaError) { try input.seek(to: ts, stream: -1) } catch { _ = input.seekToFirstByte() }
+        }
+        let tb = input.stream(stream).timeBase
+        let pictures = Droppability(codecName: input.stream(stream).codecName, extradata: input.stream(stream).codecSetup)
+        var result = Result()
+        /// Candidates: sync samples that restart decoding, with the samples decoded after them so far.
+        var open: [(time: MediaTime, after: Int, isOpen: Bool)] = []
+        var closed: [MediaTime] = []
+        var pastEnd = 0
+        let packet = try Packet()
+        while try input.read(into: packet) {
+            guard Int(packet.streamIndex) == stream else { continue }
+            let stated = MediaTime(ts: packet.pts, timeBase: tb)
+            let pts = stated.isNumeric ? stated : MediaTime(ts: packet.dts, timeBase: tb)
+            guard pts.isNumeric else { continue }
+            for i in open.indices {
+                open[i].after += 1
+                if pts < open[i].time { open[i].isOpen = true }
+            }
+            // A candidate is decided once reordering cannot reach back past it any more.
+            while let first = open.first, first.after >= CopyCutScan.reorderWindow {
+                if !first.isOpen { closed.append(first.time) }
+                open.removeFirst()
+            }
+            if pts >= start && pts < end { result.pictures.append(pts) }
+            if packet.isKeyframe, pts >= start, pts <= end, pictures?.restartsDecoding(packet.bytes) ?? false {
+                open.append((pts, 0, false))
+            }
+            if pts > end { pastEnd += 1 }
+            if pastEnd >= CopyCutScan.reorderWindow && open.isEmpty { break }
+        }
+        // The file's end: nothing more can be decoded after the last candidates.
+        closed += open.filter { !$0.isOpen }.map(\.time)
+        result.entries = closed.sorted()
+        result.pictures.sort()
+        return result
+    }
+}
