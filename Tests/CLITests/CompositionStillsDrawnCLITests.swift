@@ -44,6 +44,8 @@ struct CompositionStillsDrawnCLITests {
               #2 at 1.600s: the composed frame at 1.600s (segment 2 b.mp4 0.800s) → s-2.png
               #3 at 2.950s: the composed frame at 2.933s (segment 2 b.mp4 1.467s) → s-3.png
             """), "\(plan.stdout)")
+        #expect(plan.stdout.contains("  stills of output 1: the composition's video drawn for them alone (nothing encoded), up to the last still's picture"),
+                "\(plan.stdout)")
         let images = try Self.planJSON(dir)
         #expect(images.map { $0["decode"] as? String } == ["own"])
         let composition = try #require(images[0]["composition"] as? [String: Any])
@@ -87,8 +89,22 @@ struct CompositionStillsDrawnCLITests {
         #expect(mean < 20, "black at the dip's cut: \(mean)")
     }
 
-    @Test("a video output smaller than the render size: the stills are drawn at the render size (then fitted in their size), from that output's read")
+    /// The mean difference of two pictures' luma (same size).
+    static func difference(_ a: DecodedPicture, _ b: DecodedPicture) -> Double {
+        guard a.luma.count == b.luma.count, !a.luma.isEmpty else { return .infinity }
+        return Double(zip(a.luma, b.luma).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.luma.count)
+    }
+
+    @Test("a video output smaller than the render size: the stills are drawn at the render size (then fitted in their size), from that output's read: the same pictures as beside an output at the render size")
     func renderSize() throws {
+        let full = Scratch()
+        try Base.sources(full)
+        try Self.write(Base.recipe(Base.slowed, images: """
+              - path: "s-{n}.png"
+                images: { source: picture, at: [0.5s, 1.6s] }
+            """), full)
+        let made = try Binary.run(["run", "r.yaml", "--quiet"], timeLimit: 300, cwd: full.path)
+        #expect(made.status == 0, "\(made.stderr)")
         let dir = Scratch()
         try Base.sources(dir)
         try Self.write(Base.recipe(Base.slowed, images: """
@@ -111,6 +127,9 @@ struct CompositionStillsDrawnCLITests {
         for (name, stamp) in [("s-1.png", 115), ("s-2.png", 224)] {
             let still = try Self.picture(dir.file(name))
             #expect(still.width == 160 && still.height == 96 && still.stamp == stamp, "\(name): \(still.width)x\(still.height) \(String(describing: still.stamp))")
+            // Drawn from the source's pictures, not from the 80x48 ones scaled up.
+            let difference = Self.difference(still, try Self.picture(full.file(name)))
+            #expect(difference < 0.5, "\(name): \(difference) from the still beside a 160x96 output")
         }
         let small = try Self.picture(dir.file("small.png"))
         #expect(small.width == 100 && small.height == 60 && small.stamp == 224, "\(small.width)x\(small.height) \(String(describing: small.stamp))")
@@ -126,8 +145,10 @@ struct CompositionStillsDrawnCLITests {
 
     @Test("layers under stills: each still shows the base frame and the layer's frame in its place; with a smaller video output, drawn for the stills at the render size")
     func layers() throws {
+        var full: Scratch?
         for small in [false, true] {
             let dir = Scratch()
+            if !small { full = dir }
             try Base.sources(dir)
             try Self.write(Base.recipe(Self.layered, images: """
                   - path: "l-{n}.png"
@@ -149,6 +170,11 @@ struct CompositionStillsDrawnCLITests {
                 #expect(still.stamp == base, "\(name) small: \(small): \(String(describing: still.stamp))")
                 if let layer {
                     #expect(still.stamp(x: 0, y: 24, width: 120, height: 72) == layer, "\(name) small: \(small)")
+                }
+                // Drawn at the render size, not the 80x48 canvas scaled up.
+                if small, let full {
+                    let difference = Self.difference(still, try Self.picture(full.file(name)))
+                    #expect(difference < 0.5, "\(name): \(difference) from the still beside a 160x96 output")
                 }
             }
             // Before the layer starts, its place shows a's stripes (no stamp band there).
