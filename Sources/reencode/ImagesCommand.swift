@@ -167,7 +167,9 @@ struct ImagesCommand: Command {
 
     /// `clip.mp4: 3 stills of track #0, 320x180 JPEG`, then a line per still.
     static func text(_ p: StillPlan) -> String {
-        let of = p.composition.map { "of the composition (\(p.duration.secondsDescription)) as output track \($0.lane + 1) draws it" } ?? "of track #\(p.track.index)"
+        let of = p.composition.map { c in
+            "of the composition (\(p.duration.secondsDescription)) " + (c.alone != nil ? "drawn at \(c.renderWidth)x\(c.renderHeight) for them alone (nothing encoded)" : "as output track \(c.lane + 1) draws it")
+        } ?? "of track #\(p.track.index)"
         var lines = ["\(p.source): \(p.stills.count) still\(p.stills.count == 1 ? "" : "s") \(of), \(p.width)x\(p.height) \(p.format.rawValue.uppercased())"]
         if let sheet = p.sheet {
             lines[0] += ", tiles of a \(sheet.columns)x\(sheet.rows) contact sheet " + ([sheet.path] + [sheet.webVTT].compactMap { $0 }).joined(separator: " and ")
@@ -207,7 +209,8 @@ struct ImagesCommand: Command {
             },
         ]
         if let c = p.composition {
-            o["composition"] = ["outputTrack": c.lane + 1, "frameRate": c.frameRate.map { $0.description as Any } ?? NSNull()] as [String: Any]
+            o["composition"] = ["outputTrack": c.alone == nil ? c.lane + 1 : NSNull(), "frameRate": c.frameRate.map { $0.description as Any } ?? NSNull(),
+                                "renderSize": "\(c.renderWidth)x\(c.renderHeight)", "drawnAlone": c.alone != nil] as [String: Any]
         }
         if let sheet = p.sheet {
             var sh: [String: Any] = ["file": sheet.path, "columns": sheet.columns, "rows": sheet.rows]

@@ -81,7 +81,8 @@ struct PlanCommand: Command {
         let total = Set(numbers).count + compiled.images.count
         let reads = OutputSet.lanes(outputs.map(\.plan)), encodes = OutputSet.encodes(outputs.map(\.plan))
         let riding = OutputSet.stillFeeds(outputs.map(\.plan), stills: compiled.images.map(\.plan))
-        let shared = SharedRead(reads, encodes: encodes, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding)
+        let shared = SharedRead(reads, encodes: encodes, outputs, numbers: numbers, stills: compiled.images.map(\.number), riding: riding,
+                                drawn: Set(compiled.images.filter { $0.plan.composition?.alone != nil }.map(\.number)))
         if json {
             let images = zip(compiled.images, riding).map { image, lane -> [String: Any] in
                 var o = ImagesCommand.object(image.plan)

@@ -24,12 +24,14 @@ struct SharedRead {
     let lanes: [Lane]
     /// Image outputs decoded on their own.
     let ownStills: [Int]
+    /// Those of them that are stills of a composition no output draws: its video drawn for them alone.
+    let drawnStills: Set<Int>
     let outputCount: Int
 
     /// `lanes`: `OutputSet.lanes`; `encodes`: `OutputSet.encodes`; `numbers`: the media-file
     /// outputs' numbers in the recipe; `riding`: per image output (`stills`, their numbers), its lane, or nil.
     init(_ lanes: [[(output: Int, track: Int)]], encodes: [[[(output: Int, track: Int)]]], _ outputs: [CompiledRecipe], numbers: [Int],
-         stills: [Int] = [], riding: [Int?] = []) {
+         stills: [Int] = [], riding: [Int?] = [], drawn: Set<Int> = []) {
         source = outputs.first?.plan.source.path ?? "the source"
         composed = outputs.first?.plan.isComposed == true
         self.lanes = lanes.enumerated().map { f, members in
@@ -42,6 +44,7 @@ struct SharedRead {
                         sharedEncodes: shared)
         }
         ownStills = zip(stills, riding).filter { $0.1 == nil }.map(\.0)
+        drawnStills = drawn
         outputCount = numbers.count + stills.count
     }
 
@@ -56,7 +59,7 @@ struct SharedRead {
             }
             return o
         }
-        out += ownStills.map { ["stills": [$0], "decoded": true, "own": true] }
+        out += ownStills.map { drawnStills.contains($0) ? ["stills": [$0], "decoded": true, "own": true, "composition": true] : ["stills": [$0], "decoded": true, "own": true] }
         return out
     }
 
@@ -75,7 +78,10 @@ struct SharedRead {
                 lines.append("  #\(lane.sourceTrack) \(lane.type) \(lane.decoded ? (shared ? "decoded once" : "decoded") : "copied") → \(feeds)")
             }
         }
-        lines += ownStills.map { "  stills of output \($0): decoded on their own, from each still's sync sample to its frame" }
+        lines += ownStills.map { n in
+            drawnStills.contains(n) ? "  stills of output \(n): the composition's video drawn for them alone (nothing encoded), up to the last still's picture"
+                : "  stills of output \(n): decoded on their own, from each still's sync sample to its frame"
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -26,12 +26,16 @@ extension RecipeCompiler {
         do { files = try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant) } catch let e as RecipeErrors { errors += e.diagnostics }
         var images: [(number: Int, plan: StillPlan)] = [], leftOut: [String] = []
         var mismatches: [Diagnostic] = []
+        var drawing: ConversionPlan?
         for o in recipe.imageOutputs {
             do {
-                // A composition's stills are its pictures as its first output draws them: planned
-                // once that output is (its errors are the recipe's already).
+                // A composition's stills are its pictures at its render size: planned once the
+                // media outputs are (their errors are the recipe's already).
                 if recipe.composition != nil {
-                    if errors.isEmpty { images.append((o.number, try composedStillPlan(o, of: recipe, files: files, overwrite: overwrite))) }
+                    if errors.isEmpty {
+                        images.append((o.number, try composedStillPlan(o, of: recipe, files: files, reading: read, drawing: &drawing,
+                                                                       overwrite: overwrite, assistant: assistant)))
+                    }
                     continue
                 }
                 switch try stillPlan(o, of: recipe, reading: read, overwrite: overwrite) {
@@ -101,32 +105,53 @@ extension RecipeCompiler {
         return request
     }
 
-    /// One image output's stills of the composition, on its timeline: of the pictures the first
-    /// output's video track draws and encodes (every output plays the composition from it). A
-    /// refusal is said at the recipe line that causes it.
-    private static func composedStillPlan(_ o: RecipeOutput, of recipe: Recipe, files: [CompiledRecipe], overwrite: Bool) throws -> StillPlan {
+    /// One image output's stills of the composition, on its timeline, at its render size: of the
+    /// pictures the first output's video track draws, where it draws them at that size (every
+    /// output plays the composition from it); else of the composition drawn for the stills alone
+    /// (`drawing`, compiled once for every image output). A refusal is said at the recipe line
+    /// that causes it.
+    private static func composedStillPlan(_ o: RecipeOutput, of recipe: Recipe, files: [CompiledRecipe], reading read: ReadSources,
+                                          drawing: inout ConversionPlan?, overwrite: Bool, assistant: SettingsAssistant) throws -> StillPlan {
         guard let images = o.images, let path = o.spec.path else {
             throw MediaError(.processing, "output \(o.number) is no image output")
         }
-        let refusal = recipe.diagnostic(images.source.mark, "the images of output \(o.number) are of the composition, and no output writes its video: its stills are taken from the pictures its video track draws, so add an output that writes the composition's video")
-        guard let lead = files.first?.plan, lead.isComposed else { throw RecipeErrors([refusal]) }
-        var request = stillRequest(o, images, pattern: path.value, source: lead.source.path, overwrite: overwrite)
-        request.protected = [ProtectedFile(recipe.file, role: "recipe")] + lead.protectedFiles
-        let planned: StillPlan?
+        let drawn = try drawing ?? drawingPlan(o, of: recipe, reading: read, assistant: assistant)
+        drawing = drawn
+        guard let render = drawn.lanes.first(where: { $0.videoSettings != nil })?.videoSettings.map({ (width: $0.width, height: $0.height) }) else {
+            throw RecipeErrors([recipe.diagnostic(images.source.mark, "the images of output \(o.number) are of the composition, which has no video to draw")])
+        }
+        let lead = files.first?.plan
+        let shared = lead.map { drawsAtRenderSize($0, render: render) } ?? false
+        var request = stillRequest(o, images, pattern: path.value, source: drawn.source.path, overwrite: overwrite)
+        request.protected = [ProtectedFile(recipe.file, role: "recipe")] + drawn.protectedFiles
         do throws(MediaError) {
-            planned = try ComposedStillPlanner.plan(request, composition: lead, output: 0)
+            let planned = shared && lead != nil ? try ComposedStillPlanner.plan(request, composition: lead!, output: 0, render: render)
+                : try ComposedStillPlanner.plan(request, composition: drawn, output: 0, render: render, alone: true)
+            guard let planned else { throw MediaError(.processing, "the composition's drawing has no video track") }
+            return planned
         } catch {
             // What the recipe wrote is refused at its line; the file system's refusals are as they are.
             guard error.kind == .usage else { throw error }
             let mark = error.setting == "time" ? images.timesMark : path.mark
             throw RecipeErrors([recipe.diagnostic(mark, error.message)])
         }
-        guard let planned else {
-            // Copied pictures are the files' own samples: nothing draws the composed picture.
-            guard lead.lanes.contains(where: { $0.isCopy && $0.track.mediaType == .video }) else { throw RecipeErrors([refusal]) }
-            throw RecipeErrors([recipe.diagnostic(images.source.mark, "the images of output \(o.number) are of the composition, whose video is copied: its stills are taken from the pictures its video track draws, so encode the video (or take the stills with a recipe of their own)")])
+    }
+
+    /// Whether `lead` (the first output) encodes the composition's video from pictures the stills
+    /// can take at the render size: a copy draws nothing, and layers are drawn on its own canvas.
+    private static func drawsAtRenderSize(_ lead: ConversionPlan, render: (width: Int, height: Int)) -> Bool {
+        guard lead.isComposed, let s = lead.lanes.first(where: { $0.videoSettings != nil })?.videoSettings else { return false }
+        return ExportSession.stillDrawing(lead) != .canvas || (s.width, s.height) == render
+    }
+
+    /// The composition's video as drawn for its stills alone: the recipe with one output whose
+    /// writer input takes `o`'s reader output with the assistant's settings (`Recipe.drawingStills`).
+    /// Its path, beside the stills, is never written.
+    private static func drawingPlan(_ o: RecipeOutput, of recipe: Recipe, reading read: ReadSources, assistant: SettingsAssistant) throws -> ConversionPlan {
+        guard let path = o.spec.path, let r = recipe.drawingStills(of: o, path: expand(path.value, source: read.source) + ".drawing.mp4") else {
+            throw MediaError(.processing, "output \(o.number) is no image output")
         }
-        return planned
+        return try compile(r, reading: read, output: nil, overwrite: true, assistant: assistant).plan
     }
 
     /// No two outputs make one file: a still named as a media output, or as another still.

@@ -123,7 +123,7 @@ public enum RecipeCompiler {
     }
 
     /// One output of the recipe (`recipe` has it as its `output` and writer inputs), against sources loaded already.
-    private static func compile(_ recipe: Recipe, reading read: ReadSources, output: String?, overwrite: Bool,
+    static func compile(_ recipe: Recipe, reading read: ReadSources, output: String?, overwrite: Bool,
                                 assistant: SettingsAssistant) throws -> CompiledRecipe {
         let (source, files, primary, asset, others) = (read.source, read.files, read.primary, read.asset, read.others)
         guard let template = output ?? recipe.output.path?.value else {

@@ -1,12 +1,16 @@
 import Recipe
 
-/// Stills of a composition: its pictures as its video track sends them to the encoder — the
-/// timeline's segments at their speeds, layers, cross-fades, fades and dips drawn — taken from
-/// that track's sink (`ComposedStillTap`), not decoded again. Times count on the composition's
-/// timeline.
+/// Stills of a composition: its pictures as its video track makes them — the timeline's
+/// segments at their speeds, layers, cross-fades, fades and dips drawn — at the composition's
+/// render size (AVAssetImageGenerator draws a video composition at its `renderSize`, then fits
+/// the image into `maximumSize`), whatever size an output encodes them at. They are taken from
+/// the video track of the output that plays the composition (`ComposedStillTap`), not decoded
+/// again; where no output draws them at the render size (no output writes the composition's
+/// video, it is copied, or its layers are drawn on a smaller canvas), the composition's video is
+/// drawn for the stills alone (`alone`), nothing encoded. Times count on the composition's timeline.
 public struct ComposedStills: Sendable {
     /// The media output (0-based among the recipe's compiled files) whose video track plays the
-    /// composition, and that track (its output track, 0-based).
+    /// composition, and that track (its output track, 0-based); with `alone`, that plan's track.
     public let output: Int
     public let lane: Int
     /// How the track's pictures are shown: its display turn and pixel aspect.
@@ -16,6 +20,12 @@ public struct ComposedStills: Sendable {
     public let frameRate: FrameRate?
     /// Per still (in the plan's order), the source frames its picture is drawn from.
     public let sources: [[ComposedSourceFrame]]
+    /// The picture the stills are drawn at: the composition's render size (one file's display
+    /// size for one file drawn as it is).
+    public let renderWidth: Int, renderHeight: Int
+    /// The composition's video drawn for the stills alone (its one video track, never encoded);
+    /// nil: taken from output `output`'s track.
+    public let alone: ConversionPlan?
 }
 
 /// One source frame a composed picture shows.
@@ -37,9 +47,11 @@ extension StillPlan {
 /// before anything is read — an instant outside the composition (64, `setting` "time"), an image
 /// extension that is not JPEG, PNG or WebP, an output that cannot be made.
 enum ComposedStillPlanner {
-    /// The stills of `request` of the composition that `plan` (media output `output`) plays; nil
-    /// where that output writes no video (the stills have no pictures to take).
-    static func plan(_ request: StillRequest, composition plan: ConversionPlan, output: Int) throws(MediaError) -> StillPlan? {
+    /// The stills of `request` of the composition that `plan` (media output `output`) plays, drawn
+    /// at `render` (the composition's render size); nil where that plan draws no video (the stills
+    /// have no pictures to take). `alone`: `plan` is drawn for the stills only.
+    static func plan(_ request: StillRequest, composition plan: ConversionPlan, output: Int, render: (width: Int, height: Int),
+                     alone: Bool = false) throws(MediaError) -> StillPlan? {
         guard let lane = plan.lanes.firstIndex(where: { $0.videoSettings != nil }), let s = plan.lanes[lane].videoSettings else { return nil }
         let source = plan.source.path
         let duration = plan.duration
@@ -48,12 +60,7 @@ enum ComposedStillPlanner {
         }
         let asked = try StillPlanner.instants(request.times, duration: duration, source: source, within: "the composition")
         let track = plan.lanes[lane].track
-        // The pictures as the sink encodes them: the output's size and colours; one file's keep
-        // its display turn, several files' and layers' are drawn upright.
-        var picture = track.format
-        (picture.width, picture.height, picture.pixelAspect) = (s.width, s.height, s.pixelAspect)
-        picture.rotation = plan.videoLayers.isEmpty && plan.extraSources.isEmpty ? track.format.rotation : 0
-        (picture.colorPrimaries, picture.colorTransfer, picture.colorMatrix, picture.colorRange) = (s.colorPrimaries, s.colorTransfer, s.colorMatrix, s.colorRange)
+        let picture = drawnPicture(plan, settings: s, render: render, track: track)
         let size = StillPlanner.stillSize(picture, box: request.box)
         let files = try StillPlanner.files(request, offsets: asked.map(\.1), source: source)
         let inputs = try ExportSession.sourceInputs(plan, lane: lane)
@@ -69,13 +76,30 @@ enum ComposedStillPlanner {
                                        path: files.paths[i], tile: tile))
             sources.append(shown.map(\.frame))
         }
+        // HDR made SDR as a file's still is (`StillPlanner`): by the picture's own colours.
         var made = StillPlan(source: source, track: track, fileStart: .zero, origin: .zero, duration: duration, format: files.format,
                              quality: request.quality ?? StillRequest.defaultQuality, width: size.width, height: size.height,
                              toneMapping: SettingsAssistant.toneMapping(source: picture), overwrite: request.overwrite, stills: stills,
                              sheet: files.sheet)
         made.composition = ComposedStills(output: output, lane: lane, rotation: picture.rotation, pixelAspect: picture.pixelAspect,
-                                          frameRate: s.frameRate, sources: sources)
+                                          frameRate: s.frameRate, sources: sources, renderWidth: picture.width, renderHeight: picture.height,
+                                          alone: alone ? plan : nil)
         return made
+    }
+
+    /// The composition's picture as the stills get it (`ComposedStillTap.Drawing`): one file's
+    /// as decoded (its size, turn, pixel aspect and colours, as a file's still); several files'
+    /// fitted upright into the render size, in the source's colours unless the track makes them
+    /// SDR before fitting; a canvas of layers at the render size in the track's colours.
+    private static func drawnPicture(_ plan: ConversionPlan, settings s: ResolvedVideoSettings, render: (width: Int, height: Int),
+                                     track: Track) -> FormatDescription {
+        var picture = track.format
+        guard ExportSession.stillDrawing(plan) != .asDecoded else { return picture }
+        (picture.width, picture.height, picture.pixelAspect, picture.rotation) = (render.width, render.height, .square, 0)
+        if !plan.videoLayers.isEmpty || s.toneMapping != nil {
+            (picture.colorPrimaries, picture.colorTransfer, picture.colorMatrix, picture.colorRange) = (s.colorPrimaries, s.colorTransfer, s.colorMatrix, s.colorRange)
+        }
+        return picture
     }
 
     /// Where the picture on display at `t` starts: at a frame rate, its slot (the last one at the

@@ -29,10 +29,22 @@ public enum ImageGenerator {
     /// files appear together, or none.
     @discardableResult
     public static func run(_ plans: [StillPlan], isCancelled: @escaping () -> Bool = { false }) throws(MediaError) -> [Statistics] {
+        try run(plans, cancellation: Cancellation(), isCancelled: isCancelled)
+    }
+
+    /// `cancellation` also stops the drawing of a composition's stills (`ComposedStillDrawing`).
+    static func run(_ plans: [StillPlan], cancellation: Cancellation, isCancelled: @escaping () -> Bool) throws(MediaError) -> [Statistics] {
         let files = StillFiles()
         var statistics: [Statistics] = []
         do throws(MediaError) {
+            // A composition's stills: its video drawn once for all of them (no decode of their own).
+            let drawn = try plans.filter { $0.composition != nil }.map { (plan) throws(MediaError) in try StillMaker(plan, into: files) }
+            try ComposedStillDrawing.draw(drawn, cancellation: cancellation)
+            for maker in drawn {
+                do throws(MediaError) { try maker.finish() } catch { throw error.at(file: maker.plan.source) }
+            }
             for plan in plans {
+                guard plan.composition == nil else { statistics.append(Statistics()); continue }
                 do throws(MediaError) { statistics.append(try make(plan, into: files, isCancelled: isCancelled)) } catch { throw error.at(file: plan.source) }
             }
             try files.commit(isCancelled: isCancelled)

@@ -14,6 +14,6 @@ public final class StillRun: Sendable {
     /// Makes every plan's stills, blocking the calling thread.
     @discardableResult
     public func run() throws(MediaError) -> [ImageGenerator.Statistics] {
-        try ImageGenerator.run(plans) { self.cancellation.isCancelled }
+        try ImageGenerator.run(plans, cancellation: cancellation) { self.cancellation.isCancelled }
     }
 }

@@ -131,10 +131,12 @@ public final class ExportSession: Sendable {
             let makers = try stills.map { (still) throws(MediaError) in try StillMaker(still, into: stillFiles) }
             stillPacketsAlone.withLock { $0 = 0 }
             let lanes = try runLanes(plans, temps: temps, makers: makers, progress: passes == nil ? progress : progress.map { ExportSession.reporting(pass: 2, to: $0) })
+            // A composition's stills no output draws: drawn for them alone, nothing encoded.
+            try ComposedStillDrawing.draw(makers, cancellation: cancellation)
             let stops = try cutToLimits(&temps)
             for maker in makers {
                 do throws(MediaError) {
-                    // A composition's pictures exist only as its lane draws them: none is decoded alone.
+                    // A composition's pictures exist only as a lane draws them: none is decoded alone.
                     if maker.plan.composition == nil {
                         let alone = try ImageGenerator.decodeMissing(maker) { self.isCancelled }
                         stillPacketsAlone.withLock { $0 += alone.packetsDecoded }
@@ -267,12 +269,13 @@ public final class ExportSession: Sendable {
                     return MadeLane(work: work, offered: .pictures(offered), sinkInput: .pictures(canvas))
                 }
                 let input = try agreed(plan, output: i, offered: offered, input: offered)
-                let taps = composedStillTaps(tee, env: env)
+                let taps = try composedStillTaps(tee, plan: plan, settings: s, env: env)
                 let stillSinks = (tee?.stills ?? []).map { (sink: StillSink($0, timeBase: first.sourceTimeBase) { env.cancellation.isCancelled } as any SinkStage,
                                                             file: $0.plan.sheet?.path ?? $0.plan.stills[0].path) }
                 let sink = try sinks(plan, lane: i, env: env, tee, also: stillSinks) { (other, j, destinations) throws(MediaError) -> any SinkStage in
                     guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
                     let edge = try agreed(other, output: j, offered: offered, input: offered)
+                    if let drawn = tee?.stillsDrawn { return DrawnStillSink(stills: taps, input: edge, drawnAll: drawn) }
                     return try VideoSink(destinations, settings: os, input: edge, pictures: pictures(other), fades: other.pictureFades,
                                          stills: other.outputPath == plan.outputPath ? taps : [])
                 }
@@ -383,13 +386,11 @@ public final class ExportSession: Sendable {
         /// Stills taken from the lane's pictures.
         var stills: [StillMaker] = []
         /// Stills of the composition the lane plays, taken from the pictures its own output's
-        /// sink encodes (`ComposedStillTap`).
+        /// sink is given (`ComposedStillTap`).
         var composedStills: [StillMaker] = []
-    }
-
-    /// The taps of the composition's stills a lane's own sink feeds.
-    private static func composedStillTaps(_ tee: Tee?, env: LaneEnvironment) -> [ComposedStillTap] {
-        (tee?.composedStills ?? []).map { ComposedStillTap($0) { env.cancellation.isCancelled } }
+        /// Set: the lane draws the composition for `composedStills` only, its sink encodes
+        /// nothing (`DrawnStillSink`), and this is set once every still is made.
+        var stillsDrawn: Locked<Bool>? = nil
     }
 
     /// The sink of output track `i` of `plan` alone, or — with a tee — in a tee with the sinks of
@@ -482,12 +483,13 @@ public final class ExportSession: Sendable {
         }
         let end = plan.duration.isNumeric ? TimeMapping.slotCount(to: plan.duration, frameDuration: rate.frameDuration) : nil
         // Other outputs take the canvas as drawn, scaled to their size (`OutputSet.compositionRefusal`).
-        let taps = composedStillTaps(tee, env: env)
+        let taps = try composedStillTaps(tee, plan: plan, settings: s, env: env)
         let sink = try sinks(plan, lane: i, env: env, tee) { (other, j, destinations) throws(MediaError) -> any SinkStage in
             guard case .video(let os) = other.lanes[j].kind else { throw MediaError(.processing, "a tee feeds pictures to a track that is not video") }
             // Output paths differ (`OutputSet.check`): the plan's own track is opened for the canvas itself.
             let own = other.outputPath == plan.outputPath
             let edge = own ? canvas : try agreed(other, output: j, offered: canvas, input: layerCanvas(os, timing: canvas))
+            if let drawn = tee?.stillsDrawn { return DrawnStillSink(stills: taps, input: edge, drawnAll: drawn) }
             return try VideoSink(destinations, settings: os, input: edge, pictures: .finished, fades: other.pictureFades, stills: own ? taps : [])
         }
         var layers: [VideoCompositor.Layer] = []

@@ -178,6 +178,8 @@ public enum OutputSet {
         return stills.map { still in
             // A composition's stills: the feed its video track leads (it draws the pictures).
             if let c = still.composition {
+                // Drawn for the stills alone: no output's track draws them.
+                guard c.alone == nil else { return nil }
                 return feeds.firstIndex { $0.members[0].plan == c.output && $0.members[0].lane == c.lane }
             }
             return feeds.firstIndex { feed in

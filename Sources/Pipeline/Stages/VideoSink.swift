@@ -43,7 +43,7 @@ final class VideoSink: SinkStage {
     /// The pictures that start the output's fragments (`KeyframeGrid`); nil: the encoder chooses.
     private var gridKeyframes: GridKeyframes?
     /// Stills of the composition this track plays (an image output each), taken from the
-    /// pictures it encodes.
+    /// pictures it is given.
     private let stills: [ComposedStillTap]
     private(set) var unitsOut = 0
     var packetsWritten: Int { files.files[0].packetsWritten }
@@ -140,7 +140,9 @@ final class VideoSink: SinkStage {
             let (amount, color) = fades.amount(atSeconds: MediaTime(ts: pts, timeBase: timeBase).seconds)
             if amount < 1 { frame = try scaled.faded(amount, toward: color, from: fadedPictures) }
         }
-        for tap in stills { try tap.take(frame, at: MediaTime(ts: pts, timeBase: timeBase)) }
+        // The picture as it came, before this output's scaling and fades: a still draws it at
+        // the composition's render size (`ComposedStillTap`).
+        for tap in stills { try tap.take(source, at: MediaTime(ts: pts, timeBase: timeBase)) }
         let stamp = try encoderStamp(pts)
         frame.pts = stamp
         frame.clearPictureType()
