@@ -199,7 +199,7 @@ struct PlanCommand: Command {
             lines.append("output   \(p.outputPath)  (\(p.format.rawValue)\(p.layout.map { ", \($0)" } ?? ""))")
             lines.append("range    \(p.timeRange)" + (p.requestedTimeRange.map { " (asked \($0), cut at frame boundaries)" } ?? "")
                          + "  selective decode \(p.selectiveDecode ? "on" : "off")")
-            if let ladder = LadderText.line(p) { lines.append(ladder) }
+            lines += LadderText.lines(p)
         }
         for (i, (lane, o)) in zip(p.lanes, c.origins).enumerated() {
             let f = lane.track.format

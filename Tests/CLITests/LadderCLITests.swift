@@ -47,7 +47,7 @@ struct LadderCLITests {
     static let dropped = ["960x540 at 2000", "1280x720 at 3000", "1280x720 at 4500", "1920x1080 at 6000", "1920x1080 at 7800"]
         .map { "ladder rung \($0) kb/s dropped: larger than the source (640x480 as displayed): never upscaled" }
 
-    @Test("plan: a ladder line per kept rung (size, rate, the specification's rung, why), the dropped rungs as warnings; nothing written")
+    @Test("plan: ladder lines per kept rung (size, rate, the specification's rung, why; its frame rate against the column), the dropped rungs as warnings; nothing written")
     func planText() throws {
         let dir = try Self.setUp()
         let r = try Binary.run(["plan", dir.file("r.yaml"), "-i", dir.file("s.mp4"), "--estimate", "fast"], timeLimit: 120, cwd: dir.path)
@@ -55,10 +55,15 @@ struct LadderCLITests {
         let ladder = r.stdout.split(separator: "\n").filter { $0.hasPrefix("ladder ") }.map(String.init)
         #expect(ladder == [
             "ladder   rung 234p-145k: 312x234 at 145 kb/s (the specification's 416x234 at 145 kb/s), kept: the source (640x480 as displayed) fitted inside 416x234, display aspect kept",
+            "ladder   rung 234p-145k: 30 fps (the specification's rung: at most 30 fps; the source: 30 fps)",
             "ladder   rung 360p-365k: 480x360 at 365 kb/s (the specification's 640x360 at 365 kb/s), kept: the source (640x480 as displayed) fitted inside 640x360, display aspect kept",
+            "ladder   rung 360p-365k: 30 fps (the specification's rung: at most 30 fps; the source: 30 fps)",
             "ladder   rung 432p-730k: 576x432 at 730 kb/s (the specification's 768x432 at 730 kb/s), kept: the source (640x480 as displayed) fitted inside 768x432, display aspect kept",
+            "ladder   rung 432p-730k: 30 fps (the specification's rung: at most 30 fps; the source: 30 fps)",
             "ladder   rung 432p-1100k: 576x432 at 1100 kb/s (the specification's 768x432 at 1100 kb/s), kept: the source (640x480 as displayed) fitted inside 768x432, display aspect kept",
+            "ladder   rung 432p-1100k: 30 fps (the specification's rung: at most 30 fps; the source: 30 fps)",
             "ladder   rung 480p-1475k: 640x480 at 1475 kb/s (not in the specification's table), kept: the source's size (640x480 as displayed), between the rungs below and 960x540 at 2000 kb/s: the top rung, its rate interpolated by pixel count",
+            "ladder   rung 480p-1475k: 30 fps (the specification's rung: the source's rate; the source: 30 fps)",
         ], "\(r.stdout)")
         #expect(r.stdout.contains("output 1 of 1, hls rendition 480p-1475k\n") && r.stdout.contains("output 1 of 1, hls rendition snd\n"), "\(r.stdout)")
         // Said once, on the ladder's top rung.
@@ -100,9 +105,10 @@ struct LadderCLITests {
         let p = WrittenPackage(folder: dir.file("pkg")), scratch = Scratch()
         let folders = try FileManager.default.contentsOfDirectory(atPath: p.folder).sorted()
         #expect(folders == (Self.kept.map(\.0) + ["master.m3u8", "snd"]).sorted())
-        let variants = try p.variants()
-        #expect(variants.map(\.uri) == Self.kept.map { "\($0.0)/playlist.m3u8" })
-        #expect(variants.map { $0.attributes["RESOLUTION"] } == Self.kept.map(\.1))
+        // The rung nearest 2000 kb/s first (the specification's default variant), then the others in the ladder's order.
+        let variants = try p.variants(), listed = [Self.kept[4]] + Self.kept.prefix(4)
+        #expect(variants.map(\.uri) == listed.map { "\($0.0)/playlist.m3u8" })
+        #expect(variants.map { $0.attributes["RESOLUTION"] } == listed.map(\.1))
         for (name, size, kbps) in Self.kept {
             try p.joined(name, segments: [1, 2], into: scratch.file("v.mp4"))
             let probe = try Binary.runTool(PackageTools.ffprobe, ["-v", "error", "-count_frames", "-select_streams", "v:0",
@@ -118,16 +124,18 @@ struct LadderCLITests {
         #expect(dir.contents == ["pkg", "r.yaml", "s.mp4"])
     }
 
-    @Test("a size or rate in the ladder's own settings, or a ladder without video: 65 at the line, nothing written",
+    @Test("a size or rate in the ladder's own settings: 65 at the key, the same from validate (no source), plan and run, nothing written",
           arguments: [("{ codec: h264, width: 640 }", "r.yaml:9:57: error: 'width' is set by each rung of 'ladder: auto' (8:17): leave it out of the ladder's settings"),
+                      ("{ codec: h264, codec-options: { preset: ultrafast }, height: 480 }", "r.yaml:9:95: error: 'height' is set by each rung of 'ladder: auto' (8:17): leave it out of the ladder's settings"),
                       ("{ codec: h264, bitrate: 2M }", "r.yaml:9:57: error: 'bitrate' is set by each rung of 'ladder: auto' (8:17): leave it out of the ladder's settings")])
     func refused(settings: String, why: String) throws {
         let dir = Scratch()
         try Self.source(dir.file("s.mp4"), width: 640, height: 480, seconds: 1)
         try Self.recipe(dir.file("pkg"), ladder: settings).write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
-        for command in ["plan", "run"] {
-            let r = try Binary.run([command, "r.yaml", "-i", dir.file("s.mp4")], timeLimit: 60, cwd: dir.path)
-            #expect(r.status == 65 && r.stderr.hasPrefix(why), "\(command): \(r.stderr)")
+        for command in [["validate", "r.yaml"], ["plan", "r.yaml", "-i", dir.file("s.mp4")], ["run", "r.yaml", "-i", dir.file("s.mp4")]] {
+            let r = try Binary.run(command, timeLimit: 60, cwd: dir.path)
+            // Said once (validate checks each output once; the message is the one check's).
+            #expect(r.status == 65 && r.stderr.hasPrefix(why) && r.stderr.components(separatedBy: "is set by each rung").count == 2, "\(command[0]): \(r.stderr)")
         }
         #expect(dir.contents == ["r.yaml", "s.mp4"])
     }

@@ -195,15 +195,19 @@ struct RunCommandTests {
                 for playlist in (format.writesHLS ? ["master.m3u8"] : []) + (format == .hls ? [] : ["manifest.mpd"]) {
                     let read = try Binary.runTool(PackageTools.ffprobe, ["-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames",
                                                                          "-of", "csv=p=0", dir.file("\(folder)/\(playlist)")])
-                    // ffprobe lists each stream under every variant (program) too: every video one has all 360 pictures.
+                    // ffprobe lists each stream under every variant (program) too: every video one has all 360 pictures, or, for
+                    // `ladder: auto`, whose two rungs on this clip are at most 30 fps in the specification, every fourth of the 120 fps: 90.
+                    let pictures = recipe.outputs.contains(where: { $0.spec.package?.ladder != nil }) ? 90 : 360
                     let streams = read.stdout.split(separator: "\n").map(String.init), video = streams.filter { $0.hasPrefix("video,") }
-                    #expect(read.status == 0 && read.stderr.isEmpty && video.count >= 2 && video.allSatisfy { $0 == "video,360" } && streams.contains { $0.hasPrefix("audio,") },
+                    #expect(read.status == 0 && read.stderr.isEmpty && video.count >= 2 && video.allSatisfy { $0 == "video,\(pictures)" } && streams.contains { $0.hasPrefix("audio,") },
                             "\(name) \(playlist): \(read.stdout) \(read.stderr)")
                 }
                 if recipe.outputs.contains(where: { $0.spec.package?.ladder != nil }) {
-                    // `ladder: auto` on the 640x360 clip: the specification's 416x234 and 640x360 (its own size) rungs, the larger dropped.
+                    // `ladder: auto` on the 640x360 clip: the specification's 416x234 and 640x360 (its own size) rungs, the larger dropped;
+                    // the one nearer 2000 kb/s listed first.
                     let variants = try WrittenPackage(folder: dir.file(folder)).variants()
-                    #expect(variants.map(\.uri) == ["234p-145k/playlist.m3u8", "360p-365k/playlist.m3u8"] && variants.map { $0.attributes["RESOLUTION"] } == ["416x234", "640x360"],
+                    #expect(variants.map(\.uri) == ["360p-365k/playlist.m3u8", "234p-145k/playlist.m3u8"] && variants.map { $0.attributes["RESOLUTION"] } == ["640x360", "416x234"]
+                            && variants.map { $0.attributes["FRAME-RATE"] } == ["30.000", "30.000"],
                             "\(name): \(variants)")
                 }
                 continue

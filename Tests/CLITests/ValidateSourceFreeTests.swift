@@ -3,7 +3,8 @@ import Testing
 
 /// `validate` refuses everything `plan` would refuse whatever the source: the output's container
 /// (`.webm`, `.m3u8`, no extension, one that contradicts `format:`), a track written twice,
-/// settings for another kind of track, a copy in a composition, what this build cannot compose.
+/// settings for another kind of track, a copy in a composition, what this build cannot compose,
+/// a size or rate in a `ladder: auto` rendition's own settings.
 /// Each at its line and column, exit 65, with `plan` refusing the same recipe for a real source.
 /// What does depend on the source (an extension from `{ext}`, `video` and `#0` that may be one
 /// track) still validates.
@@ -109,6 +110,21 @@ struct ValidateSourceFreeTests {
          """, "5:37",
          "'slow-motion: from-source' on the audio track is not yet supported: it is read from the video's frames, so give the composition a 'video:' track and the sound follows it",
          "5:37: error: 'slow-motion: from-source' on the audio track is not yet supported"),
+        ("""
+         recipe: 1
+         reader:
+           outputs:
+             v: { track: video }
+         outputs:
+           - path: "{dir}/{stem}-hls"
+             format: hls
+             renditions:
+               - ladder: auto
+                 inputs: [ { source: v, settings: { codec: h264, height: 360 } } ]
+
+         """, "10:57",
+         "'height' is set by each rung of 'ladder: auto' (9:17): leave it out of the ladder's settings",
+         "10:57: error: 'height' is set by each rung of 'ladder: auto' (9:17): leave it out of the ladder's settings"),
     ]
 
     @Test("each refusal plan makes without looking at the source: validate says it at the same line:col, exit 65; plan refuses too")

@@ -105,4 +105,54 @@ struct LadderChoiceTests {
         guard case .none = top.writerInputs[1].settings else { Issue.record("the sound's settings changed"); return }
         #expect(top.spec.package?.rungs.count == 9 && top.spec.package?.rungs.filter { !$0.kept }.count == 2)
     }
+
+    @Test("the frame-rate column: the four smallest rungs of each column at most 30 fps, the others the source's; an added rung takes the rung above it's")
+    func frameRateColumn() {
+        for hevc in [false, true] {
+            let column = HLSLadder.rungs(hevc: hevc)
+            #expect(column.map(\.maxFrameRate) == Array(repeating: 30, count: 4) + Array(repeating: nil, count: column.count - 4), "hevc \(hevc)")
+        }
+        // Between 768x432 (≤ 30 fps) and 960x540 (the source's rate): the top rung stands in for 960x540.
+        #expect(HLSLadder.choose(width: 640, height: 480, hevc: false).first { $0.added }?.rung.maxFrameRate == nil)
+        // Smaller than 416x234: its one rung is a reduced 416x234, at most 30 fps.
+        #expect(HLSLadder.choose(width: 320, height: 180, hevc: false).first?.rung.maxFrameRate == 30)
+        // Between 640x360 and 768x432, both at most 30 fps.
+        #expect(HLSLadder.choose(width: 700, height: 394, hevc: false).first { $0.added }?.rung.maxFrameRate == 30)
+    }
+
+    /// The frame rate each rung's video settings ask for (`-`: none, the recipe's as it is),
+    /// expanded from `settings` against a 1280x720 video.
+    static func rungFrameRates(_ settings: String) throws -> [String] {
+        let r = try RecipeParser.parse(Self.head + """
+                  - ladder: auto
+                    inputs: [ { source: v, settings: \(settings) }, { source: a } ]
+            """, file: "r.yaml").get()
+        let e = try r.expandingLadders { $0.name == "v" ? (1280, 720) : nil }
+        return e.outputs.map { o in
+            guard case .inline(let def) = o.writerInputs[0].settings else { return "not inline" }
+            switch def.video.frameRate {
+            case .rate(let r)?: return r.description
+            case .source?: return "source"
+            case nil: return "-"
+            }
+        }
+    }
+
+    @Test("a rung at most 30 fps asks frame-rate 30 (converted as frame-rate's policy says: cap by default), at the ladder's line; a larger rung keeps the recipe's rate; a recipe's own rate at or under 30 is kept")
+    func rungFrameRate() throws {
+        // 234p-145k, 360p-365k, 432p-730k, 432p-1100k (at most 30 fps); 540p-2000k, 720p-3000k, 720p-4500k (the source's).
+        #expect(try Self.rungFrameRates("{ codec: h264 }") == ["30", "30", "30", "30", "-", "-", "-"])
+        #expect(try Self.rungFrameRates("{ codec: h264, frame-rate: 50 }") == ["30", "30", "30", "30", "50", "50", "50"])
+        #expect(try Self.rungFrameRates("{ codec: h264, frame-rate: 24 }") == ["24", "24", "24", "24", "24", "24", "24"])
+        #expect(try Self.rungFrameRates("{ codec: h264, frame-rate: 30000/1001 }") == Array(repeating: "30000/1001", count: 7))
+        #expect(try Self.rungFrameRates("{ codec: h264, frame-rate: source }") == ["30", "30", "30", "30", "source", "source", "source"])
+        // Said at the ladder's line, as the rung's size and rate are.
+        let r = try RecipeParser.parse(Self.head + """
+                  - ladder: auto
+                    inputs: [ { source: v, settings: { codec: h264, frame-rate: 60 } }, { source: a } ]
+            """, file: "r.yaml").get()
+        let e = try r.expandingLadders { $0.name == "v" ? (1280, 720) : nil }
+        guard case .inline(let def) = e.outputs[0].writerInputs[0].settings else { Issue.record("not inline"); return }
+        #expect(def.keyMarks.filter { $0.0 == "frame-rate" }.map { $0.1.description } == ["7:17"])
+    }
 }

@@ -137,7 +137,8 @@ extension RecipeCompiler {
     }
 
     /// What `validate` can refuse of a recipe's tracks and output without a source: the checks
-    /// above, asked of every writer input that names its track by kind. Returns the output's
+    /// above, asked of every writer input that names its track by kind (and a size or rate in a
+    /// ladder's own settings, `Recipe.ladderKeyRefusal`, as `plan` asks it). Returns the output's
     /// container where the recipe fixes it, and the numbers of the writer inputs refused.
     static func sourceFreeRefusals(_ recipe: Recipe) -> (format: ContainerFormat?, refused: Set<Int>, errors: [Diagnostic]) {
         var errors: [Diagnostic] = []
@@ -163,6 +164,10 @@ extension RecipeCompiler {
             let p: ResolvedPreset
             do throws(Diagnostic) { p = try recipe.resolvedSettings(of: input) ?? .empty } catch { continue }  // the parser said why
             if let refusal = kindRefusal(reading: kind, format: format, input: input, output: out, settings: p, in: recipe) {
+                refuse(input, refusal)
+                continue
+            }
+            if kind == .video, let ladder = recipe.output.package?.ladder, let refusal = recipe.ladderKeyRefusal(input, ladder: ladder) {
                 refuse(input, refusal)
                 continue
             }

@@ -69,7 +69,7 @@ public enum RecipeCompiler {
     static func compileFiles(_ recipe: Recipe, reading read: ReadSources, overwrite: Bool, assistant: SettingsAssistant) throws -> [CompiledRecipe] {
         let recipe = try expandingLadders(recipe, reading: read)
         var compiled: [CompiledRecipe] = [], errors: [Diagnostic] = []
-        var made: [String: Int] = [:]
+        var made: [String: Int] = [:], segmentMarks: [Mark?] = []
         let numbers = recipe.outputs.filter { $0.images == nil }.map(\.number)
         for (r, number) in zip(recipe.eachOutput, numbers) {
             do {
@@ -81,6 +81,7 @@ public enum RecipeCompiler {
                 var numbered = c
                 numbered.number = number
                 compiled.append(ladderRung(numbered, role: r.output.package))
+                segmentMarks.append(r.output.fragment?.mark)
             } catch let e as RecipeErrors {
                 errors += e.diagnostics
             }
@@ -88,6 +89,7 @@ public enum RecipeCompiler {
         if errors.isEmpty, let refusal = OutputSet.compositionRefusal(compiled.map(\.plan)) {
             errors.append(compositionRefusal(refusal, in: recipe, compiled: compiled))
         }
+        if errors.isEmpty { errors += segmentAlignmentRefusals(compiled, marks: segmentMarks, in: recipe) }
         if !errors.isEmpty { throw RecipeErrors(errors) }
         return packageNotices(compiled)
     }

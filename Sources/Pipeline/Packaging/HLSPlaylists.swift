@@ -27,9 +27,11 @@ enum HLSPlaylists {
     /// The longest segment rounded up to whole seconds: every segment is at most this.
     static func targetDuration(_ r: RenditionSegments) -> Int { max(1, Int(r.longestSegment.rounded(.up))) }
 
-    /// The master playlist. Video renditions are the variants; renditions of sound alone are
-    /// the audio group every variant plays with (without video renditions, each is a variant).
-    static func masterPlaylist(_ renditions: [RenditionSegments]) -> String {
+    /// The master playlist. Video renditions are the variants, the default first
+    /// (`HLSVariantOrder`; `asked`: each rendition's asked video bit rate by name); renditions of
+    /// sound alone are the audio group every variant plays with (without video renditions, each
+    /// is a variant, in the recipe's order).
+    static func masterPlaylist(_ renditions: [RenditionSegments], asked: [String: Int] = [:]) -> String {
         let video = renditions.filter(\.hasVideo)
         let audio = video.isEmpty ? [] : renditions.filter { !$0.hasVideo }
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
@@ -40,7 +42,7 @@ enum HLSPlaylists {
         // A variant plays with any of the group's renditions: its bandwidth counts the dearest.
         let audioPeak = audio.map(\.peakBitrate).max() ?? 0, audioAverage = audio.map(\.averageBitrate).max() ?? 0
         let audioCodecs = uniqued(audio.flatMap { $0.tracks.compactMap(\.codec) })
-        for r in video.isEmpty ? renditions : video {
+        for r in video.isEmpty ? renditions : HLSVariantOrder.ordered(video, asked: asked) {
             var attributes = ["BANDWIDTH=\(Int((r.peakBitrate + audioPeak).rounded(.up)))",
                               "AVERAGE-BANDWIDTH=\(Int((r.averageBitrate + audioAverage).rounded(.up)))",
                               "CODECS=\"\(uniqued(r.tracks.compactMap(\.codec) + audioCodecs).joined(separator: ","))\""]

@@ -67,8 +67,9 @@ struct PackageFolder {
     func file(of rendition: String) -> String { FilePaths.join(temp, rendition + ".fmp4") }
 
     /// Splits every rendition's file (`files`, in `members` order) into its segments and writes
-    /// the playlists; the files are removed once split.
-    func build(files: [String], renditions names: [String], segment: MediaTime) throws(MediaError) {
+    /// the playlists (`asked`: each rendition's asked video bit rate, which orders HLS's
+    /// variants); the files are removed once split.
+    func build(files: [String], renditions names: [String], segment: MediaTime, asked: [String: Int] = [:]) throws(MediaError) {
         var renditions: [RenditionSegments] = []
         for (file, name) in zip(files, names) {
             renditions.append(try RenditionSegments.split(file, into: FilePaths.join(temp, name), name: name))
@@ -77,7 +78,7 @@ struct PackageFolder {
         try PackageCheck.aligned(renditions, folder: folder)
         if format.writesHLS {
             for r in renditions { try write(HLSPlaylists.mediaPlaylist(r), to: FilePaths.join(FilePaths.join(temp, r.name), HLSPlaylists.media)) }
-            try write(HLSPlaylists.masterPlaylist(renditions), to: FilePaths.join(temp, HLSPlaylists.master))
+            try write(HLSPlaylists.masterPlaylist(renditions, asked: asked), to: FilePaths.join(temp, HLSPlaylists.master))
         }
         if format != .hls {
             try write(DASHManifest.manifest(renditions), to: FilePaths.join(temp, DASHManifest.name))

@@ -48,8 +48,10 @@ struct PackageRun {
     /// Splits the renditions' files (`temps`, the run's per output) and writes the playlists.
     func build(_ temps: [String], _ plans: [ConversionPlan]) throws(MediaError) {
         for f in folders {
+            var asked: [String: Int] = [:]
+            for k in f.members { asked[plans[k].package!.rendition] = plans[k].lanes.lazy.compactMap(\.videoSettings).first?.bitrate }
             try f.build(files: f.members.map { temps[$0] }, renditions: f.members.map { plans[$0].package!.rendition },
-                        segment: plans[f.members[0]].package!.segment)
+                        segment: plans[f.members[0]].package!.segment, asked: asked)
         }
     }
 

@@ -1,12 +1,16 @@
 /// One rung of the bit rate ladder in Apple's HLS Authoring Specification for Apple Devices
-/// (the "recommended variants" table, 16:9): a box the picture is fitted inside and the video's
-/// average bit rate in kb/s.
+/// (the "recommended variants" table, 16:9): a box the picture is fitted inside, the video's
+/// average bit rate in kb/s, and its frame-rate column: at most `maxFrameRate` frames per second
+/// (`≤ 30 fps`), or nil: the source's rate (`Same as source`).
 public struct LadderRung: Sendable, Hashable {
     public let width: Int
     public let height: Int
     public let kbps: Int
+    public let maxFrameRate: Int?
 
-    public init(_ width: Int, _ height: Int, _ kbps: Int) { self.width = width; self.height = height; self.kbps = kbps }
+    public init(_ width: Int, _ height: Int, _ kbps: Int, maxFrameRate: Int? = nil) {
+        self.width = width; self.height = height; self.kbps = kbps; self.maxFrameRate = maxFrameRate
+    }
 
     public var box: String { "\(width)x\(height)" }
 }
@@ -16,11 +20,14 @@ public struct LadderRung: Sendable, Hashable {
 public enum HLSLadder {
     /// The H.264/AVC column: 416x234 at 145 kb/s up to 1920x1080 at 7800 kb/s. The
     /// specification gives H.264 no rung above 1080p (and caps it at High profile, level 4.2).
-    public static let h264 = [LadderRung(416, 234, 145), LadderRung(640, 360, 365), LadderRung(768, 432, 730), LadderRung(768, 432, 1100),
+    public static let h264 = [LadderRung(416, 234, 145, maxFrameRate: 30), LadderRung(640, 360, 365, maxFrameRate: 30),
+                              LadderRung(768, 432, 730, maxFrameRate: 30), LadderRung(768, 432, 1100, maxFrameRate: 30),
                               LadderRung(960, 540, 2000), LadderRung(1280, 720, 3000), LadderRung(1280, 720, 4500),
                               LadderRung(1920, 1080, 6000), LadderRung(1920, 1080, 7800)]
     /// The HEVC/H.265 column, with its rungs for sources above 1080p (1440p and 2160p).
-    public static let hevc = [LadderRung(416, 234, 145), LadderRung(640, 360, 300), LadderRung(768, 432, 660), LadderRung(768, 432, 990),
+    /// Its four smallest rungs at 30 fps or less, as the H.264 column's.
+    public static let hevc = [LadderRung(416, 234, 145, maxFrameRate: 30), LadderRung(640, 360, 300, maxFrameRate: 30),
+                              LadderRung(768, 432, 660, maxFrameRate: 30), LadderRung(768, 432, 990, maxFrameRate: 30),
                               LadderRung(960, 540, 1700), LadderRung(1280, 720, 2400), LadderRung(1280, 720, 3200),
                               LadderRung(1920, 1080, 4500), LadderRung(1920, 1080, 5800), LadderRung(2560, 1440, 8100),
                               LadderRung(3840, 2160, 11600), LadderRung(3840, 2160, 16800)]
@@ -32,7 +39,8 @@ public enum HLSLadder {
     /// rotation applied): a rung whose box, fitted to the source's shape, is smaller than the
     /// source is kept at that size; one the source fills exactly is kept at the source's size;
     /// one larger is dropped (never upscaled). When the source falls between two rungs, a rung
-    /// at its own size is added on top, its rate interpolated by pixel count between theirs.
+    /// at its own size is added on top, its rate interpolated by pixel count between theirs and
+    /// its frame-rate ceiling the larger rung's (it stands in for that rung, reduced to the source).
     public static func choose(width dw: Int, height dh: Int, hevc: Bool) -> [LadderChoice] {
         let column = rungs(hevc: hevc), source = "\(dw)x\(dh)"
         var choices: [LadderChoice] = []
@@ -64,7 +72,7 @@ public enum HLSLadder {
                 why = "the source's size (\(source) as displayed), smaller than the specification's smallest rung (\(larger.rung.box)): its rate scaled by pixel count"
             }
             let at = choices.lastIndex { $0.kept }.map { $0 + 1 } ?? 0
-            choices.insert(LadderChoice(rung: LadderRung(dw, dh, kbps), width: even(dw), height: even(dh), kbps: kbps, kept: true, reason: why, added: true), at: at)
+            choices.insert(LadderChoice(rung: LadderRung(dw, dh, kbps, maxFrameRate: larger.rung.maxFrameRate), width: even(dw), height: even(dh), kbps: kbps, kept: true, reason: why, added: true), at: at)
         }
         return choices
     }

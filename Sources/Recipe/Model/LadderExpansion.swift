@@ -20,10 +20,8 @@ extension Recipe {
                 errors.append(diagnostic(mark, "'ladder: auto' makes its rungs from a video track, but \(o.writerInputs.isEmpty ? "the rendition has no inputs" : "none of the rendition's inputs is one the source has")"))
                 continue
             }
-            if let set = Self.rungKeys(first) {
-                errors.append(diagnostic(set.1, "'\(set.0)' is set by each rung of 'ladder: auto' (\(mark)): leave it out of the ladder's settings"))
-                continue
-            }
+            let refusals = videoInputs.compactMap { ladderKeyRefusal($0, ladder: mark) }
+            guard refusals.isEmpty else { errors += refusals; continue }
             let hevc = (try? resolvedSettings(of: first))?.video.codec == .hevc
             let choices = HLSLadder.choose(width: size.width, height: size.height, hevc: hevc)
             for rung in choices where rung.kept {
@@ -38,7 +36,10 @@ extension Recipe {
                 r.spec.package = member
                 r.writerInputs = o.writerInputs.map { input in
                     guard videoInputs.contains(where: { $0.number == input.number }) else { return input }
-                    return WriterInput(number: input.number, source: input.source, settings: Self.settings(input.settings, rung: rung, at: mark), mark: input.mark)
+                    let given = (try? resolvedSettings(of: input))?.video.frameRate
+                    return WriterInput(number: input.number, source: input.source,
+                                       settings: Self.settings(input.settings, rung: rung, frameRate: Self.rungFrameRate(rung, given: given), at: mark),
+                                       mark: input.mark)
                 }
                 expanded.append(r)
             }
@@ -55,15 +56,36 @@ extension Recipe {
         return false
     }
 
+    /// A size or video bit rate in a ladder's own settings for a video track (each rung sets
+    /// them), refused at the key's line; nil: none set. The one check of it: `plan` and `run`
+    /// ask it of the inputs the source shows to be video, `validate` of those that name a
+    /// video track by kind.
+    public func ladderKeyRefusal(_ input: WriterInput, ladder mark: Mark) -> Diagnostic? {
+        guard let (key, at) = Self.rungKeys(input) else { return nil }
+        return diagnostic(at, "'\(key)' is set by each rung of 'ladder: auto' (\(mark)): leave it out of the ladder's settings")
+    }
+
     /// A size or video bit rate the recipe's own settings for a ladder write (the rungs set them).
     static func rungKeys(_ input: WriterInput) -> (String, Mark)? {
         guard case .inline(let def) = input.settings else { return nil }
         return def.keyMarks.first { ["width", "height", "bitrate"].contains($0.0) }
     }
 
+    /// The frame rate a rung asks for: its ceiling in the specification's frame-rate column (30 for
+    /// the smallest rungs), converted as a `frame-rate` with the recipe's policy (default `cap`: a
+    /// faster source is brought down to it, 60 → 30 and 59.94 → 29.97; a slower one keeps its rate);
+    /// nil: the recipe's settings as they are (a rung at the source's rate, or a recipe's own
+    /// `frame-rate` already at or under the ceiling).
+    static func rungFrameRate(_ rung: LadderChoice, given: FrameRateSetting?) -> FrameRate? {
+        guard let ceiling = rung.rung.maxFrameRate.map({ FrameRate(frames: Int32($0)) }) else { return nil }
+        if case .rate(let r)? = given, r <= ceiling { return nil }
+        return ceiling
+    }
+
     /// A rung's settings: the box and average bit rate of the rung over the recipe's settings (a
-    /// constant quality the recipe set gives way to the rung's rate); written at the `ladder` line.
-    static func settings(_ given: SettingsReference, rung: LadderChoice, at mark: Mark) -> SettingsReference {
+    /// constant quality the recipe set gives way to the rung's rate), and its frame-rate ceiling
+    /// where it has one; written at the `ladder` line.
+    static func settings(_ given: SettingsReference, rung: LadderChoice, frameRate: FrameRate?, at mark: Mark) -> SettingsReference {
         var def: PresetDefinition
         switch given {
         case .inline(let d): def = d
@@ -76,6 +98,11 @@ extension Recipe {
         def.video.quality = nil
         def.keyMarks.removeAll { ["width", "height", "bitrate", "quality"].contains($0.0) }
         def.keyMarks += [("width", mark), ("height", mark), ("bitrate", mark)]
+        if let frameRate {
+            def.video.frameRate = .rate(frameRate)
+            def.keyMarks.removeAll { $0.0 == "frame-rate" }
+            def.keyMarks.append(("frame-rate", mark))
+        }
         return .inline(def)
     }
 }

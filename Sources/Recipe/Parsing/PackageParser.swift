@@ -78,7 +78,9 @@ extension Parser {
                 continue
             }
             var spec = OutputSpec()
-            spec.path = Located(FilePaths.join(folder.value, name), nameMark)
+            // A ladder's rungs get their paths when it is expanded; until then (`validate`) it stands
+            // as a rendition named `ladder`, whose path names a file as every rendition's does.
+            spec.path = Located(FilePaths.join(folder.value, name.isEmpty ? "ladder" : name), nameMark)
             spec.format = Located(.mp4, format.1)
             spec.overwrite = overwrite
             spec.fragment = segment
