@@ -69,8 +69,14 @@ public enum ContainerFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp4, .mkv: return Holdings(video: nil, audio: nil, subtitles: nil)
         // FFmpeg's mov muxer lists these codecs' tags but writes them only into MP4 (its header
-        // fails with 'vp9 only supported in MP4').
-        case .mov: return Holdings(video: nil, audio: nil, subtitles: nil, refused: ["vp9", "av1", "opus", "flac"])
+        // fails with 'vp9 only supported in MP4'); Vorbis it writes, under a Windows audio tag no
+        // QuickTime player plays.
+        case .mov:
+            let mp4Only = "FFmpeg writes it into MP4 only"
+            return Holdings(video: nil, audio: nil, subtitles: nil, refused: [
+                "vp9": mp4Only, "av1": mp4Only, "opus": mp4Only, "flac": mp4Only,
+                "vorbis": "FFmpeg stores it under a Windows audio tag ('msVo') that QuickTime and Apple's players do not play",
+            ])
         case .m4a: return Holdings(video: [], audio: nil, subtitles: nil)
         case .webm:
             return Holdings(video: ["vp8", "vp9", "av1"], audio: ["opus", "vorbis"], subtitles: ["webvtt"],
@@ -123,12 +129,12 @@ public struct Holdings: Sendable {
     public let video: [String]?
     public let audio: [String]?
     public let subtitles: [String]?
-    /// Codecs it does not hold although its muxer knows them.
-    public var refused: [String] = []
+    /// Codecs it does not hold although its muxer knows them (or writes them), each with why.
+    public var refused: [String: String] = [:]
     /// The codecs it holds, as a message says them (nil: it holds whatever its muxer takes).
     public var description: String? = nil
 
-    public init(video: [String]?, audio: [String]?, subtitles: [String]?, refused: [String] = [], description: String? = nil) {
+    public init(video: [String]?, audio: [String]?, subtitles: [String]?, refused: [String: String] = [:], description: String? = nil) {
         self.video = video; self.audio = audio; self.subtitles = subtitles; self.refused = refused; self.description = description
     }
 
@@ -136,11 +142,11 @@ public struct Holdings: Sendable {
     public func holdsAny(_ kind: String) -> Bool { list(kind).map { !$0.isEmpty } ?? true }
 
     /// Holds a track of `kind` in `codec` (as far as this table says; the muxer has the last word).
-    public func holds(_ codec: String, kind: String) -> Bool { !refused.contains(codec) && (list(kind)?.contains(codec) ?? true) }
+    public func holds(_ codec: String, kind: String) -> Bool { refused[codec] == nil && (list(kind)?.contains(codec) ?? true) }
 
     /// Names `codec` among the codecs it holds (of any kind): a list, not "any its muxer takes".
     public func names(_ codec: String) -> Bool {
-        !refused.contains(codec) && [video, audio, subtitles].contains { $0?.contains(codec) == true }
+        refused[codec] == nil && [video, audio, subtitles].contains { $0?.contains(codec) == true }
     }
 
     /// The kinds of track it holds, as a message says them: `audio only`, `video, audio and

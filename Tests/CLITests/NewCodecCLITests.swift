@@ -29,8 +29,8 @@ struct NewCodecCLITests {
         ("mkv", "{ codec: vp9, quality: 64 }", "8:53", "'quality' must be a number from 0 (best) to 63 (smallest), not '64'"),
         ("mkv", "{ codec: vp9, codec-options: { cpu-usd: '4' } }", "8:61", "the libvpx-vp9 encoder has no option 'cpu-usd' (did you mean 'cpu-used'?)"),
         ("mkv", "{ codec: vp9, codec-options: { cpu-used: '9' } }", "8:61", "the libvpx-vp9 encoder has no cpu-used '9' (did you mean '8'?) (it has 8, 7, 6, 5, 4, 3, 2, 1, 0)"),
-        ("mov", "{ codec: av1, codec-options: { preset: '13' } }", "8:30",
-         "mov cannot hold what writer input 1 encodes: cannot write the container header: Invalid argument"),
+        ("mov", "{ codec: av1, codec-options: { preset: '13' } }", "8:32",
+         "writer input 1 encodes the video track ('v') as AV1 (codec av1), but a mov file does not hold it: FFmpeg writes it into MP4 only"),
         // SVT-AV1 logs this as an unparsed entry and opens: refused, and the encoder opened to
         // find it out is closed (SVT-AV1 1.4 blocks for ever closing one that had no picture).
         ("mkv", "{ codec: av1, codec-options: { svtav1-params: 'tile-colums=1' } }", "8:61",

@@ -98,7 +98,7 @@ extension RecipeCompiler {
         // A package's renditions are fragmented MP4 files, but its playlists name fewer codecs.
         let package = recipe.output.package?.format.value
         let holds = package?.holds ?? format.holds
-        guard !copiesSamples(kind, decode: out.decode, settings: p), let held = holds.description else { return nil }
+        guard !copiesSamples(kind, decode: out.decode, settings: p) else { return nil }
         let name: String, streams: [String]
         switch kind {
         case .video:
@@ -113,7 +113,11 @@ extension RecipeCompiler {
         guard !streams.contains(where: { holds.holds($0, kind: kind.rawValue) }) else { return nil }
         let mark = p.keyMarks.last { $0.0 == "codec" && $0.1.line > 0 }?.1 ?? settingsMark(input)
         let holder = package?.named ?? "\(format.article) \(format.rawValue) file"
-        return recipe.diagnostic(mark, "writer input \(input.number) encodes the \(kind.rawValue) track ('\(out.name)') as \(name), but \(holder) holds \(held) only")
+        let encodes = "writer input \(input.number) encodes the \(kind.rawValue) track ('\(out.name)') as \(name)"
+        // A container that holds what its muxer takes, but this codec: why, from the table.
+        if let why = streams.lazy.compactMap({ holds.refused[$0] }).first { return recipe.diagnostic(mark, "\(encodes), but \(holder) does not hold it: \(why)") }
+        guard let held = holds.description else { return nil }
+        return recipe.diagnostic(mark, "\(encodes), but \(holder) holds \(held) only")
     }
 
     /// Whether a track of `kind` is copied as it is: not decoded, or `codec: copy` however it

@@ -50,7 +50,7 @@ extension RecipeCompiler {
                 case .video where video.codec != .copy:
                     config = EncoderConfiguration.standIn(try assistant.video(source: standInVideo, settings: video, container: format, keyframes: keyframeGrid(of: recipe)))
                 case .audio where audio.codec != .copy:
-                    config = EncoderConfiguration.audio(try assistant.audio(source: standInAudio, settings: audio, container: format))
+                    config = EncoderConfiguration.audio(try assistant.audio(source: standInAudio(for: audio, container: format), settings: audio, container: format))
                 default:
                     continue
                 }
@@ -80,12 +80,6 @@ extension RecipeCompiler {
         var f = FormatDescription(mediaType: .video, codec: "h264")
         (f.width, f.height, f.pixelFormat, f.bitDepth) = (128, 96, "yuv420p", 8)
         f.averageFrameRate = FrameRate(frames: 25)
-        return f
-    }
-
-    private static var standInAudio: FormatDescription {
-        var f = FormatDescription(mediaType: .audio, codec: "aac")
-        (f.sampleRate, f.channels, f.channelLayout) = (48000, 2, "stereo")
         return f
     }
 }

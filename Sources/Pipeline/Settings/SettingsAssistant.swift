@@ -27,6 +27,7 @@ public struct SettingsAssistant: Sendable {
         let codec = Self.codec(asked: s.codec, container: container?.defaultVideoCodec, rule: "codec", decide: decide,
                                otherwise: (VideoFamily.default.codec, "no codec asked for: \(VideoFamily.default.displayName) plays everywhere"))
         guard let family = VideoFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
+        try Self.checkHeld(family.displayName, codec: codec.rawValue, streams: [family.streamCodec], in: container)
         let encoder: VideoEncoder
         if s.passes == 2 {
             encoder = try twoPassEncoder(of: family, decide: decide)
@@ -581,6 +582,7 @@ public struct SettingsAssistant: Sendable {
         let codec = Self.codec(asked: s.codec, container: container?.defaultAudioCodec, rule: "audio-codec", decide: decide,
                                otherwise: (AudioFamily.default.codec, "\(AudioFamily.default.displayName) plays everywhere MP4 does"))
         guard let family = AudioFamily.of(codec) else { throw MediaError(.invalidSettings, "codec 'copy' needs no settings assistant") }
+        try Self.checkHeld(family.displayName, codec: codec.rawValue, streams: family.streamCodecs, in: container)
         let depth = family.lossless ? bitDepth(source: source, family: family, decide: decide) : nil
         let encoder = family.encoder(bitDepth: depth) { capabilities($0) != nil }
 
@@ -622,7 +624,7 @@ public struct SettingsAssistant: Sendable {
             decide("bitrate", "lossless", "audio-bitrate.lossless", "\(family.displayName) is lossless: its size follows the sound")
             bitrate = 0
         } else {
-            bitrate = audioBitrate(source: source, settings: s, channels: channels, decide: decide)
+            bitrate = try limitedAudioBitrate(source: source, settings: s, family: family, channels: channels, sampleRate: rate, decide: decide)
         }
         var resolved = ResolvedAudioSettings(codec: codec, encoderName: encoder, sampleRate: rate, channels: channels,
                                              channelLayout: layout, bitrate: bitrate, codecOptions: s.codecOptions,

@@ -21,6 +21,8 @@ public struct AudioFamily: Sendable {
     /// Containers FFmpeg writes it into only as an experimental feature (its muxer's
     /// `strict -2`): written there, with a plan notice that some players may not read it.
     public var experimentalIn: [ContainerFormat] = []
+    /// The bit rates its encoder opens at, by channels and sample rate (nil: any the recipe asks).
+    public var bitrateLimits: BitrateLimits? = nil
 
     /// The rows, the default first.
     public static let all: [AudioFamily] = [.aac, .opus, .vorbis, .flac, .alac, .pcm]
@@ -59,7 +61,7 @@ public struct AudioFamily: Sendable {
     /// Vorbis, WebM's older audio codec (libvorbis at an average bit rate).
     public static let vorbis = AudioFamily(
         codec: .vorbis, displayName: "Vorbis", encoders: ["libvorbis"],
-        sampleRates: [48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000])
+        sampleRates: [48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000], bitrateLimits: .libvorbis)
 
     public static let flac = AudioFamily(
         codec: .flac, displayName: "FLAC", encoders: ["flac"], sampleRates: [], lossless: true, experimentalIn: [.mp4, .m4a, .mov])
