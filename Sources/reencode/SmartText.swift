@@ -11,7 +11,7 @@ enum SmartText {
         for (l, render) in p.smart.sorted(by: { $0.key < $1.key }) {
             let total = render.encodedPictures + render.copiedPictures
             let saved = total > 0 ? Int((Double(render.copiedPictures) / Double(total) * 100).rounded()) : 0
-            lines += ["", "smart    output track \(l + 1): \(render.copiedPictures) pictures copied (\(render.copiedGroups) groups of pictures), "
+            lines += ["", "smart    output track \(l + 1): \(render.copiedPictures) pictures copied (\(render.copiedGroups) group\(render.copiedGroups == 1 ? "" : "s") of pictures), "
                       + "\(render.encodedPictures) encoded (\(render.settings.encoderName), profile \(render.settings.profile)"
                       + "\(render.settings.encoderLevel.map { ", level \($0)" } ?? "")): \(saved) % of the pictures need no encoding"]
             for run in render.runs {

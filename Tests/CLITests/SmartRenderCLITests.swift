@@ -12,7 +12,7 @@ import Testing
 struct SmartRenderCLITests {
     /// `seconds` of 30 fps stamped pictures (320x180, a closed GOP every second, B frames in a
     /// pyramid) and stereo sound with a 1 kHz burst at each whole second + 0.5 s.
-    static func makeSource(_ path: String, seconds: Int, codec: VideoCodec = .h264) throws {
+    static func makeSource(_ path: String, seconds: Int, codec: VideoCodec = .h264, soundAfter: Int = 0) throws {
         let rate = FrameRate(frames: 30)
         var video = GeneratedVideoFormat(width: 320, height: 180, frameRate: rate)
         video.codec = codec
@@ -31,6 +31,7 @@ struct SmartRenderCLITests {
             try s.appendAudio(count: until - samplesDone) { _, n in tone(n) }
             samplesDone = until
         }
+        if soundAfter > 0 { try s.appendAudio(count: 48000 * soundAfter) { _, n in tone(n) } }
         try s.finish()
     }
 
@@ -150,6 +151,36 @@ struct SmartRenderCLITests {
         #expect(auto.status == 0, "\(auto.stderr)")
         #expect(auto.stderr.contains("smart rendering is off: the output's size (160x90) is not the source's (320x180); every picture is encoded"), "\(auto.stderr)")
         try Self.checkFrames(dir.file("x.mp4"), stamps: Array(45..<75))
+
+        // A time base of one tick per frame, pictures without B frames: no room for the encoded
+        // pictures' decode times.
+        let coarse = dir.file("coarse.mp4")
+        _ = try Binary.runTool(PackageTools.ffmpeg, ["-v", "error", "-i", src, "-c:v", "libx264", "-bf", "0", "-g", "30", "-c:a", "copy", "-video_track_timescale", "30", coarse])
+        let ticks = try Self.run(dir, Self.recipe(output: "y.mp4", smart: "auto", timing: Self.trim.replacingOccurrences(of: "4.2s", with: "2.5s")), coarse)
+        #expect(ticks.status == 0, "\(ticks.stderr)")
+        #expect(ticks.stderr.contains("track #0: smart rendering is off: the source's time base (1/30 s) has 1 tick per frame and its pictures reorder less than the encoder's: no room for their decode times; every picture is encoded"), "\(ticks.stderr)")
+
+        // A segment past the file's last picture: a full encode shows black there, a copy nothing.
+        let short = dir.file("short.mp4")
+        try Self.makeSource(short, seconds: 3, soundAfter: 1)
+        let past = try Self.run(dir, Self.recipe(output: "z.mp4", smart: "auto", timing: "composition:\n  video:\n    - { start: 1s, end: 2s }\n    - { start: 2.5s, end: 3.8s }\n"), short)
+        #expect(past.status == 0, "\(past.stderr)")
+        #expect(past.stderr.contains("track #0: smart rendering is off: segment 2 reaches outside its file's pictures (a full encode shows black there); every picture is encoded"), "\(past.stderr)")
+    }
+
+    @Test("a cut-out with its own audio list: the video's segments decide the runs; frames 12…68 then 93…164 and the bursts with them")
+    func audioList() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try Self.makeSource(src, seconds: 6)
+        let timing = Self.cutOut + "  audio:\n    - { start: 0.4s, end: 2.3s }\n    - { start: 3.1s, end: 5.5s }\n"
+        let r = try Self.run(dir, Self.recipe(output: "smart.mp4", timing: timing), src)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = dir.file("smart.mp4")
+        try Self.checkFrames(out, stamps: Array(12..<69) + Array(93..<165))
+        let onsets = try CompositionRunCLITests.burstOnsets(out)
+        #expect(onsets.count == 4, "\(onsets)")
+        for (got, want) in zip(onsets, [0.1, 1.1, 2.3, 3.3]) { #expect(abs(got - want) < 0.022, "burst at \(got), not \(want)") }
     }
 
     @Test("real files (a GoPro clip, full range; H.264 with a B-pyramid): a smart cut-out shows the frames at the times a full encode shows, copies the source's packets between the cuts, decodes cleanly",

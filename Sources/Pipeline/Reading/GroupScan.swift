@@ -5,12 +5,24 @@ import Recipe
 /// sample that restarts decoding (an IDR, `Droppability`) and whose group is closed (nothing
 /// decoded after it is shown before it), and can end just before such a sample.
 enum GroupScan {
+    /// The reordering of pictures in decode order: per picture, how many decoded before it are
+    /// shown after it; the most.
+    static func depth(_ decoded: [MediaTime]) -> Int {
+        let order = decoded.indices.sorted { decoded[$0] < decoded[$1] }
+        var shownAt = Array(repeating: 0, count: decoded.count)
+        for (rank, i) in order.enumerated() { shownAt[i] = rank }
+        return decoded.indices.map { $0 - shownAt[$0] }.max() ?? 0
+    }
+
     struct Result: Sendable {
         /// Sync samples in the stretch (start and end included) that restart decoding and open a
         /// closed group, in time order.
         var entries: [MediaTime] = []
         /// Every picture's time in the stretch [start, end), in time order: what `plan` counts.
         var pictures: [MediaTime] = []
+        /// The most pictures a picture of the stretch is decoded after, of those shown after it
+        /// (0: no reordering; x264's B-pyramid: 2).
+        var reorderDepth = 0
 
         /// Pictures shown in [from, to).
         func pictureCount(from: MediaTime, to: MediaTime) -> Int {
@@ -34,6 +46,7 @@ enum GroupScan {
         var open: [(time: MediaTime, after: Int, isOpen: Bool)] = []
         var closed: [MediaTime] = []
         var pastEnd = 0
+        var decoded: [MediaTime] = []
         let packet = try Packet()
         while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
@@ -50,6 +63,7 @@ enum GroupScan {
                 open.removeFirst()
             }
             if pts >= start && pts < end { result.pictures.append(pts) }
+            decoded.append(pts)
             if packet.isKeyframe, pts >= start, pts <= end, pictures?.restartsDecoding(packet.bytes) ?? false {
                 open.append((pts, 0, false))
             }
@@ -60,6 +74,7 @@ enum GroupScan {
         closed += open.filter { !$0.isOpen }.map(\.time)
         result.entries = closed.sorted()
         result.pictures.sort()
+        result.reorderDepth = depth(decoded)
         return result
     }
 }

@@ -46,6 +46,11 @@ struct NALStream: Sendable, Equatable {
         guard lengthSize == 4 || lengthSize == 2 || lengthSize == 1 else { return nil }
     }
 
+    /// An H.264 level_idc as x264 and `plan` name it (9: level 1b).
+    static func levelName(h264 idc: Int) -> String {
+        idc == 9 ? "1b" : "\(idc / 10).\(idc % 10)"
+    }
+
     /// `count` units of a record, each behind a 2-byte length, from `i` on.
     private static func units(_ r: [UInt8], at i: inout Int, count: Int) -> [[UInt8]]? {
         var out: [[UInt8]] = []

@@ -36,6 +36,7 @@ enum SmartPass {
         let chain = plan.chains[l]
         let segments: [TimeSegment]
         do throws(MediaError) { segments = try chain.segments() } catch { throw SmartObstacle(error.message) }
+        try checkSegments(segments, plan: plan, inputs: chain.inputs)
         var first: (setup: StreamSetup, file: String, stream: NALStream)?
         var runs: [SmartRender.Run] = []
         for (n, (input, segment)) in zip(chain.inputs, segments).enumerated() {
@@ -55,7 +56,7 @@ enum SmartPass {
                     throw SmartObstacle("segment \(n + 1)'s samples state their units' lengths in \(stream.lengthSize) bytes, segment 1's in \(first.stream.lengthSize)")
                 }
             } else {
-                try checkSettings(s, track: track, file: asset.path)
+                try checkSettings(s, track: track, stream: stream)
                 first = (setup, asset.path, stream)
             }
             runs += try self.runs(of: segment, number: n + 1, track: track, file: asset.path, source: input.source)
@@ -66,23 +67,36 @@ enum SmartPass {
 
     /// What the timeline does that a copy cannot draw.
     private static func checkShape(_ plan: ConversionPlan) throws(SmartObstacle) {
-        if !plan.videoLayers.isEmpty { throw SmartObstacle("the composition draws layers") }
+        if !plan.videoLayers.isEmpty { throw SmartObstacle("the composition draws its pictures (layers, a render size or a background)") }
         if !plan.crossFades.isEmpty { throw SmartObstacle("the composition cross-fades") }
         if !plan.pictureFades.isEmpty { throw SmartObstacle("the pictures fade") }
         if plan.fragments != nil { throw SmartObstacle("the output is fragmented on a keyframe grid") }
         if plan.fileLengthLimit != nil { throw SmartObstacle("the output has a file-length limit") }
         if plan.targetSize != nil { throw SmartObstacle("the output has a target size (its bitrate is the whole file's)") }
+    }
+
+    /// The track's own segments (a composition's `audio:` list has its own): at speed 1, end to
+    /// end, and within their files' pictures (a full encode shows black where a segment reaches
+    /// past them; a copy has nothing to show there).
+    private static func checkSegments(_ segments: [TimeSegment], plan: ConversionPlan, inputs: [StageChain.Input]) throws(SmartObstacle) {
         var end = MediaTime.zero
-        for (k, segment) in plan.timeline.segments.enumerated() {
+        for (k, (segment, input)) in zip(segments, inputs).enumerated() {
             if !segment.scale.isIdentity || segment.slowMotion != nil { throw SmartObstacle("segment \(k + 1) plays at another speed") }
-            if plan.isComposed && segment.targetStart != end { throw SmartObstacle("segment \(k + 1) does not start where the one before ends") }
+            guard plan.isComposed else { continue }
+            if segment.targetStart != end { throw SmartObstacle("segment \(k + 1) does not start where the one before ends") }
             end = segment.targetRange.end
+            guard let track = plan.sources[input.source].track(index: input.track) else { continue }
+            let trackEnd = track.startTime + track.duration
+            let frame = track.format.averageFrameDuration ?? .zero
+            let outside = segment.sourceRange.start + frame < track.startTime
+                || (trackEnd.isNumeric && segment.sourceRange.end.isNumeric && segment.sourceRange.end > trackEnd + frame)
+            if outside { throw SmartObstacle("segment \(k + 1) reaches outside its file's pictures (a full encode shows black there)") }
         }
     }
 
     /// The output's settings against the source's stream: the encoded pictures must make the
     /// stream the copied ones are.
-    private static func checkSettings(_ s: ResolvedVideoSettings, track: Track, file: String) throws(SmartObstacle) {
+    private static func checkSettings(_ s: ResolvedVideoSettings, track: Track, stream: NALStream) throws(SmartObstacle) {
         let f = track.format
         func differs(_ what: String, _ output: String, _ source: String) -> SmartObstacle {
             SmartObstacle("the output's \(what) (\(output)) is not the source's (\(source))")
@@ -103,6 +117,10 @@ enum SmartPass {
         if f.isVariableFrameRate { throw SmartObstacle("the source's frame rate is variable (the join would not keep a constant rate)") }
         if let rate = s.frameRate, let sourceRate = f.averageFrameRate, rate != sourceRate {
             throw differs("frame rate", rate.description, sourceRate.description)
+        }
+        if s.codec == .h264, let asked = s.decision("level"), asked.rule == Origin.settings,
+           let wanted = Double(asked.value).map({ Int(($0 * 10).rounded()) }), wanted != stream.levelIDC {
+            throw differs("level", asked.value, NALStream.levelName(h264: stream.levelIDC))
         }
         if let asked = s.decision("profile"), asked.rule == Origin.settings,
            Self.profileName(asked.value) != Self.profileName(f.profile ?? "") {
@@ -130,10 +148,20 @@ enum SmartPass {
         if let p = track.pixelFormat { e.pixelFormat = p }
         if let p = track.profile { e.profile = profileName(p) }
         if stream.family == .h264 {
-            e.encoderLevel = "\(stream.levelIDC / 10).\(stream.levelIDC % 10)"
+            e.encoderLevel = NALStream.levelName(h264: stream.levelIDC)
             if stream.usesCABAC == false { e.codecOptions["coder"] = "cavlc" }
         }
         return e
+    }
+
+    /// A time base of few ticks per frame leaves no room for the decode times of encoded pictures
+    /// that reorder more than the source's (x264 and x265 delay B-pyramids by 2 pictures): the
+    /// joined stream's decode times must still increase and never pass the presentation times.
+    private static func checkRoom(_ track: Track, depth: Int) throws(SmartObstacle) {
+        guard let d = track.format.averageFrameDuration, track.timeBase.seconds > 0 else { return }
+        let ticks = Int((d.seconds / track.timeBase.seconds).rounded())
+        guard ticks < 4, depth < 2 else { return }
+        throw SmartObstacle("the source's time base (\(track.timeBase.value)/\(track.timeBase.timescale) s) has \(ticks) tick\(ticks == 1 ? "" : "s") per frame and its pictures reorder less than the encoder's: no room for their decode times")
     }
 
     /// One segment as runs: encoded from its start to the first place a copy can start, copied
@@ -147,6 +175,7 @@ enum SmartPass {
         guard end.isNumeric else { throw SmartObstacle("\(file) states no length") }
         let scan: GroupScan.Result
         do throws(MediaError) { scan = try GroupScan.scan(path: file, stream: track.index, from: start, to: end) } catch { throw SmartObstacle(error.message) }
+        try checkRoom(track, depth: scan.reorderDepth)
         func run(_ kind: SmartRender.Kind, _ a: MediaTime, _ b: MediaTime) -> SmartRender.Run {
             let s = TimeSegment(source: segment.source, track: segment.track, sourceRange: TimeRange(start: a, end: b),
                                 targetStart: segment.targetTime(ofSource: a), scale: .identity)
