@@ -1,4 +1,5 @@
 import CFFmpeg
+import Recipe
 
 /// A compressed sample. Owns its AVPacket (freed once, in deinit).
 // Not Sendable: a packet crosses threads only inside AssetReader (its buffers, under the reader's
@@ -59,6 +60,13 @@ final class Packet {
         }
         try FFmpeg.check(av_packet_copy_props(p.pointer, pointer), "av_packet_copy_props")
         return p
+    }
+
+    /// When the sample is shown: its pts, else (AVI, some MPEG streams) its decode time, as a
+    /// muxer shows it; invalid where it states neither.
+    func shownTime(in timeBase: TimeBase) -> MediaTime {
+        let stated = MediaTime(ts: pts, timeBase: timeBase)
+        return stated.isNumeric ? stated : MediaTime(ts: dts, timeBase: timeBase)
     }
 
     func rescale(from: TimeBase, to: TimeBase) {

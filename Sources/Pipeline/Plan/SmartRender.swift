@@ -9,8 +9,7 @@ public struct SmartRender: Sendable {
 
     public struct Run: Sendable {
         public let kind: Kind
-        /// Which of the plan's sources, and its track.
-        let source: Int
+        /// Its source's track.
         let track: Int
         /// Its source range and place on the output (scale 1).
         let segment: TimeSegment
@@ -23,7 +22,7 @@ public struct SmartRender: Sendable {
 
         public var sourceRange: TimeRange { segment.sourceRange }
         /// Which of the plan's sources (`ConversionPlan.sources`) it reads.
-        public var sourceFile: Int { source }
+        public var sourceFile: Int { segment.source }
         public var targetStart: MediaTime { segment.targetStart }
     }
 

@@ -47,8 +47,7 @@ enum CopyCutScan {
         let packet = try Packet()
         while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
-            let stated = MediaTime(ts: packet.pts, timeBase: tb)
-            let pts = stated.isNumeric ? stated : MediaTime(ts: packet.dts, timeBase: tb)
+            let pts = packet.shownTime(in: tb)
             guard pts.isNumeric else { continue }
             if cut.isSync {
                 afterSync += 1

@@ -36,6 +36,7 @@ enum GroupScan {
         let input = try InputContainer(path: path, streamInformation: false)
         guard stream >= 0, stream < input.streamCount else { throw MediaError(.processing, "\(path) has no track #\(stream)", file: path) }
         input.readOnly(stream: stream)
+        // A start with no microsecond stamp, or a seek that fails: read from the file's start (slower, as exact).
         if let ts = try? start.ts(in: .microseconds, rounding: .down) {
             do throws(MediaError) { try input.seek(to: ts, stream: -1) } catch { _ = input.seekToFirstByte() }
         }
@@ -50,8 +51,7 @@ enum GroupScan {
         let packet = try Packet()
         while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
-            let stated = MediaTime(ts: packet.pts, timeBase: tb)
-            let pts = stated.isNumeric ? stated : MediaTime(ts: packet.dts, timeBase: tb)
+            let pts = packet.shownTime(in: tb)
             guard pts.isNumeric else { continue }
             for i in open.indices {
                 open[i].after += 1

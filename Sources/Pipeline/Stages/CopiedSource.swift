@@ -111,7 +111,7 @@ final class CopiedSource: PacketSourceStage {
 
     /// Whether the track's copy begins with this sample.
     private func starts(_ packet: Packet, at pts: MediaTime) -> Bool {
-        if joined { return packet.isKeyframe && (keepsLeadIn || shownTime(packet, pts) >= segment.sourceRange.start) }
+        if joined { return packet.isKeyframe && (keepsLeadIn || packet.shownTime(in: timeBase) >= segment.sourceRange.start) }
         if track.mediaType == .video { return packet.isKeyframe }
         guard env.cutsStart, pts.isNumeric else { return true }
         return pts + MediaTime(ts: max(packet.duration, 0), timeBase: timeBase) > segment.sourceRange.start
@@ -124,16 +124,10 @@ final class CopiedSource: PacketSourceStage {
     /// sample of a closed GOP (or the file ends first), so nothing decoded from that sample on
     /// is shown before it.
     private func inJoin(_ packet: Packet, at pts: MediaTime) -> JoinVerdict {
-        let range = segment.sourceRange, time = shownTime(packet, pts)
+        let range = segment.sourceRange, time = packet.shownTime(in: timeBase)
         if packet.isKeyframe && time >= range.end { return .end }
         guard time.isNumeric, time < range.end, keepsLeadIn || time >= range.start else { return .skip }
         return .keep
-    }
-
-    /// When a sample is shown: its pts, else (AVI, some MPEG streams) its decode time, as the
-    /// muxer will show it.
-    private func shownTime(_ packet: Packet, _ pts: MediaTime) -> MediaTime {
-        pts.isNumeric ? pts : MediaTime(ts: packet.dts, timeBase: timeBase)
     }
 
     private func learn() {

@@ -63,7 +63,7 @@ final class SmartSequence: PacketSourceStage {
         return t.isNumeric ? t : previousTime
     }
 
-    var file: String? { sources[render.runs[index].source].path }
+    var file: String? { sources[render.runs[index].sourceFile].path }
 
     func next() throws(MediaError) -> TimedPacket? {
         while true {
@@ -99,7 +99,7 @@ final class SmartSequence: PacketSourceStage {
     /// Run `run`'s stage, reading with a reader of its own positioned at the run's start.
     private static func make(_ run: SmartRender.Run, render: SmartRender, sources: [Asset], env: LaneEnvironment,
                              continuing: CopiedTimestamps?) throws(MediaError) -> (Current, PacketTap) {
-        let asset = sources[run.source]
+        let asset = sources[run.sourceFile]
         do throws(MediaError) {
             guard let track = asset.track(index: run.track) else { throw MediaError(.processing, "\(asset.path) has no track #\(run.track)") }
             let reader = try AssetReader(asset: asset, streams: [run.track], takingProbe: false)

@@ -59,7 +59,7 @@ enum SmartPass {
                 try checkSettings(s, track: track, stream: stream)
                 first = (setup, asset.path, stream)
             }
-            runs += try self.runs(of: segment, number: n + 1, track: track, file: asset.path, source: input.source)
+            runs += try self.runs(of: segment, number: n + 1, track: track, file: asset.path)
         }
         guard let first else { throw SmartObstacle("the track reads no source") }
         return SmartRender(runs: runs, settings: encoderSettings(s, stream: first.stream, track: first.setup), stream: first.stream)
@@ -167,7 +167,7 @@ enum SmartPass {
     /// One segment as runs: encoded from its start to the first place a copy can start, copied
     /// from there to the last place a copy can end (its file's end, or before a sync sample of a
     /// closed group), encoded from there to its end.
-    private static func runs(of segment: TimeSegment, number: Int, track: Track, file: String, source: Int) throws(SmartObstacle) -> [SmartRender.Run] {
+    private static func runs(of segment: TimeSegment, number: Int, track: Track, file: String) throws(SmartObstacle) -> [SmartRender.Run] {
         let start = segment.sourceRange.start
         let trackEnd = track.startTime + track.duration
         let toEnd = !segment.sourceRange.end.isNumeric || (trackEnd.isNumeric && segment.sourceRange.end >= trackEnd)
@@ -180,7 +180,7 @@ enum SmartPass {
             let s = TimeSegment(source: segment.source, track: segment.track, sourceRange: TimeRange(start: a, end: b),
                                 targetStart: segment.targetTime(ofSource: a), scale: .identity)
             let groups = kind == .copied ? scan.entries.count { $0 >= a && $0 < b } : 0
-            return SmartRender.Run(kind: kind, source: source, track: track.index, segment: s, piece: number,
+            return SmartRender.Run(kind: kind, track: track.index, segment: s, piece: number,
                                    pictures: scan.pictureCount(from: a, to: b), groups: groups)
         }
         let whole = [run(.encoded, start, end)]
