@@ -5,7 +5,7 @@ import Recipe
 struct PlanCommand: Command {
     static let name = "plan"
     static let abstract = "Show what a recipe would do to a source, and why."
-    static let usage = "reencode plan RECIPE [-i INPUT] [-o OUTPUT] [--estimate sample|fast] [--json]"
+    static let usage = "reencode plan RECIPE [-i INPUT] [-o OUTPUT] [--estimate sample|fast] [--chunks N|auto] [--json]"
     static let help = """
         OVERVIEW: \(abstract)
         Compiles the recipe against the real source, opens every decoder and encoder with the
@@ -27,6 +27,7 @@ struct PlanCommand: Command {
                                encodes short spans of the source with the real settings;
                                'fast' encodes nothing and assumes bits per pixel
                                (docs/recipes.md, "Size estimate").
+        \(ChunkOption.help)
           --json               Print the plan as JSON (docs/recipes.md, "Plan JSON").
           -h, --help           Show help information.
 
@@ -41,9 +42,10 @@ struct PlanCommand: Command {
     let output: String?
     let json: Bool
     let estimate: SizeEstimate.Method
+    let chunks: ParallelSpec.Chunks?
 
     init(arguments: [String]) throws(UsageError) {
-        let a = try ArgumentScanner(arguments, flags: ["--json"], options: ["-i", "--input", "-o", "--output", "--estimate"], usage: Self.usage)
+        let a = try ArgumentScanner(arguments, flags: ["--json"], options: ["-i", "--input", "-o", "--output", "--estimate", "--chunks"], usage: Self.usage)
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
@@ -56,11 +58,12 @@ struct PlanCommand: Command {
             throw UsageError(message: "--estimate must be sample or fast, not '\(method)'", usage: Self.usage)
         }
         estimate = m
+        chunks = try ChunkOption.parse(a, usage: Self.usage)
     }
 
     func run() -> Int32 {
         let r: Recipe
-        switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return f.code }
+        switch loadRecipe(recipe) { case .success(let x): r = ChunkOption.applied(chunks, to: x); case .failure(let f): return f.code }
         // A plan is only looked at: an existing output is not an error here.
         let compiled: CompiledOutputs
         switch compileRecipe(r, input: input, output: output, overwrite: true) { case .success(let c): compiled = c; case .failure(let f): return f.code }
@@ -143,6 +146,7 @@ struct PlanCommand: Command {
             },
             "tracks": tracks,
             "smart": SmartText.object(p),
+            "chunks": ChunkText.object(p),
             "graph": GraphText.object(p),
             "metadata": MetadataText.object(p),
             "limits": LimitText.object(p),
@@ -223,6 +227,7 @@ struct PlanCommand: Command {
             }
         }
         lines += SmartText.lines(p)
+        lines += ChunkText.lines(p)
         lines += GraphText.lines(p)
         lines += MetadataText.lines(p)
         lines += LimitText.lines(p) + TargetSizeText.lines(p) + EstimateText.lines(size) + ContainerText.lines(p)

@@ -8,7 +8,7 @@ struct RunCommand: Command {
     static let name = "run"
     static let answersStops = true
     static let abstract = "Convert one file with a recipe."
-    static let usage = "reencode run RECIPE [-i INPUT] [-o OUTPUT] [--overwrite] [--progress auto|bar|json|none] [--quiet]"
+    static let usage = "reencode run RECIPE [-i INPUT] [-o OUTPUT] [--overwrite] [--chunks N|auto] [--progress auto|bar|json|none] [--quiet]"
     static let help = """
         OVERVIEW: \(abstract) The output is written beside its target under a temporary
         name and renamed when complete: a failed or interrupted run leaves nothing behind.
@@ -23,6 +23,7 @@ struct RunCommand: Command {
           -o, --output OUTPUT  The output file (default: the recipe's 'output: path'). A recipe
                                with 'outputs:' names each file itself: -o is refused.
           --overwrite          Replace an existing output.
+        \(ChunkOption.help)
           --progress MODE      auto (a bar on a terminal, else nothing), bar, json (JSON lines
                                on stdout, docs/recipes.md), or none.
           --quiet              No summary line.
@@ -45,10 +46,12 @@ struct RunCommand: Command {
     let overwrite: Bool
     let progress: ProgressMode
     let quiet: Bool
+    /// `--chunks`: the recipe's `parallel: chunks` replaced.
+    let chunks: ParallelSpec.Chunks?
 
     init(arguments: [String]) throws(UsageError) {
         let a = try ArgumentScanner(arguments, flags: ["--overwrite", "--quiet", "-q"],
-                                    options: ["-i", "--input", "-o", "--output", "--progress"], usage: Self.usage)
+                                    options: ["-i", "--input", "-o", "--output", "--progress", "--chunks"], usage: Self.usage)
         guard a.positionals.count == 1 else {
             throw UsageError(message: a.positionals.isEmpty ? "missing RECIPE" : "unexpected argument '\(a.positionals[1])'", usage: Self.usage)
         }
@@ -62,6 +65,7 @@ struct RunCommand: Command {
             throw UsageError(message: "--progress must be auto, bar, json or none, not '\(p)'", usage: Self.usage)
         }
         progress = mode
+        chunks = try ChunkOption.parse(a, usage: Self.usage)
     }
 
     /// How a run ended.
@@ -138,7 +142,7 @@ struct RunCommand: Command {
 
     private func convert(stage: StageBox, reporter: ProgressPrinter) -> Outcome {
         let r: Recipe
-        switch loadRecipe(recipe) { case .success(let x): r = x; case .failure(let f): return .failed(code: f.code, message: f.message) }
+        switch loadRecipe(recipe) { case .success(let x): r = ChunkOption.applied(chunks, to: x); case .failure(let f): return .failed(code: f.code, message: f.message) }
         let compiled: CompiledOutputs
         switch compileRecipe(r, input: input, output: output, overwrite: overwrite) {
         case .success(let c): compiled = c

@@ -83,6 +83,8 @@ public struct ConversionRequest: Sendable {
     /// A composition's video tracks drawn as layers (their segments are in `timeline`, list video,
     /// `layer` ≥ 1 for `layers:`); nil: its one video track fitted in the whole frame.
     public var videoComposition: VideoCompositionRequest?
+    /// The video encoded in chunks and joined (`parallel:`, `run --chunks`); nil: in one piece.
+    public var parallel: ParallelSpec?
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks
@@ -102,6 +104,7 @@ extension ConversionRequest {
         r.targetSize = nil
         r.protected = []
         r.package = nil
+        r.parallel = nil
         return r
     }
 }

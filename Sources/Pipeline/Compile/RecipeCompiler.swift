@@ -192,6 +192,7 @@ public enum RecipeCompiler {
         request.keyframeGrid = keyframeGrid(of: recipe)
         request.fragmented = recipe.output.fragment != nil
         request.selectiveDecode = recipe.selectiveDecode
+        request.parallel = recipe.parallel
         request.metadataSpec = recipe.output.metadata
         request.metadata = MetadataKeeping.set(by: recipe.output.metadata, now: ISO8601DateFormatter().string(from: Date()))
         request.timeline = timeline(of: recipe, files: files, input: source)
@@ -227,6 +228,16 @@ public enum RecipeCompiler {
         // A target the output cannot reach: refused at the output's `target-size`.
         if error.kind == .invalidSettings, error.setting == "target-size", let t = recipe.output.limits.targetSize {
             return RecipeErrors([recipe.diagnostic(t.mark, error.message)])
+        }
+        // Chunks the output cannot be split into: refused at `parallel` (from `--chunks`, as it is).
+        if error.setting == "parallel", let p = recipe.parallel {
+            guard let mark = p.mark else {
+                var e = error
+                e.kind = .usage
+                e.message = "--chunks: \(error.message)"
+                return e
+            }
+            return RecipeErrors([recipe.diagnostic(mark, error.message)])
         }
         // The keyframe grid is the output's `fragment`: refused there.
         if error.kind == .invalidSettings, error.setting == "keyframes", let f = recipe.output.fragment {

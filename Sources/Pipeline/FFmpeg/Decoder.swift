@@ -5,8 +5,9 @@ import CFFmpeg
 final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
 
-    /// `threads` 0 lets FFmpeg choose.
-    init(stream source: SourceStream, threads: Int32 = 0) throws(MediaError) {
+    /// `threads` 0 lets FFmpeg choose. `strict`: a damaged picture is an error, not concealed
+    /// (a check that the stream decodes cleanly, `ChunkJoinCheck`).
+    init(stream source: SourceStream, threads: Int32 = 0, strict: Bool = false) throws(MediaError) {
         let stream = source.pointer
         let par = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
@@ -18,6 +19,7 @@ final class Decoder {
         try FFmpeg.check(avcodec_parameters_to_context(ctx, par), "decoder parameters")
         ctx.pointee.pkt_timebase = stream.pointee.time_base
         ctx.pointee.thread_count = threads
+        if strict { ctx.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_BITSTREAM | AV_EF_BUFFER }
         try FFmpeg.check(avcodec_open2(ctx, codec, nil), "cannot open the \(String(cString: codec.pointee.name)) decoder")
     }
 

@@ -95,6 +95,8 @@ public struct ConversionPlan: Sendable {
     /// Video lanes (indices) rendered smart: their kept groups of pictures copied, the pictures
     /// around the cuts encoded (`SmartPass`).
     public internal(set) var smart: [Int: SmartRender] = [:]
+    /// The video track encoded in chunks and joined (`ChunkPass`); nil: in one piece.
+    public internal(set) var chunking: ChunkedEncode?
 
     /// A composition's other source files (`TimeSegment.source` 1, 2, …).
     var extraSources: [Asset] = []

@@ -36,6 +36,8 @@ public final class ExportSession: Sendable {
     private let activeReader = Locked<ReaderPool?>(nil)
     /// The statistics pass of a two-pass run while it runs (`TwoPassRun`): a cancel stops it too.
     private let firstPass = Locked<ExportSession?>(nil)
+    /// The chunk encoders of a chunked run while they run (`ChunkedRun`): a cancel stops them too.
+    private let chunkEncoders = Locked<ChunkWorkers?>(nil)
     /// The most readers the last run had open at once (tests: flat in the number of segments).
     private let readersHighWater = Locked(0)
     var mostOpenReaders: Int { readersHighWater.withLock { $0 } }
@@ -89,6 +91,7 @@ public final class ExportSession: Sendable {
         cancellation.cancel()
         activeReader.withLock { $0?.stop(.cancelled(file: plan.source.path)) }
         firstPass.withLock { $0?.cancel() }
+        chunkEncoders.withLock { $0?.cancel() }
     }
 
     public var isCancelled: Bool { cancellation.isCancelled }
@@ -120,8 +123,20 @@ public final class ExportSession: Sendable {
         let stillFiles = StillFiles()
         var passes: String?
         defer { passes.map(TwoPassRun.removeFolder) }
+        var chunks: String?
+        defer { chunks.map(ChunkedRun.removeFolder) }
         do throws(MediaError) {
             var plans = self.plans
+            if ChunkedRun.isNeeded(plans) {
+                guard plans.count == 1, stills.isEmpty else {
+                    throw MediaError(.unsupported, "an output encoded in chunks is its run's only output (no other outputs or stills beside it)",
+                                     file: plan.outputPath, setting: "parallel")
+                }
+                let folder = try ChunkedRun.makeFolder(for: plans[0])
+                chunks = folder
+                try runChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: 1, to: $0) })
+                plans[0] = ChunkedRun.joinPlan(plans[0], folder: folder)
+            }
             if TwoPassRun.isNeeded(plans) {
                 let folder = try TwoPassRun.makeFolder()
                 passes = folder
@@ -130,7 +145,10 @@ public final class ExportSession: Sendable {
             }
             let makers = try stills.map { (still) throws(MediaError) in try StillMaker(still, into: stillFiles) }
             stillPacketsAlone.withLock { $0 = 0 }
-            let lanes = try runLanes(plans, temps: temps, makers: makers, progress: passes == nil ? progress : progress.map { ExportSession.reporting(pass: 2, to: $0) })
+            let lanes = try runLanes(plans, temps: temps, makers: makers,
+                                     progress: passes == nil && chunks == nil ? progress : progress.map { ExportSession.reporting(pass: 2, to: $0) })
+            // A joined output is checked before it is put in place (however its chunks were made).
+            for (temp, p) in zip(temps, plans) where p.chunking?.files != nil { try ChunkJoinCheck.verify(temp, plan: p) }
             // A composition's stills no output draws: drawn for them alone, nothing encoded.
             try ComposedStillDrawing.draw(makers, cancellation: cancellation)
             let stops = try cutToLimits(&temps)
@@ -179,6 +197,16 @@ public final class ExportSession: Sendable {
         } catch {
             throw error.kind == .cancelled ? MediaError.cancelled(file: plan.source.path) : error
         }
+    }
+
+    /// A chunked run's chunks (`ChunkWorkers`), each encoded into its file in `folder`; progress
+    /// reported as pass 1 of 2 (the join, with every other track, is pass 2).
+    private func runChunks(_ plan: ConversionPlan, folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) {
+        let workers = ChunkWorkers(plan: plan, folder: folder)
+        chunkEncoders.withLock { $0 = workers }
+        defer { chunkEncoders.withLock { $0 = nil } }
+        if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
+        try workers.run(progress: progress)
     }
 
     /// The lane is the first of two passes (`TwoPassRun`): its statistics are what it makes.
@@ -248,6 +276,9 @@ public final class ExportSession: Sendable {
                 throw MediaError(.processing, "the plan says nothing of how to make this track")
             }
             let chain = plan.chains[i]
+            if let chunking = plan.chunking, chunking.lane == i, let files = chunking.files {
+                return MadeLane(work: try chunkLane(plan, output: i, chunking: chunking, files: files, env: env, tee: tee))
+            }
             if let render = plan.smart[i] { return MadeLane(work: try smartLane(plan, output: i, render: render, env: env, tee: tee)) }
             switch lp.kind {
             case .video(let s):
@@ -361,6 +392,17 @@ public final class ExportSession: Sendable {
         let sequence = try SmartSequence(env: env, render: render, sources: plan.sources)
         let input = try env.writer.addPassthroughInput(from: sequence.stream, rotation: track.format.rotation, metadata: track.outputMetadata)
         return PacketLane(env: env, track: track.index, stage: sequence, sink: PacketSink(env: env, output: i, input: input))
+    }
+
+    /// A chunked video track's lane (`ChunkJoin`): the chunk files joined; the shared reading of
+    /// the source's track is let go at once.
+    private static func chunkLane(_ plan: ConversionPlan, output i: Int, chunking: ChunkedEncode, files: [String], env: LaneEnvironment,
+                                  tee: Tee?) throws(MediaError) -> PacketLane {
+        let track = plan.lanes[i].track
+        try env.readers.tap(group: 0, output: tee?.readerOutput ?? i).detach()
+        let join = try ChunkJoin(env: env, plan: chunking, files: files)
+        let input = try env.writer.addPassthroughInput(from: join.stream, rotation: track.format.rotation, metadata: track.outputMetadata)
+        return PacketLane(env: env, track: track.index, stage: join, sink: PacketSink(env: env, output: i, input: input))
     }
 
     /// A subtitle track's lane: its samples cut to the range, copied or coded again (`conversion`).

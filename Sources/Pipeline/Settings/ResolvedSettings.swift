@@ -53,6 +53,9 @@ public struct ResolvedVideoSettings: Sendable, Hashable {
     public var ratePass: RatePass? = nil
     /// Copy the source's whole groups of pictures and encode only around the cuts (`SmartPass`).
     public var smart: SmartRendering = .off
+    /// Threads the encoder is given: a chunk encoder's share of the cores (`ChunkedRun`); nil: the
+    /// encoder's own choice.
+    public var encoderThreads: Int? = nil
     public var decisions: [Decision]
 
     public func decision(_ setting: String) -> Decision? { decisions.first { $0.setting == setting } }

@@ -107,6 +107,7 @@ final class VideoSink: SinkStage {
         if let m = s.maxBitrate { c.maxBitRate = Int64(m) }
         c.options = encoderOptions(s)
         c.ratePass = s.ratePass
+        if let t = s.encoderThreads { c.threads = Int32(t) }
         return c
     }
 

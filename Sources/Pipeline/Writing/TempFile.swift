@@ -15,7 +15,7 @@ enum TempFile {
         return FilePaths.join(FilePaths.folder(of: output), prefix(for: output) + "\(host)-\(getpid())-\(token)")
     }
 
-    /// Removes temp files of `output` left by processes of this host that no longer exist (a
+    /// Removes temp files (and chunk folders, `ChunkedRun`) of `output` left by processes of this host that no longer exist (a
     /// kill -9, a crash, a reboot). A live process's file, another host's, or one whose owner
     /// cannot be told is kept. Returns how many were removed.
     @discardableResult
@@ -29,7 +29,8 @@ enum TempFile {
             // leaves more parts.
             let rest = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
             guard rest.count == 2, let pid = pid_t(rest[0]), pid > 0, !isAlive(pid) else { continue }
-            if unlink(FilePaths.join(folder, name)) == 0 { removed += 1 }
+            // A chunked run's folder of chunks goes as its temp file does.
+            if (try? FileManager.default.removeItem(atPath: FilePaths.join(folder, name))) != nil { removed += 1 }
         }
         return removed
     }

@@ -127,6 +127,8 @@ public struct Recipe: Sendable {
     /// Skip pictures the frame-rate converter will not show and nothing references (the output is
     /// the same); on by default.
     public var selectiveDecode = true
+    /// `parallel:` — the output encoded in chunks and joined; nil: in one piece.
+    public var parallel: ParallelSpec?
 
     public init(file: String, lines: [String]) {
         self.file = file

@@ -22,7 +22,7 @@ public enum RecipeParser {
         return .success(recipe)
     }
 
-    static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "outputs", "presets", "reader", "writer", "session", "composition"]
+    static let rootKeys = ["recipe", "name", "summary", "source", "sources", "output", "outputs", "presets", "reader", "writer", "session", "composition", "parallel"]
     static let outputKeys = ["path", "format", "optimize-for-network", "overwrite", "metadata", "fragment"] + outputLimitKeys
     static let readerOutputKeys = ["track", "optional", "decode"]
     static let writerInputKeys = ["source", "settings"]
@@ -173,6 +173,7 @@ struct Parser {
             case "session": parseSession(value)
             case "sources": parseSources(value, keyMark)
             case "composition": parseComposition(value, keyMark)
+            case "parallel": parseParallel(value)
             default: break
             }
         }

@@ -1,0 +1,37 @@
+import Recipe
+
+/// How one output's video track is encoded in chunks (`parallel:`, `run --chunks`): the
+/// output's pictures split on its keyframe grid into chunks encoded apart — on several cores at
+/// once — each from the source keyframe before its start, then joined into the output without
+/// encoding again, and the join checked (`ChunkJoinCheck`). Every other track is made once,
+/// whole, as in a plain run. `ChunkPass` plans it; `ChunkedRun` runs it.
+public struct ChunkedEncode: Sendable {
+    public struct Chunk: Sendable {
+        /// 1-based, as `plan` and messages name it.
+        public let number: Int
+        /// What of the source it shows (its pictures' source times).
+        public let sourceRange: TimeRange
+        /// Where it lies on the output (from 0).
+        public let outputRange: TimeRange
+        /// The pictures it shows.
+        public let frames: Int
+        /// Why it ends where it ends, in a few words (`plan`).
+        public let why: String
+    }
+
+    /// The output track (lane) chunked.
+    let lane: Int
+    public let chunks: [Chunk]
+    /// Chunk encoders run at once, and each one's share of the cores.
+    public let workers: Int
+    public let threadsPerWorker: Int
+    /// The keyframe grid the splits lie on, in pictures.
+    public let gopFrames: Int
+    /// Every output picture's time, in order: what the joined track must show (`ChunkJoinCheck`).
+    let frameTimes: [MediaTime]
+    /// The chunk files to join, in order: set by the run once every chunk is encoded; nil in a
+    /// plan (the run encodes them first).
+    var files: [String]?
+
+    public var frames: Int { frameTimes.count }
+}

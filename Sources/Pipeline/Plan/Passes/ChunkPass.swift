@@ -1,0 +1,137 @@
+import Foundation
+import Recipe
+
+/// The planner's pass for `parallel:` (`run --chunks`): whether the output's video can be
+/// encoded in chunks and joined, and where it splits (`ChunkedEncode`). Splits lie on the
+/// output's keyframe grid — every `gopFrames` pictures from its first — so the joined track
+/// keeps the keyframe rhythm of one encode; each chunk then starts with the IDR its encoder
+/// opens with. Asked for and impossible, it is refused at `parallel` (a setting the output
+/// cannot honour), never ignored.
+enum ChunkPass {
+    static func plan(_ plan: inout ConversionPlan, parallel: ParallelSpec?,
+                     cores: Int = ProcessInfo.processInfo.activeProcessorCount,
+                     memory: UInt64 = ProcessInfo.processInfo.physicalMemory) throws(MediaError) {
+        guard let parallel else { return }
+        do throws(ChunkObstacle) {
+            plan.chunking = try chunking(plan, parallel, cores: max(1, cores), memory: memory)
+        } catch {
+            throw MediaError(.invalidSettings, "the output cannot be encoded in chunks: \(error.reason)", file: plan.source.path, setting: "parallel")
+        }
+    }
+
+    /// Why the output cannot be chunked, in words a message ends with.
+    struct ChunkObstacle: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// The containers a join writes (their muxers take a copied stream's packets as they are).
+    static let containers: [ContainerFormat] = [.mp4, .mov, .mkv, .webm]
+
+    private static func chunking(_ plan: ConversionPlan, _ parallel: ParallelSpec, cores: Int, memory: UInt64) throws(ChunkObstacle) -> ChunkedEncode {
+        let (l, s) = try videoLane(plan)
+        try checkShape(plan, settings: s)
+        let range = plan.timeRange
+        let times = try frameTimes(plan, lane: l, settings: s)
+        guard !times.isEmpty else { throw ChunkObstacle("its video has no pictures in the time range") }
+        let duration = plan.duration.isNumeric ? plan.duration : times[times.count - 1] + (s.frameRate?.frameDuration ?? .zero)
+        let gop = max(1, s.gopFrames)
+        let workers = min(cores, max(1, Int(memory / 2 / workerMemory(s))))
+        let starts = splits(times: times, gop: gop, duration: duration, parallel: parallel, workers: workers)
+        var chunks: [ChunkedEncode.Chunk] = []
+        for (k, first) in starts.enumerated() {
+            let last = k + 1 < starts.count ? starts[k + 1] : times.count
+            let outputEnd = k + 1 < starts.count ? times[last] : duration
+            let sourceEnd = k + 1 < starts.count ? range.start + times[last] : range.end
+            chunks.append(ChunkedEncode.Chunk(number: k + 1, sourceRange: TimeRange(start: range.start + times[first], end: sourceEnd),
+                                              outputRange: TimeRange(start: times[first], end: outputEnd), frames: last - first,
+                                              why: k + 1 < starts.count ? "keyframe grid (every \(gop) pictures)" : "the end"))
+        }
+        let running = min(workers, chunks.count)
+        return ChunkedEncode(lane: l, chunks: chunks, workers: running, threadsPerWorker: max(1, cores / running),
+                             gopFrames: gop, frameTimes: times, files: nil)
+    }
+
+    /// The one video track encoded (chunks split one picture stream).
+    private static func videoLane(_ plan: ConversionPlan) throws(ChunkObstacle) -> (Int, ResolvedVideoSettings) {
+        let encoded = plan.lanes.indices.compactMap { i in plan.lanes[i].videoSettings.map { (i, $0) } }
+        guard let only = encoded.first else { throw ChunkObstacle("it encodes no video (chunks split encoded pictures)") }
+        guard encoded.count == 1 else { throw ChunkObstacle("it encodes \(encoded.count) video tracks (one is split into chunks)") }
+        return only
+    }
+
+    /// What the output or its video asks that chunks encoded apart cannot give.
+    private static func checkShape(_ plan: ConversionPlan, settings s: ResolvedVideoSettings) throws(ChunkObstacle) {
+        if plan.isComposed { throw ChunkObstacle("it is a composition (one source's conversion is split)") }
+        guard containers.contains(plan.format) else {
+            throw ChunkObstacle("a \(plan.format.rawValue) output is not joined so (MP4, MOV, MKV and WebM are)")
+        }
+        if plan.package != nil { throw ChunkObstacle("it is a streaming package (its renditions are encoded together)") }
+        if plan.fragments != nil { throw ChunkObstacle("the output is fragmented on a keyframe grid") }
+        if plan.fileLengthLimit != nil { throw ChunkObstacle("the output has a file-length limit") }
+        if plan.targetSize != nil || s.passes == 2 || s.quality == nil, let b = s.bitrate {
+            throw ChunkObstacle("its video is coded at a bitrate (\(b / 1000) kb/s): chunks are coded at a quality (set 'quality')")
+        }
+        if s.maxBitrate != nil { throw ChunkObstacle("its video has a max-bitrate, whose buffer a join does not carry from chunk to chunk") }
+        if s.smart != .off { throw ChunkObstacle("its video is rendered smart (copied where it can be)") }
+        if s.keyframeGrid != nil { throw ChunkObstacle("its keyframes are on a grid of their own") }
+        if s.deinterlace != nil && s.frameRate == nil { throw ChunkObstacle("its fields are made pictures at the source's timing") }
+    }
+
+    /// The output's pictures, on its timeline: slots of its frame rate, else the source's pictures in the range.
+    private static func frameTimes(_ plan: ConversionPlan, lane l: Int, settings s: ResolvedVideoSettings) throws(ChunkObstacle) -> [MediaTime] {
+        if let rate = s.frameRate {
+            let d = rate.frameDuration
+            guard let n = TimeMapping.slotCount(to: plan.duration, frameDuration: d), n > 0 else { return [] }
+            return (0..<n).map { d * $0 }
+        }
+        let track = plan.lanes[l].track
+        do throws(MediaError) {
+            let scan = try GroupScan.scan(path: plan.source.path, stream: track.index, from: plan.timeRange.start, to: plan.timeRange.end)
+            return scan.pictures.map { $0 - plan.timeRange.start }
+        } catch { throw ChunkObstacle(error.message) }
+    }
+
+    /// The first picture of each chunk (0 first): on the keyframe grid, `longest` at most where
+    /// the grid allows, none shorter than `shortest` but the only one. `auto` aims at four
+    /// chunks per worker (the longest then ends soon after the rest), within the bounds.
+    static func splits(times: [MediaTime], gop: Int, duration: MediaTime, parallel: ParallelSpec, workers: Int) -> [Int] {
+        let grid = Array(stride(from: gop, to: times.count, by: gop))
+        guard !grid.isEmpty, duration.isNumeric, duration > .zero else { return [0] }
+        let seconds = grid.map { times[$0].seconds }
+        switch parallel.chunks {
+        case .count(let n):
+            // Evenly in time, each split at the grid place nearest its share (the shares rise, so
+            // one pass over the grid finds them all).
+            var starts = [0], g = 0
+            for j in 1..<max(1, min(n, grid.count + 1)) {
+                let ideal = duration.seconds * Double(j) / Double(n)
+                while g + 1 < grid.count, abs(seconds[g + 1] - ideal) <= abs(seconds[g] - ideal) { g += 1 }
+                guard g < grid.count, grid[g] > starts.last! else { g += 1; continue }
+                starts.append(grid[g])
+                g += 1
+                if g >= grid.count { break }
+            }
+            return starts
+        case .auto:
+            let share = duration.seconds / Double(4 * max(1, workers))
+            let target = min(max(share, parallel.shortest.seconds), parallel.longest.seconds)
+            var starts = [0], since = 0.0
+            for (g, place) in grid.enumerated() {
+                since = seconds[g] - times[starts.last!].seconds
+                // Split here when the chunk reached its length, or the next place would pass the longest.
+                let reachesLongest = g + 1 < grid.count && seconds[g + 1] - times[starts.last!].seconds > parallel.longest.seconds
+                if since >= target || (reachesLongest && since >= parallel.shortest.seconds) { starts.append(place) }
+            }
+            // A last chunk shorter than the shortest joins the one before.
+            if starts.count > 1, duration.seconds - times[starts.last!].seconds < parallel.shortest.seconds { starts.removeLast() }
+            return starts
+        }
+    }
+
+    /// About what one chunk encoder holds: its decoder's and encoder's pictures (look-ahead,
+    /// references), ~100 pictures of the output's size.
+    private static func workerMemory(_ s: ResolvedVideoSettings) -> UInt64 {
+        UInt64(max(1, s.width * s.height)) * 3 / 2 * 100
+    }
+}

@@ -1,0 +1,194 @@
+import Dispatch
+import Foundation
+import Recipe
+
+/// A chunked encode's first part (`ChunkedEncode`): every chunk encoded into a file of its own,
+/// several at once, each one a run of its own plan — the output's video track alone over the
+/// chunk's source range, with the output's settings as they were resolved for the whole (so
+/// every chunk's encoder makes the same stream). The chunk files live in a private folder
+/// beside the output, under the output's temp name (`TempFile`): a killed run's folder is
+/// removed by the next run for that output, as its temp file is. The run then writes the
+/// output with the chunks joined (`ChunkJoin`) and every other track made as usual.
+enum ChunkedRun {
+    /// Some output is chunked and its chunks are not encoded yet.
+    static func isNeeded(_ plans: [ConversionPlan]) -> Bool {
+        plans.contains { $0.chunking != nil && $0.chunking?.files == nil }
+    }
+
+    /// The chunks' folder beside `plan`'s output (mode 0700).
+    static func makeFolder(for plan: ConversionPlan) throws(MediaError) -> String {
+        let folder = TempFile.path(for: plan.outputPath)
+        guard mkdir(folder, 0o700) == 0 else {
+            throw MediaError(.io, "cannot make a folder for the chunks: \(String(cString: strerror(errno)))", file: folder)
+        }
+        return folder
+    }
+
+    static func removeFolder(_ folder: String) {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Chunk `number`'s file: MOV for ProRes, else MP4 — containers that keep the encoder's
+    /// time base exactly, so the join puts every picture at its exact time.
+    static func file(_ folder: String, number: Int, settings: ResolvedVideoSettings) -> String {
+        FilePaths.join(folder, String(format: "chunk-%05d", number) + (settings.codec == .prores ? ".mov" : ".mp4"))
+    }
+
+    /// The plan of chunk `k`: the output's video track alone over the chunk's source range,
+    /// encoded with the whole output's settings (and its share of the cores) into its file.
+    static func chunkPlan(_ plan: ConversionPlan, chunk k: Int, folder: String) throws(MediaError) -> ConversionPlan {
+        guard let chunking = plan.chunking, var r = plan.request, case .video(var settings) = plan.lanes[chunking.lane].kind else {
+            throw MediaError(.processing, "a chunked encode needs the plan's request and its video settings", file: plan.outputPath)
+        }
+        let video = r.tracks.filter { if case .video = $0.mode { return true } else { return false } }
+        guard video.count == 1 else {
+            throw MediaError(.processing, "a chunked encode's request has \(video.count) encoded video tracks, not one", file: plan.outputPath)
+        }
+        let chunk = chunking.chunks[k]
+        r.tracks = video
+        r.audioMix = nil
+        r.fade = nil
+        r.metadataSpec = nil
+        r.metadata = [:]
+        r.optimizeForNetwork = false
+        r = r.scratch(into: file(folder, number: chunk.number, settings: settings), format: settings.codec == .prores ? .mov : .mp4)
+        let start = chunk.sourceRange.start - plan.source.startTime
+        r.timeRange = TimeRange(start: start, duration: chunk.sourceRange.end.isNumeric ? chunk.sourceRange.end - chunk.sourceRange.start : .positiveInfinity)
+        var made = try Planner.plan(r, asset: plan.source, sources: plan.extraSources)
+        guard made.lanes.count == 1, case .video = made.lanes[0].kind else {
+            throw MediaError(.processing, "chunk \(chunk.number)'s plan has \(made.lanes.count) tracks, not its video alone", file: plan.outputPath)
+        }
+        settings.encoderThreads = chunking.threadsPerWorker
+        made.lanes[0].kind = .video(settings)
+        return made
+    }
+
+    /// The plan the output is then written by: the chunks joined from `folder`.
+    static func joinPlan(_ plan: ConversionPlan, folder: String) -> ConversionPlan {
+        var joined = plan
+        guard var chunking = plan.chunking, case .video(let s) = plan.lanes[chunking.lane].kind else { return plan }
+        chunking.files = chunking.chunks.map { file(folder, number: $0.number, settings: s) }
+        joined.chunking = chunking
+        return joined
+    }
+}
+
+/// The chunk encoders of one chunked run: `workers` at a time, longest chunks first (the last
+/// to start is short, so all end near together); the first failure cancels the rest. Each chunk
+/// is an `ExportSession` of its own plan, made when a worker takes it (planning runs in parallel too).
+final class ChunkWorkers: Sendable {
+    private struct State {
+        var next = 0
+        var active: [Int: ExportSession] = [:]
+        var failure: MediaError?
+        var stopped = false
+        /// Per chunk, output time encoded so far.
+        var done: [MediaTime]
+        var lastReport: UInt64 = 0
+    }
+
+    private let plan: ConversionPlan
+    private let chunking: ChunkedEncode
+    private let folder: String
+    private let order: [Int]
+    private let state: Locked<State>
+
+    init(plan: ConversionPlan, folder: String) {
+        let chunking = plan.chunking!
+        self.plan = plan
+        self.chunking = chunking
+        self.folder = folder
+        order = chunking.chunks.indices.sorted { chunking.chunks[$0].frames > chunking.chunks[$1].frames }
+        state = Locked(State(done: Array(repeating: .zero, count: chunking.chunks.count)))
+    }
+
+    /// Stops every chunk encoder within a sample or two; `run` then throws `.cancelled`.
+    func cancel() {
+        let sessions = state.withLock { s -> [ExportSession] in
+            s.stopped = true
+            return Array(s.active.values)
+        }
+        sessions.forEach { $0.cancel() }
+    }
+
+    /// Encodes every chunk, blocking the calling thread. Progress: the chunks' output time
+    /// together over the output's duration.
+    func run(progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) {
+        let group = DispatchGroup()
+        let started = DispatchTime.now().uptimeNanoseconds
+        for w in 0..<chunking.workers {
+            DispatchQueue.global().async(group: group) { [self] in
+                work(worker: w, started: started, progress: progress)
+            }
+        }
+        group.wait()
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+        if state.withLock({ $0.stopped }) { throw MediaError.cancelled(file: plan.source.path) }
+    }
+
+    private func work(worker: Int, started: UInt64, progress: (@Sendable (ConversionProgress) -> Void)?) {
+        while let k = take() {
+            let chunk = chunking.chunks[k]
+            do throws(MediaError) {
+                let session = ExportSession(plan: try ChunkedRun.chunkPlan(plan, chunk: k, folder: folder), decoderCores: chunking.threadsPerWorker)
+                guard begin(session, chunk: k) else { return }
+                defer { state.withLock { _ = $0.active.removeValue(forKey: k) } }
+                try session.run { [self] p in report(chunk: k, at: p.outputTime, started: started, to: progress) }
+                report(chunk: k, at: chunk.outputRange.end - chunk.outputRange.start, started: started, to: progress)
+            } catch {
+                var named = error
+                if error.kind != .cancelled { named.message = "chunk \(chunk.number) (\(chunk.outputRange)): \(error.message)" }
+                fail(named.at(file: plan.source.path))
+                return
+            }
+        }
+    }
+
+    /// The next chunk to encode, longest first; nil once all are taken or the run stopped.
+    private func take() -> Int? {
+        state.withLock { s in
+            guard !s.stopped, s.next < order.count else { return nil }
+            defer { s.next += 1 }
+            return order[s.next]
+        }
+    }
+
+    /// Registers a chunk's session so that a cancel reaches it; false: the run already stopped.
+    private func begin(_ session: ExportSession, chunk k: Int) -> Bool {
+        state.withLock { s in
+            guard !s.stopped else { return false }
+            s.active[k] = session
+            return true
+        }
+    }
+
+    private func fail(_ error: MediaError) {
+        let sessions = state.withLock { s -> [ExportSession] in
+            if s.failure == nil && error.kind != .cancelled { s.failure = error }
+            s.stopped = true
+            return Array(s.active.values)
+        }
+        sessions.forEach { $0.cancel() }
+    }
+
+    private func report(chunk k: Int, at time: MediaTime, started: UInt64, to handler: (@Sendable (ConversionProgress) -> Void)?) {
+        guard let handler else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let total = plan.duration
+        let made: ConversionProgress? = state.withLock { s in
+            if time.isNumeric { s.done[k] = time }
+            guard now - s.lastReport >= 250_000_000 else { return nil }
+            s.lastReport = now
+            let sum = s.done.reduce(MediaTime.zero, +)
+            let elapsed = Double(now - started) / 1e9
+            let fraction = total.isNumeric && total > .zero ? min(1, sum.seconds / total.seconds) : 0
+            let frames = Int(Double(chunking.frames) * fraction)
+            return ConversionProgress(fraction: fraction, outputTime: sum, duration: total, elapsed: elapsed,
+                                      framesPerSecond: elapsed > 0 ? Double(frames) / elapsed : 0,
+                                      speed: elapsed > 0 ? sum.seconds / elapsed : 0,
+                                      lanes: [LaneProgress(track: plan.lanes[chunking.lane].track.index, mediaType: .video, outputTime: sum, frames: frames)],
+                                      isFinal: false)
+        }
+        if let made { handler(made) }
+    }
+}
