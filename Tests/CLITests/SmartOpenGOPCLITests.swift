@@ -72,8 +72,8 @@ struct SmartOpenGOPCLITests {
 
     /// The source is what the tests are about: a CRA (21) every 30 frames from frame 30 on, each
     /// followed by RASL pictures (8, 9) shown before it (at least 3).
-    static func checkOpen(_ source: [Sample]) {
-        #expect(source.count == 180)
+    static func checkOpen(_ source: [Sample]) throws {
+        try #require(source.count == 180)
         let keys = source.enumerated().filter { $0.element.key }.map(\.offset)
         #expect(keys == [0, 30, 60, 90, 120, 150])
         for k in keys.dropFirst() {
@@ -108,7 +108,7 @@ struct SmartOpenGOPCLITests {
         let src = dir.file("clip.mp4")
         try SmartRenderCLITests.makeSource(src, seconds: 6, codec: .hevc, options: Self.openGOP)
         let source = try Self.samples(src)
-        Self.checkOpen(source)
+        try Self.checkOpen(source)
 
         let r = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "smart.mp4", codec: "hevc", timing: SmartRenderCLITests.trim), src)
         #expect(r.status == 0, "\(r.stderr)")
@@ -130,7 +130,7 @@ struct SmartOpenGOPCLITests {
         // parameter sets before it (the encoded pictures before it had theirs); its RASL
         // pictures (56…59) and the CRA at 90's stay in the copy as they are.
         let made = try Self.samples(out)
-        #expect(made.count == 81)
+        try #require(made.count == 81)
         let copied = Array(made[15..<71]), kept = Array(source[60..<116])
         #expect(copied.first?.types.prefix(3) == [32, 33, 34])
         #expect(copied.first?.picture == Self.asBrokenLink(kept[0].units))
@@ -149,6 +149,7 @@ struct SmartOpenGOPCLITests {
         #expect(first.status == 0, "\(first.stderr)")
         try SmartRenderCLITests.checkFrames(dir.file("at.mp4"), stamps: Array(60..<90))
         let starts = try Self.samples(dir.file("at.mp4"))
+        try #require(starts.count == 30)
         #expect(starts.first?.units == Self.asBrokenLink(source[60].units))
         #expect(Array(starts[1..<26]).map(\.units) == Array(source[61..<86]).map(\.units))
     }
@@ -159,7 +160,7 @@ struct SmartOpenGOPCLITests {
         let src = dir.file("clip.mp4")
         try SmartRenderCLITests.makeSource(src, seconds: 6, codec: .hevc, options: Self.openGOP)
         let source = try Self.samples(src)
-        Self.checkOpen(source)
+        try Self.checkOpen(source)
 
         let r = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "smart.mkv", codec: "hevc", timing: SmartRenderCLITests.cutOut), src)
         #expect(r.status == 0, "\(r.stderr)")
@@ -180,12 +181,42 @@ struct SmartOpenGOPCLITests {
 
         // Output frames 18…44 are source frames 30…56 (to the CRA at 60's leading pictures), 84…109 are 120…145.
         let made = try Self.samples(out)
-        #expect(made.count == 129)
+        try #require(made.count == 129)
         for (at, from, count) in [(18, 30, 27), (84, 120, 26)] {
             #expect(made[at].types.prefix(3) == [32, 33, 34])
             #expect(made[at].picture == Self.asBrokenLink(source[from].units), "frame \(from)")
             #expect(Array(made[(at + 1)..<(at + count)]).map(\.units) == Array(source[(from + 1)..<(from + count)]).map(\.units), "after frame \(from)")
             #expect(!made[at + count].units.contains { $0.count > 40 && source[from + count].units.contains($0) }, "frame \(from + count) is encoded")
+        }
+    }
+
+    @Test("HEVC with temporal layers (x265's default open GOP, B pictures in sub-layer 1 as TSA_N): a cut-out into MP4 shows frames 12…68 then 93…164 as a full encode shows them, the source's samples between the cuts")
+    func temporalLayers() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try SmartRenderCLITests.makeSource(src, seconds: 6, codec: .hevc,
+                                           options: ["preset": "ultrafast", "x265-params": "bframes=4:b-pyramid=1:b-adapt=0:scenecut=0:temporal-layers=1:log-level=error"])
+        let source = try Self.samples(src)
+        try Self.checkOpen(source)
+        // Pictures in sub-layer 1 (TemporalId 1), which nothing in sub-layer 0 refers to.
+        let layered = source.filter { $0.units.contains { Int($0.first ?? 0) >> 1 & 0x3f == 2 && ($0.count > 1 ? Int($0[1] & 7) - 1 : 0) == 1 } }
+        #expect(layered.count > 60, "\(layered.count) TSA_N pictures in sub-layer 1")
+
+        let r = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "smart.mp4", codec: "hevc", timing: SmartRenderCLITests.cutOut), src)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = dir.file("smart.mp4")
+        try SmartRenderCLITests.checkFrames(out, stamps: Array(12..<69) + Array(93..<165))
+        let full = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "full.mp4", codec: "hevc", smart: "off", timing: SmartRenderCLITests.cutOut), src)
+        #expect(full.status == 0, "\(full.stderr)")
+        try Self.checkAgainstFull(dir, smart: out, full: dir.file("full.mp4"))
+
+        // Each copied run: its CRA made a BLA after the encoded run's parameter sets, then the
+        // source's samples, sub-layer 1 included.
+        let made = try Self.samples(out)
+        try #require(made.count == 129)
+        for (at, from) in [(18, 30), (84, 120)] {
+            #expect(made[at].picture == Self.asBrokenLink(source[from].units), "frame \(from)")
+            #expect(Array(made[(at + 1)..<(at + 26)]).map(\.units) == Array(source[(from + 1)..<(from + 26)]).map(\.units), "after frame \(from)")
         }
     }
 }
