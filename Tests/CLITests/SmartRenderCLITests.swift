@@ -12,13 +12,14 @@ import Testing
 struct SmartRenderCLITests {
     /// `seconds` of 30 fps stamped pictures (320x180, a closed GOP every second, B frames in a
     /// pyramid) and stereo sound with a 1 kHz burst at each whole second + 0.5 s.
-    static func makeSource(_ path: String, seconds: Int, codec: VideoCodec = .h264, soundAfter: Int = 0) throws {
+    /// `options`: the encoder's own instead (an open GOP, temporal layers).
+    static func makeSource(_ path: String, seconds: Int, codec: VideoCodec = .h264, soundAfter: Int = 0, options: [String: String]? = nil) throws {
         let rate = FrameRate(frames: 30)
         var video = GeneratedVideoFormat(width: 320, height: 180, frameRate: rate)
         video.codec = codec
         video.gop = 30
-        video.codecOptions = codec == .h264 ? ["preset": "ultrafast", "bf": "3", "b-pyramid": "normal", "x264-params": "b-adapt=0:scenecut=0"]
-            : ["preset": "ultrafast", "x265-params": "bframes=4:b-pyramid=1:b-adapt=0:scenecut=0:open-gop=0:log-level=error"]
+        video.codecOptions = options ?? (codec == .h264 ? ["preset": "ultrafast", "bf": "3", "b-pyramid": "normal", "x264-params": "b-adapt=0:scenecut=0"]
+            : ["preset": "ultrafast", "x265-params": "bframes=4:b-pyramid=1:b-adapt=0:scenecut=0:open-gop=0:log-level=error"])
         let s = try FrameSource(path: path, video: video, audio: GeneratedAudioFormat())
         func tone(_ n: Int64) -> Float {
             let t = Double(n) / 48000, into = t - t.rounded(.down) - 0.5

@@ -2,8 +2,10 @@ import Recipe
 
 /// The groups of pictures of a stretch of a video stream, read from its packets alone (nothing
 /// decoded): where smart rendering may copy and where it must encode. A copy can start at a sync
-/// sample that restarts decoding (an IDR, `Droppability`) and whose group is closed (nothing
-/// decoded after it is shown before it), and can end just before such a sample.
+/// sample that is a random access point (H.264 IDR; HEVC IDR, BLA or CRA: `Droppability`),
+/// leaving out its leading pictures (decoded after it, shown before it: an open GOP's); it can
+/// end just before such a sample's first leading picture (or the sample itself, where it has
+/// none), where every picture decoded before the sample is shown before that.
 enum GroupScan {
     /// The reordering of pictures in decode order: per picture, how many decoded before it are
     /// shown after it; the most.
@@ -14,10 +16,21 @@ enum GroupScan {
         return decoded.indices.map { $0 - shownAt[$0] }.max() ?? 0
     }
 
+    /// A random access point: where a copy can start, and where a copy before it can end.
+    struct Entry: Sendable, Equatable {
+        /// Its sync sample's time: a copy from here shows what is decoded from the sample on and
+        /// shown from its time on (its leading pictures left out: the run before shows them).
+        var time: MediaTime
+        /// Where a copy before it can end: its first leading picture's time (its own time when it
+        /// has none); nil where a picture decoded before it is shown at or after that (the copy,
+        /// ending at the sample, would lose it).
+        var copyEnd: MediaTime?
+    }
+
     struct Result: Sendable {
-        /// Sync samples in the stretch (start and end included) that restart decoding and open a
-        /// closed group, in time order.
-        var entries: [MediaTime] = []
+        /// Random access points in the stretch (start and end included, and those just past its
+        /// end), in time order.
+        var entries: [Entry] = []
         /// Every picture's time in the stretch [start, end), in time order: what `plan` counts.
         var pictures: [MediaTime] = []
         /// The most pictures a picture of the stretch is decoded after, of those shown after it
@@ -43,11 +56,13 @@ enum GroupScan {
         let tb = input.stream(stream).timeBase
         let pictures = Droppability(codecName: input.stream(stream).codecName, extradata: input.stream(stream).codecSetup)
         var result = Result()
-        /// Candidates: sync samples that restart decoding, with the samples decoded after them so far.
-        var open: [(time: MediaTime, after: Int, isOpen: Bool)] = []
-        var closed: [MediaTime] = []
+        /// Candidates: random access points, with the samples decoded after them so far, the
+        /// first time shown by one of those before it, and the last time shown before it in decode order.
+        var open: [(time: MediaTime, after: Int, leading: MediaTime?, shownBefore: MediaTime?)] = []
+        var entries: [Entry] = []
         var pastEnd = 0
         var decoded: [MediaTime] = []
+        var latest: MediaTime?
         let packet = try Packet()
         while try input.read(into: packet) {
             guard Int(packet.streamIndex) == stream else { continue }
@@ -55,26 +70,37 @@ enum GroupScan {
             guard pts.isNumeric else { continue }
             for i in open.indices {
                 open[i].after += 1
-                if pts < open[i].time { open[i].isOpen = true }
+                if pts < open[i].time { open[i].leading = min(open[i].leading ?? pts, pts) }
             }
             // A candidate is decided once reordering cannot reach back past it any more.
             while let first = open.first, first.after >= CopyCutScan.reorderWindow {
-                if !first.isOpen { closed.append(first.time) }
+                entries.append(entry(first))
                 open.removeFirst()
             }
             if pts >= start && pts < end { result.pictures.append(pts) }
             decoded.append(pts)
-            if packet.isKeyframe, pts >= start, pts <= end, pictures?.restartsDecoding(packet.bytes) ?? false {
-                open.append((pts, 0, false))
+            // Just past the end too: an open GOP's first leading picture may be shown before it.
+            if packet.isKeyframe, pts >= start, pts <= end || pastEnd < CopyCutScan.reorderWindow,
+               pictures?.isRandomAccessPoint(packet.bytes) ?? false {
+                open.append((pts, 0, nil, latest))
             }
+            latest = max(latest ?? pts, pts)
             if pts > end { pastEnd += 1 }
             if pastEnd >= CopyCutScan.reorderWindow && open.isEmpty { break }
         }
         // The file's end: nothing more can be decoded after the last candidates.
-        closed += open.filter { !$0.isOpen }.map(\.time)
-        result.entries = closed.sorted()
+        entries += open.map(entry)
+        result.entries = entries.sorted { $0.time < $1.time }
         result.pictures.sort()
         result.reorderDepth = depth(decoded)
         return result
+    }
+
+    /// A decided candidate as an entry: a copy before it ends at its first leading picture, if
+    /// every picture decoded before it is shown before that.
+    private static func entry(_ c: (time: MediaTime, after: Int, leading: MediaTime?, shownBefore: MediaTime?)) -> Entry {
+        let end = c.leading ?? c.time
+        if let before = c.shownBefore, before >= end { return Entry(time: c.time, copyEnd: nil) }
+        return Entry(time: c.time, copyEnd: end)
     }
 }

@@ -79,6 +79,21 @@ struct Droppability: Sendable {
         return restarts
     }
 
+    /// Whether decoding can start at the picture: an H.264 IDR, an HEVC IRAP picture (BLA 16–18,
+    /// IDR 19–20, CRA 21). A CRA's leading pictures may refer to pictures before it: a copy that
+    /// starts there leaves them out and makes it a BLA (`NALStream.brokenLink`).
+    func isRandomAccessPoint(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
+        var entry = false
+        forEachNAL(data) { nal in
+            guard !nal.isEmpty else { return }
+            switch syntax {
+            case .h264: if nal[nal.startIndex] & 0x1f == 5 { entry = true }
+            case .hevc: if (16...21).contains(Int(nal[nal.startIndex] >> 1) & 0x3f) { entry = true }
+            }
+        }
+        return entry
+    }
+
     private func forEachNAL(_ data: UnsafeBufferPointer<UInt8>, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void) {
         if let n = lengthSize {
             var i = 0

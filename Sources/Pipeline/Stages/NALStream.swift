@@ -86,9 +86,36 @@ struct NALStream: Sendable, Equatable {
 
     /// The record's parameter sets, then the sample's own units: what a run's first picture
     /// carries when a decoder may hold another run's.
-    func withParameterSets(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        sample(parameterSets) + Array(data)
+    func withParameterSets(_ bytes: [UInt8]) -> [UInt8] {
+        sample(parameterSets) + bytes
     }
+
+    /// An HEVC sample whose CRA slices (type 21) are made BLA_N_LP (18), its bytes otherwise as
+    /// they are; nil where it has none (or is H.264). A copy that starts at a CRA leaves out its
+    /// leading pictures (shown before it: the run before shows them), so no leading picture
+    /// follows it; as a BLA it also tells a decoder that what it decoded before is not its
+    /// reference pictures, and the picture numbering starts again (H.265 7.4.2.2, 8.1.3).
+    /// The type is the first byte's bits 1–6 (the other bits, forbidden_zero_bit and the top of
+    /// nuh_layer_id, kept); the new byte is not 0, so no emulation prevention changes.
+    func brokenLink(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard family == .hevc else { return nil }
+        var out = Array(data), i = 0, found = false
+        while i + lengthSize < out.count {
+            var length = 0
+            for k in 0..<lengthSize { length = length << 8 | Int(out[i + k]) }
+            let header = i + lengthSize
+            guard length > 0, header + length <= out.count else { return nil }
+            if (out[header] >> 1) & 0x3f == Self.craType {
+                out[header] = (out[header] & 0x81) | (Self.blaWithoutLeadingType << 1)
+                found = true
+            }
+            i = header + length
+        }
+        return found ? out : nil
+    }
+
+    static let craType: UInt8 = 21
+    static let blaWithoutLeadingType: UInt8 = 18
 
     /// An encoder's sample (Annex B: units behind 00 00 01 start codes) in this stream's form.
     func fromAnnexB(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {

@@ -21,6 +21,8 @@ final class SmartSequence: PacketSourceStage {
     private var timestamps: CopiedTimestamps
     /// The next copied sample is a run's first after another run: it carries its file's parameter sets.
     private var needsParameterSets = false
+    /// The next copied sample is a copied run's first (a random access point).
+    private var opensCopiedRun: Bool
     /// The copied run's file's stream form (its own parameter sets).
     private var copiedForm: NALStream
     private var finished: LaneStatistics
@@ -35,6 +37,7 @@ final class SmartSequence: PacketSourceStage {
         self.sources = sources
         let (made, tap) = try Self.make(first, render: render, sources: sources, env: env, continuing: nil)
         current = made
+        opensCopiedRun = first.kind == .copied
         stream = tap.stream
         copiedForm = render.stream
         timestamps = CopiedTimestamps(origin: 0, timeBase: tap.stream.timeBase, strictlyIncreasing: env.writer.needsStrictlyIncreasingDTS)
@@ -70,10 +73,9 @@ final class SmartSequence: PacketSourceStage {
             switch current {
             case .copied(let copied):
                 if let unit = try copied.next() {
-                    guard needsParameterSets else { return unit }
-                    needsParameterSets = false
-                    let carried = try unit.packet.withData(copiedForm.withParameterSets(unit.packet.bytes))
-                    return TimedPacket(packet: carried, timeBase: unit.timeBase)
+                    guard opensCopiedRun else { return unit }
+                    opensCopiedRun = false
+                    return try entry(unit)
                 }
                 timestamps = copied.timestampsSoFar
             case .encoded(let run, let origin):
@@ -91,9 +93,22 @@ final class SmartSequence: PacketSourceStage {
             current = made
             if case .copied = made {
                 needsParameterSets = true
+                opensCopiedRun = true
                 copiedForm = NALStream(family: render.stream.family, record: tap.stream.codecSetup) ?? render.stream
             }
         }
+    }
+
+    /// A copied run's first sample: an HEVC CRA made a BLA (the run leaves out its leading
+    /// pictures, which the run before shows, or which precede the output), and after another run
+    /// its file's parameter sets put before it. Its bytes are otherwise the source's.
+    private func entry(_ unit: TimedPacket) throws(MediaError) -> TimedPacket {
+        let broken = copiedForm.brokenLink(unit.packet.bytes)
+        guard needsParameterSets || broken != nil else { return unit }
+        var bytes = broken ?? Array(unit.packet.bytes)
+        if needsParameterSets { bytes = copiedForm.withParameterSets(bytes) }
+        needsParameterSets = false
+        return TimedPacket(packet: try unit.packet.withData(bytes), timeBase: unit.timeBase)
     }
 
     /// Run `run`'s stage, reading with a reader of its own positioned at the run's start.

@@ -164,9 +164,9 @@ enum SmartPass {
         throw SmartObstacle("the source's time base (\(track.timeBase.value)/\(track.timeBase.timescale) s) has \(ticks) tick\(ticks == 1 ? "" : "s") per frame and its pictures reorder less than the encoder's: no room for their decode times")
     }
 
-    /// One segment as runs: encoded from its start to the first place a copy can start, copied
-    /// from there to the last place a copy can end (its file's end, or before a sync sample of a
-    /// closed group), encoded from there to its end.
+    /// One segment as runs: encoded from its start to the first place a copy can start (a random
+    /// access point), copied from there to the last place a copy can end (its file's end, or
+    /// before a random access point and its leading pictures), encoded from there to its end.
     private static func runs(of segment: TimeSegment, number: Int, track: Track, file: String) throws(SmartObstacle) -> [SmartRender.Run] {
         let start = segment.sourceRange.start
         let trackEnd = track.startTime + track.duration
@@ -179,17 +179,18 @@ enum SmartPass {
         func run(_ kind: SmartRender.Kind, _ a: MediaTime, _ b: MediaTime) -> SmartRender.Run {
             let s = TimeSegment(source: segment.source, track: segment.track, sourceRange: TimeRange(start: a, end: b),
                                 targetStart: segment.targetTime(ofSource: a), scale: .identity)
-            let groups = kind == .copied ? scan.entries.count { $0 >= a && $0 < b } : 0
+            let groups = kind == .copied ? scan.entries.count { $0.time >= a && $0.time < b } : 0
             return SmartRender.Run(kind: kind, track: track.index, segment: s, piece: number,
                                    pictures: scan.pictureCount(from: a, to: b), groups: groups)
         }
         let whole = [run(.encoded, start, end)]
-        guard let copyStart = scan.entries.first(where: { $0 >= start && $0 < end }) else { return whole }
+        guard let copyStart = scan.entries.first(where: { $0.time >= start && $0.time < end })?.time else { return whole }
         let copyEnd: MediaTime
         if toEnd {
             copyEnd = end
         } else {
-            guard let last = scan.entries.last(where: { $0 > copyStart && $0 <= end }) else { return whole }
+            // Before an open GOP's leading pictures: the encoded run after shows them.
+            guard let last = scan.entries.compactMap(\.copyEnd).filter({ $0 > copyStart && $0 <= end }).max() else { return whole }
             copyEnd = last
         }
         var out: [SmartRender.Run] = []
