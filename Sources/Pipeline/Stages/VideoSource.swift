@@ -29,16 +29,19 @@ final class VideoSource: SourceStage {
     private var selector: SelectiveDecode<Packet>?
     private let droppability: Droppability?
     private var maxPTS: MediaTime = .invalid
-    private var lastFrameDuration: MediaTime = .invalid
+    /// How long the last picture lasts, where nothing follows it (not merely what it states).
+    private var spacing = PictureSpacing()
     /// The last decoded picture's stated length (before any deinterlacing).
     private var lastDecodedDuration: MediaTime = .invalid
     private var lastOutputPTS: Int64 = .min
-    /// Source timing: the last frame before the segment start that is still on screen there.
-    private var leadIn: Frame?
+    /// Source timing: the last picture before the segment start (on screen there unless a
+    /// picture starts exactly at the start).
+    private var leadIn: (frame: Frame, pts: MediaTime)?
+    /// Source timing: the picture sent next, held until the one after it (or the segment's end)
+    /// says how long it is shown.
+    private var onScreen: (frame: Frame, pts: MediaTime)?
     /// Times for pictures the file gives none.
     private var untimed = UntimedPictures()
-    /// Source timing: the presentation time of the last frame sent.
-    private var previousPTS: MediaTime = .invalid
     /// Nothing more of the segment will be shown: reading stops.
     private var done = false
     /// The decoder is drained and the trailing slots are out.
@@ -217,7 +220,7 @@ final class VideoSource: SourceStage {
     /// A picture as decoded (or deinterlaced), shown from `pts` for `duration` (invalid: not stated).
     private func place(_ frame: Frame, pts: MediaTime, duration: MediaTime) throws(MediaError) {
         lastTime = pts
-        if duration.isNumeric && duration > .zero { lastFrameDuration = duration }
+        spacing.saw(pts, stated: duration)
         frame.display = (track.format.rotation, track.format.pixelAspect)
         if !maxPTS.isNumeric || pts > maxPTS { maxPTS = pts }
         var shownAt = pts
@@ -237,27 +240,45 @@ final class VideoSource: SourceStage {
             return
         }
         if let piece = picker?.piece { return try showSlowMotion(frame, at: pts, piece: piece) }
-        // Source timing, trimmed to the segment. A trim starts on a frame start (TrimSnap); the
-        // frame before it is shown from the start only when no frame starts exactly there (the
-        // segment starts before the video, or the snap found no frame), so there is no sliver.
+        // Source timing, trimmed to the segment. Each picture lasts until the next one starts, or
+        // the segment ends (whatever its sample states: `PictureSpacing`), so a segment's pictures
+        // reach its end and the next segment's join them without a hole. A trim starts on a
+        // frame start (TrimSnap); the picture before it is shown from the start only when no
+        // picture starts exactly there (the snap found none), so there is no sliver.
         let range = segment.sourceRange
-        if pts >= range.end { done = true; return }
         if pts < range.start {
-            let duration = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .positiveInfinity
-            leadIn = pts + duration > range.start ? frame : nil
+            leadIn = (frame, pts)
             return
         }
         if let held = leadIn {
             leadIn = nil
-            if pts > range.start {
-                let start = try segment.targetTicks(ofSource: range.start, in: sourceTimeBase)
-                emit(held, pts: start, duration: (try? segment.targetLengthTicks(from: range.start, to: pts, in: sourceTimeBase)) ?? 0)
-            }
+            if pts > range.start { try show(held, from: range.start, until: MediaTime.min(pts, range.end)) }
         }
-        let out = try segment.targetTicks(ofSource: pts, in: sourceTimeBase)
-        guard out > lastOutputPTS else { return }
-        emit(frame, pts: out, duration: duration(of: frame, at: pts))
-        previousPTS = pts
+        if let shown = onScreen {
+            guard pts > shown.pts else { return }
+            onScreen = nil
+            try show(shown, from: shown.pts, until: MediaTime.min(pts, range.end))
+        }
+        if pts >= range.end { done = true; return }
+        guard try segment.targetTicks(ofSource: pts, in: sourceTimeBase) > lastOutputPTS else { return }
+        onScreen = (frame, pts)
+    }
+
+    /// Source timing: `picture` shown from source time `start` until `end`, on the output's timeline.
+    private func show(_ picture: (frame: Frame, pts: MediaTime), from start: MediaTime, until end: MediaTime) throws(MediaError) {
+        let a = try segment.targetTicks(ofSource: start, in: sourceTimeBase)
+        let b = end.isNumeric ? try segment.targetTicks(ofSource: end, in: sourceTimeBase) : a
+        emit(picture.frame, pts: a, duration: max(0, b - a))
+    }
+
+    /// Source timing: where the last picture, from `pts`, stops being shown with nothing after it:
+    /// its length (`PictureSpacing`), cut at the segment's end; the segment's end where its
+    /// length is not known.
+    private func lastPictureEnd(from pts: MediaTime) -> MediaTime {
+        let length = spacing.lastLength(average: track.format.averageFrameDuration)
+        let end = segment.sourceRange.end
+        guard length.isNumeric else { return end }
+        return end.isNumeric ? MediaTime.min(pts + length, end) : pts + length
     }
 
     /// Source timing of a slow-motion piece (`at` is on its source line): each picture lasts
@@ -285,39 +306,26 @@ final class VideoSource: SourceStage {
         emit(held.frame, pts: a, duration: b - a)
     }
 
-    /// How long a frame is shown (output ticks). Only the last frame's duration is kept by the
-    /// container, and a last sample of length 0 is dropped by players: where the source gives
-    /// none (Matroska), the gap before it stands in (or the segment end, or the average), and a
-    /// trim's end, which is the next frame's start, bounds it.
-    private func duration(of frame: Frame, at pts: MediaTime) -> Int64 {
-        var d = frame.duration > 0 ? MediaTime(ts: frame.duration, timeBase: sourceTimeBase) : .invalid
-        if !d.isNumeric, previousPTS.isNumeric, pts > previousPTS { d = pts - previousPTS }
-        let end = segment.sourceRange.end
-        if end.isNumeric, pts < end, !d.isNumeric || pts + d > end { d = segment.sourceRemaining(from: pts) }
-        if !d.isNumeric, let avg = track.format.averageFrameDuration { d = avg }
-        return d.isNumeric ? (try? segment.targetLengthTicks(of: d, in: sourceTimeBase)) ?? 0 : 0
-    }
-
     /// The end of the last picture, for the slots after the last frame.
     private func finishTiming() throws(MediaError) {
         if let picker, shownHeld != nil {
             // The last picture lasts to the end of what was read, on the phone's timeline.
-            let d = knownFrameDuration
-            try releaseShown(until: picker.sourceLine(ofFileTime: maxPTS + d), piece: picker.piece)
+            let d = spacing.lastLength(average: track.format.averageFrameDuration)
+            try releaseShown(until: picker.sourceLine(ofFileTime: maxPTS + (d.isNumeric ? d : knownFrameDuration)), piece: picker.piece)
         }
         if let held = leadIn {
-            // Nothing came after the frame on screen at the start: it is all the range shows.
+            // Nothing came after the picture before the start: it is all the range shows, for
+            // what is left of its length (nothing, where it ends before the start).
             leadIn = nil
-            let start = MediaTime(ts: held.decodedTimestamp, timeBase: sourceTimeBase)
-            var d = duration(of: held, at: start)
-            if start.isNumeric, let shift = try? segment.targetLengthTicks(from: start, to: segment.sourceRange.start, in: sourceTimeBase) {
-                d = max(0, d - shift)
-            }
-            emit(held, pts: try segment.targetTicks(ofSource: segment.sourceRange.start, in: sourceTimeBase), duration: d)
+            let end = lastPictureEnd(from: held.pts)
+            if !end.isNumeric || end > segment.sourceRange.start { try show(held, from: segment.sourceRange.start, until: end) }
+        }
+        if let shown = onScreen {
+            onScreen = nil
+            try show(shown, from: shown.pts, until: lastPictureEnd(from: shown.pts))
         }
         guard var r = retimer, !done || r.grid.inSession(r.nextSlot) else { return }
-        var frameDuration = lastFrameDuration
-        if !frameDuration.isNumeric, let avg = track.format.averageFrameDuration { frameDuration = avg }
+        var frameDuration = spacing.lastLength(average: track.format.averageFrameDuration)
         if !frameDuration.isNumeric { frameDuration = r.grid.frameDuration }
         var end = maxPTS.isNumeric ? maxPTS + frameDuration : .negativeInfinity
         if let picker, end.isNumeric { end = picker.sourceLine(ofFileTime: end) }
