@@ -22,11 +22,13 @@ struct SampleClock {
     /// table. Matroska writes the side data back itself.
     private let trimsByDuration: Bool
 
-    /// nil where the stream's own time base counts samples or finer.
+    /// nil where the stream's own time base counts samples or finer, and for a track that states
+    /// no priming (Opus states its pre-skip): elsewhere (AAC, Vorbis in Matroska) the stated
+    /// times stand, as `ffmpeg -c copy` keeps them (PassthroughCorpusTests).
     /// `first`: where the track's first packet starts on the stream's sample clock, where known.
     init?(stream: SourceStream, first: MediaTime?, trimsByDuration: Bool) {
         let rate = stream.sampleRate, tb = stream.timeBase
-        guard rate > 0, tb.num > 0, Int64(tb.num) * Int64(rate) > Int64(tb.den) else { return nil }
+        guard rate > 0, tb.num > 0, stream.primingSamples > 0, Int64(tb.num) * Int64(rate) > Int64(tb.den) else { return nil }
         stated = tb
         samples = TimeBase(num: 1, den: rate)
         slack = Int64(tb.num) * Int64(rate) / Int64(tb.den) / 2 + 1
