@@ -69,6 +69,16 @@ final class Packet {
         return stated.isNumeric ? stated : MediaTime(ts: dts, timeBase: timeBase)
     }
 
+    /// The samples at its end the decoder drops (skip-samples side data: Matroska's
+    /// DiscardPadding, an Ogg track's last granule position); nil where it states none.
+    var discardedAtEnd: Int64? {
+        var size = 0
+        guard let data = av_packet_get_side_data(pointer, AV_PKT_DATA_SKIP_SAMPLES, &size), size >= 8 else { return nil }
+        // Little-endian: 4 bytes skipped at the start, then 4 discarded at the end.
+        let end = UInt32(data[4]) | UInt32(data[5]) << 8 | UInt32(data[6]) << 16 | UInt32(data[7]) << 24
+        return Int64(end)
+    }
+
     func rescale(from: TimeBase, to: TimeBase) {
         av_packet_rescale_ts(pointer, from.rational, to.rational)
     }

@@ -361,17 +361,18 @@ public final class ExportSession: Sendable {
                 // Copied subtitles are cut to the range too (and read from the file's start).
                 return MadeLane(work: try subtitleLane(plan, output: i, env: env, conversion: nil, tee: tee))
             case .passthrough:
-                let source: any PacketSourceStage, stream: SourceStream
+                let source: any PacketSourceStage, stream: SourceStream, stamps: TimeBase
                 if plan.isComposed {
                     let inputs = try sourceInputs(plan, lane: i).map { $0.reading(tee?.readerOutput) }
                     let joined = try CopiedSequence(env: env, inputs: inputs)
-                    (source, stream) = (joined, joined.stream)
+                    (source, stream, stamps) = (joined, joined.stream, joined.timeBase)
                 } else {
                     let tap = try env.readers.tap(group: 0, output: tee?.readerOutput ?? i)
                     let copied = try CopiedSource(env: env, tap: tap, track: lp.track, segment: try chain.onlySegment())
-                    (source, stream) = (copied, copied.stream)
+                    (source, stream, stamps) = (copied, copied.stream, copied.timeBase)
                 }
-                let input = try env.writer.addPassthroughInput(from: stream, rotation: lp.track.format.rotation, metadata: lp.track.outputMetadata)
+                let input = try env.writer.addPassthroughInput(from: stream, stampedIn: stamps, rotation: lp.track.format.rotation,
+                                                               metadata: lp.track.outputMetadata)
                 return MadeLane(work: PacketLane(env: env, track: lp.track.index, stage: source, sink: PacketSink(env: env, output: i, input: input)))
             case .subtitle(let s):
                 return MadeLane(work: try subtitleLane(plan, output: i, env: env, conversion: s, tee: tee))

@@ -20,6 +20,8 @@ final class AudioSink: SinkStage {
     /// The pts of the first sample given to the encoder: packets ending by then are priming.
     private var firstEncodedPTS: Int64?
     private(set) var unitsOut = 0
+    /// The decoder needs the priming packet (`AudioFamily.decoderNeedsPriming`): it is kept.
+    private let needsPriming: Bool
     var packetsWritten: Int { files.files[0].packetsWritten }
     var perDestination: [(unitsOut: Int, packetsWritten: Int)] { files.counts(unitsOut: unitsOut) }
     let encoders = 1
@@ -31,6 +33,7 @@ final class AudioSink: SinkStage {
         c.globalHeader = destinations[0].env.writer.needsGlobalHeader
         let encoder = try Encoder(c)
         self.encoder = encoder
+        needsPriming = AudioFamily.of(encoder: encoder.codecName)?.decoderNeedsPriming ?? false
         guard let format = SampleFormat(named: settings.sampleFormat) else {
             throw MediaError(.invalidSettings, "unknown sample format '\(settings.sampleFormat)'")
         }
@@ -104,6 +107,17 @@ final class AudioSink: SinkStage {
         return f
     }
 
+    /// A kept priming packet before the file's 0 (a track that starts the file) in Matroska:
+    /// FFmpeg's Matroska writer would move every track of the file later by it to have nothing
+    /// before 0. It is put at 0, with the first sample: it shows nothing, and its decoder only
+    /// needs it first (libavcodec stamps the first sound with the next packet's time).
+    /// Elsewhere (Ogg) it keeps its own time, which the container states.
+    private static func placePriming(_ packet: Packet, in file: EncodedOutputs.File) {
+        guard file.env.writer.format.isMatroska, packet.pts != FFmpeg.noPTS, packet.pts < 0 else { return }
+        packet.pts = 0
+        packet.dts = 0
+    }
+
     private func receivePackets() throws(MediaError) {
         while let packet = try encoder.receive() {
             // The encoder's priming (AAC: 1024 samples before the first one given) is hidden by
@@ -119,6 +133,11 @@ final class AudioSink: SinkStage {
                 priming = false
             }
             let late = (firstEncodedPTS ?? 0) > 0
+            if priming && needsPriming {
+                // Vorbis's priming shows nothing but its decoder needs it: every file gets it.
+                try files.deliver(packet, timeBase: encoder.timeBase, frames: nil, placing: Self.placePriming)
+                continue
+            }
             try files.deliver(packet, timeBase: encoder.timeBase, frames: nil) { file in
                 !priming || !(late || file.env.writer.format.isMatroska)
             }

@@ -16,6 +16,8 @@ final class CopiedSequence: PacketSourceStage {
     private var previousTime: MediaTime = .invalid
     /// The first segment's stream, whose format the writer input takes (all are alike).
     let stream: SourceStream
+    /// What its samples are stamped in: the first segment's (all are alike).
+    let timeBase: TimeBase
 
     init(env: LaneEnvironment, inputs: [ExportSession.SourceInput]) throws(MediaError) {
         guard let first = inputs.first else { throw MediaError(.processing, "the plan reads no source for this track") }
@@ -23,6 +25,7 @@ final class CopiedSequence: PacketSourceStage {
         self.inputs = inputs
         current = try Self.make(first, env: env, continuing: nil)
         stream = current.stream
+        timeBase = current.timeBase
         finished = LaneStatistics(track: first.track.index)
     }
 

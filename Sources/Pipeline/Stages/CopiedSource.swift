@@ -16,7 +16,11 @@ final class CopiedSource: PacketSourceStage {
     /// Where its packets come from.
     private let tap: PacketTap
     private let track: Track
+    /// What its samples are stamped in: the stream's time base, or for sound its container
+    /// counts coarser than samples, one tick per sample (`clock`).
     let timeBase: TimeBase
+    /// Puts a sound track's packets on its sample clock (nil: the stream's own stamps serve).
+    private var clock: SampleClock?
     /// What of the source is copied (copied samples are never retimed: scale 1).
     private let segment: TimeSegment
     private var timestamps: CopiedTimestamps
@@ -53,7 +57,11 @@ final class CopiedSource: PacketSourceStage {
         guard segment.scale.isIdentity else {
             throw MediaError(.invalidSettings, "a copied track cannot be played at another speed: reencode it instead")
         }
-        timeBase = tap.stream.timeBase
+        // A copy from the track's start: its first packet where the container meant it.
+        let fromStart = segment.sourceRange.start <= track.startTime
+        clock = SampleClock(stream: tap.stream, first: fromStart ? Self.firstPacket(track: track, stream: tap.stream) : nil,
+                            trimsByDuration: !env.writer.format.isMatroska)
+        timeBase = clock?.samples ?? tap.stream.timeBase
         let origin = try segment.sourceOrigin(in: timeBase)
         if var carried = continuing {
             carried.origin = origin
@@ -85,6 +93,7 @@ final class CopiedSource: PacketSourceStage {
             }
             try env.checkCancelled()
             statistics.packetsRead += 1
+            clock?.place(packet)
             let pts = MediaTime(ts: packet.pts, timeBase: timeBase)
             if pts.isNumeric { lastTime = pts }
             if !started {
@@ -128,6 +137,13 @@ final class CopiedSource: PacketSourceStage {
         if packet.isKeyframe && time >= range.end { return .end }
         guard time.isNumeric, time < range.end, keepsLeadIn || time >= range.start else { return .skip }
         return .keep
+    }
+
+    /// Where a sound track's first packet starts: where its sound starts less the samples its
+    /// decoder drops (nil where the track's start is not known).
+    private static func firstPacket(track: Track, stream: SourceStream) -> MediaTime? {
+        guard track.mediaType == .audio, track.startTime.isNumeric, stream.sampleRate > 0 else { return nil }
+        return track.startTime - MediaTime(value: stream.primingSamples, timescale: stream.sampleRate)
     }
 
     private func learn() {

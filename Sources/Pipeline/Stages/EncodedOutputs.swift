@@ -26,12 +26,15 @@ struct EncodedOutputs {
     }
 
     /// Writes `packet` (stamped in `timeBase`) into every file `into` takes; `frames` is the
-    /// progress count, nil for each file's own count of packets.
-    mutating func deliver(_ packet: Packet, timeBase: TimeBase, frames: Int?, into: (File) -> Bool = { _ in true }) throws(MediaError) {
+    /// progress count, nil for each file's own count of packets. `placing` may restamp each
+    /// file's own reference for that file's container.
+    mutating func deliver(_ packet: Packet, timeBase: TimeBase, frames: Int?, into: (File) -> Bool = { _ in true },
+                          placing: (Packet, File) -> Void = { _, _ in }) throws(MediaError) {
         let chosen = files.indices.filter { into(files[$0]) }
         for (n, f) in chosen.enumerated() {
             // The last file takes the encoder's packet itself; the others a new reference each.
             let own = n == chosen.count - 1 ? packet : try packet.reference()
+            placing(own, files[f])
             files[f].packetsWritten += 1
             try files[f].env.deliver(own, timeBase: timeBase, input: files[f].input, lane: files[f].output,
                                      frames: frames ?? files[f].packetsWritten)

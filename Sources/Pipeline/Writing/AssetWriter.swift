@@ -80,8 +80,9 @@ final class AssetWriter: @unchecked Sendable {
         try add(container.addStream(encodedBy: encoder), stampedIn: SubtitleEncoder.timeBase, rotation: 0, metadata: metadata)
     }
 
-    /// An input fed with the source's own packets (no decode, no encode).
-    func addPassthroughInput(from source: SourceStream, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
+    /// An input fed with the source's own packets (no decode, no encode), stamped in
+    /// `stampedIn` (nil: the source stream's time base).
+    func addPassthroughInput(from source: SourceStream, stampedIn: TimeBase? = nil, rotation: Int, metadata: [String: String]) throws(MediaError) -> Int {
         // MP4 describes VP9 by profile, bit depth and chroma layout (vpcC). Without a known picture
         // format FFmpeg writes the box empty and cannot read the file back.
         if source.lacksVP9PictureFormat && format.isISOMedia {
@@ -91,7 +92,7 @@ final class AssetWriter: @unchecked Sendable {
         let st = try container.addStream(copying: source)
         if source.carriesDolbyVision { carriesDolbyVision = true }
         noteExperimental(source.codecName)
-        return try add(st, stampedIn: source.timeBase, rotation: rotation, metadata: metadata)
+        return try add(st, stampedIn: stampedIn ?? source.timeBase, rotation: rotation, metadata: metadata)
     }
 
     private func noteExperimental(_ codec: String) {

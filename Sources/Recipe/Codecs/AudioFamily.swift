@@ -23,6 +23,12 @@ public struct AudioFamily: Sendable {
     public var experimentalIn: [ContainerFormat] = []
     /// The bit rates its encoder opens at, by channels and sample rate (nil: any the recipe asks).
     public var bitrateLimits: BitrateLimits? = nil
+    /// Its decoder makes no sound of the encoder's priming packet (the one before the first
+    /// sample) but needs it to decode the next one (Vorbis: each block overlaps the one before):
+    /// that packet is written wherever the track goes. Left out, the decoder would make nothing
+    /// of the next packet either, and the track would lose its first samples. (AAC's priming
+    /// decodes to sound of its own, which is left out where no edit list hides it.)
+    public var decoderNeedsPriming = false
 
     /// The rows, the default first.
     public static let all: [AudioFamily] = [.aac, .opus, .vorbis, .flac, .alac, .pcm]
@@ -61,7 +67,8 @@ public struct AudioFamily: Sendable {
     /// Vorbis, WebM's older audio codec (libvorbis at an average bit rate).
     public static let vorbis = AudioFamily(
         codec: .vorbis, displayName: "Vorbis", encoders: ["libvorbis"],
-        sampleRates: [48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000], bitrateLimits: .libvorbis)
+        sampleRates: [48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000], bitrateLimits: .libvorbis,
+        decoderNeedsPriming: true)
 
     public static let flac = AudioFamily(
         codec: .flac, displayName: "FLAC", encoders: ["flac"], sampleRates: [], lossless: true, experimentalIn: [.mp4, .m4a, .mov])
