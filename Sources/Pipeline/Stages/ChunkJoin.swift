@@ -57,7 +57,7 @@ final class ChunkJoin: PacketSourceStage {
                 guard shownInChunk == 0 else { return unit }
                 try checkStart(unit)
                 guard let inBand else { return unit }
-                let carried = try unit.packet.withData(inBand.withParameterSets(unit.packet.bytes))
+                let carried = try unit.packet.withData(inBand.withParameterSets(Array(unit.packet.bytes)))
                 return TimedPacket(packet: carried, timeBase: unit.timeBase)
             }
             try checkCount()
