@@ -193,4 +193,42 @@ struct SmartOutputsCLITests {
         #expect(made.count == 81)
         #expect(Array(made[16..<75]).map(\.hash) == Array(source[61..<120]).map(\.hash))
     }
+
+    @Test("smart: require in a cut-out beside stills of the composition: the stills are drawn for themselves, the track stays smart (source packets between the cuts), the stills show the composed frames")
+    func composedStills() throws {
+        let dir = Scratch()
+        try SmartRenderCLITests.makeSource(dir.file("clip.mp4"), seconds: 6)
+        try Self.write(dir, """
+            recipe: 1
+            reader:
+              outputs:
+                picture: { track: video }
+            composition:
+              video:
+                - { start: 0.4s, end: 2.3s }
+                - { start: 3.1s, end: 5.5s }
+            outputs:
+              - path: smart.mp4
+                inputs:
+                  - { source: picture, settings: { codec: h264, smart: require } }
+              - path: "still-{n}.png"
+                images: { source: picture, at: [0.5s, 2.5s] }
+            """)
+        let plan = try Self.plan(dir)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("smart    output track 1: "), "\(plan.stdout)")
+        #expect(plan.stdout.contains("stills of output 2: the composition's video drawn for them alone (nothing encoded)"), "\(plan.stdout)")
+        let r = try Self.run(dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = dir.file("smart.mp4")
+        try SmartRenderCLITests.checkFrames(out, stamps: Array(12..<69) + Array(93..<165))
+        let source = Set(try CopiedCompositionCLITests.packets(dir.file("clip.mp4")).map(\.hash))
+        let copied = try CopiedCompositionCLITests.packets(out).filter { source.contains($0.hash) }.count
+        // Two copied runs of one group (30 pictures) each; each run's first sample carries its
+        // parameter sets before its own bytes.
+        #expect(copied == 58, "\(copied) packets are the source's")
+        // 0.5 s: segment 1 at 0.9 s (frame 27); 2.5 s: segment 2 (from 1.9 s) at 3.7 s (frame 111).
+        #expect(try CompositionStillsCLITests.stamp(dir.file("still-1.png")) == 27)
+        #expect(try CompositionStillsCLITests.stamp(dir.file("still-2.png")) == 111)
+    }
 }

@@ -150,9 +150,10 @@ extension RecipeCompiler {
     }
 
     /// Whether `lead` (the first output) encodes the composition's video from pictures the stills
-    /// can take at the render size: a copy draws nothing, and layers are drawn on its own canvas.
+    /// can take at the render size: a copy draws nothing, nor does a smart-rendered track (its
+    /// runs read apart, most of them copied), and layers are drawn on its own canvas.
     private static func drawsAtRenderSize(_ lead: ConversionPlan, render: (width: Int, height: Int)) -> Bool {
-        guard lead.isComposed, let s = lead.lanes.first(where: { $0.videoSettings != nil })?.videoSettings else { return false }
+        guard lead.isComposed, lead.smart.isEmpty, let s = lead.lanes.first(where: { $0.videoSettings != nil })?.videoSettings else { return false }
         return ExportSession.stillDrawing(lead) != .canvas || (s.width, s.height) == render
     }
 
