@@ -85,6 +85,10 @@ public struct ConversionRequest: Sendable {
     public var videoComposition: VideoCompositionRequest?
     /// The video encoded in chunks and joined (`parallel:`, `run --chunks`); nil: in one piece.
     public var parallel: ParallelSpec?
+    /// Per output track (in the plan's `lanes` order), why it cannot be rendered smart though its
+    /// settings ask (`SmartPass`): what the other outputs of its read make of it, which the
+    /// compiler knows only once every output is planned (`RecipeCompiler.smartSharingObstacles`).
+    public var smartObstacles: [Int: String] = [:]
 
     public init(source: String, output: String, tracks: [TrackRequest]) {
         self.source = source; self.output = output; self.tracks = tracks

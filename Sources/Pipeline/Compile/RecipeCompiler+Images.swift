@@ -21,9 +21,21 @@ extension RecipeCompiler {
         try refuseSingleOutputPath(recipe, output: output)
         try refuseUnsupportedComposition(recipe)
         let read = try ReadSources.load(recipe, input: input)
+        let compiled = try compileOutputs(recipe, reading: read, overwrite: overwrite, assistant: assistant)
+        // A smart track whose read also makes another output or stills is planned again, as a
+        // full encode or refused: its stills then take the pictures the full encode decodes.
+        let obstacles = smartSharingObstacles(compiled.files, images: compiled.images)
+        return obstacles.isEmpty ? compiled : try compileOutputs(recipe, reading: read, overwrite: overwrite, assistant: assistant, smartObstacles: obstacles)
+    }
+
+    /// The media files and stills of `outputs:`, against the sources `read`.
+    private static func compileOutputs(_ recipe: Recipe, reading read: ReadSources, overwrite: Bool, assistant: SettingsAssistant,
+                                       smartObstacles: [Int: [Int: String]] = [:]) throws -> CompiledOutputs {
         var errors: [Diagnostic] = []
         var files: [CompiledRecipe] = []
-        do { files = try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant) } catch let e as RecipeErrors { errors += e.diagnostics }
+        do {
+            files = try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant, smartObstacles: smartObstacles)
+        } catch let e as RecipeErrors { errors += e.diagnostics }
         var images: [(number: Int, plan: StillPlan)] = [], leftOut: [String] = []
         var mismatches: [Diagnostic] = []
         var drawing: ConversionPlan?
@@ -138,9 +150,10 @@ extension RecipeCompiler {
     }
 
     /// Whether `lead` (the first output) encodes the composition's video from pictures the stills
-    /// can take at the render size: a copy draws nothing, and layers are drawn on its own canvas.
+    /// can take at the render size: a copy draws nothing, nor does a smart-rendered track (its
+    /// runs read apart, most of them copied), and layers are drawn on its own canvas.
     private static func drawsAtRenderSize(_ lead: ConversionPlan, render: (width: Int, height: Int)) -> Bool {
-        guard lead.isComposed, let s = lead.lanes.first(where: { $0.videoSettings != nil })?.videoSettings else { return false }
+        guard lead.isComposed, lead.smart.isEmpty, let s = lead.lanes.first(where: { $0.videoSettings != nil })?.videoSettings else { return false }
         return ExportSession.stillDrawing(lead) != .canvas || (s.width, s.height) == render
     }
 

@@ -54,7 +54,10 @@ public enum RecipeCompiler {
         guard !recipe.outputs.isEmpty else { return [try compile(recipe, input: input, output: output, overwrite: overwrite, assistant: assistant)] }
         try refuseSingleOutputPath(recipe, output: output)
         try refuseUnsupportedComposition(recipe)
-        return try compileFiles(recipe, reading: try ReadSources.load(recipe, input: input), overwrite: overwrite, assistant: assistant)
+        let read = try ReadSources.load(recipe, input: input)
+        let files = try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant)
+        let obstacles = smartSharingObstacles(files, images: [])
+        return obstacles.isEmpty ? files : try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant, smartObstacles: obstacles)
     }
 
     /// `-o` names a single output: a recipe with `outputs:` names each one itself.
@@ -65,15 +68,17 @@ public enum RecipeCompiler {
     }
 
     /// The media-file outputs of `outputs:`, each planned against the sources `read`; two that
-    /// make one path are refused at the second one's line.
-    static func compileFiles(_ recipe: Recipe, reading read: ReadSources, overwrite: Bool, assistant: SettingsAssistant) throws -> [CompiledRecipe] {
+    /// make one path are refused at the second one's line. `smartObstacles`: per output (its
+    /// position in the result), `ConversionRequest.smartObstacles`.
+    static func compileFiles(_ recipe: Recipe, reading read: ReadSources, overwrite: Bool, assistant: SettingsAssistant,
+                             smartObstacles: [Int: [Int: String]] = [:]) throws -> [CompiledRecipe] {
         let recipe = try expandingLadders(recipe, reading: read)
         var compiled: [CompiledRecipe] = [], errors: [Diagnostic] = []
         var made: [String: Int] = [:], segmentMarks: [Mark?] = []
         let numbers = recipe.outputs.filter { $0.images == nil }.map(\.number)
-        for (r, number) in zip(recipe.eachOutput, numbers) {
+        for (k, (r, number)) in zip(recipe.eachOutput, numbers).enumerated() {
             do {
-                let c = try compile(r, reading: read, output: nil, overwrite: overwrite, assistant: assistant)
+                let c = try compile(r, reading: read, output: nil, overwrite: overwrite, assistant: assistant, smartObstacles: smartObstacles[k] ?? [:])
                 if let first = made[c.plan.outputPath] {
                     errors.append(recipe.diagnostic(r.output.path?.mark, "output \(number) makes the same file as output \(first) (\(c.plan.outputPath)): each output is a file of its own"))
                 }
@@ -126,7 +131,7 @@ public enum RecipeCompiler {
 
     /// One output of the recipe (`recipe` has it as its `output` and writer inputs), against sources loaded already.
     static func compile(_ recipe: Recipe, reading read: ReadSources, output: String?, overwrite: Bool,
-                                assistant: SettingsAssistant) throws -> CompiledRecipe {
+                                assistant: SettingsAssistant, smartObstacles: [Int: String] = [:]) throws -> CompiledRecipe {
         let (source, files, primary, asset, others) = (read.source, read.files, read.primary, read.asset, read.others)
         guard let template = output ?? recipe.output.path?.value else {
             throw MediaError(.cannotCreateOutput, "no output path: name one with -o OUTPUT or 'output: path:' in the recipe", file: recipe.file)
@@ -193,6 +198,7 @@ public enum RecipeCompiler {
         request.fragmented = recipe.output.fragment != nil
         request.selectiveDecode = recipe.selectiveDecode
         request.parallel = recipe.parallel
+        request.smartObstacles = smartObstacles
         request.metadataSpec = recipe.output.metadata
         request.metadata = MetadataKeeping.set(by: recipe.output.metadata, now: ISO8601DateFormatter().string(from: Date()))
         request.timeline = timeline(of: recipe, files: files, input: source)

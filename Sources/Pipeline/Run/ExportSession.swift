@@ -385,10 +385,6 @@ public final class ExportSession: Sendable {
     private static func smartLane(_ plan: ConversionPlan, output i: Int, render: SmartRender, env: LaneEnvironment,
                                   tee: Tee?) throws(MediaError) -> PacketLane {
         let track = plan.lanes[i].track
-        guard tee?.others.isEmpty ?? true, tee?.stills.isEmpty ?? true, tee?.composedStills.isEmpty ?? true else {
-            throw MediaError(.unsupported, "a smart-rendered track is written to one output and draws no stills: give the other outputs their own recipe",
-                             setting: "smart")
-        }
         if !plan.isComposed { try env.readers.tap(group: 0, output: tee?.readerOutput ?? i).detach() }
         let sequence = try SmartSequence(env: env, render: render, sources: plan.sources)
         let input = try env.writer.addPassthroughInput(from: sequence.stream, rotation: track.format.rotation, metadata: track.outputMetadata)
@@ -583,6 +579,12 @@ public final class ExportSession: Sendable {
         // is negotiated first.
         var plans = planned
         for k in plans.indices where plans[k].graph == nil { try Negotiation.negotiate(&plans[k]) }
+        // The compiler plans a smart track whose read makes more as a full encode (or refuses
+        // it); a plan made without it is refused here, before anything is written.
+        if let s = OutputSet.smartSharing(plans, stills: stills).first {
+            throw MediaError(.unsupported, "a smart-rendered track is written to one output and draws no stills: give the other outputs their own recipe",
+                             file: plans[s.plan].outputPath, track: plans[s.plan].lanes[s.lane].track.index, setting: "smart")
+        }
         let feeds = OutputSet.feeds(plans)
         let stillFeeds = OutputSet.stillFeeds(plans, stills: stills)
         let reader = OutputSet.readers(plans, feeds: feeds)

@@ -33,6 +33,7 @@ enum SmartPass {
             throw SmartObstacle("a \(plan.format.rawValue) output is not joined so (MP4, MOV and MKV are)")
         }
         try checkShape(plan)
+        if let why = plan.request?.smartObstacles[l] { throw SmartObstacle(why) }
         let chain = plan.chains[l]
         let segments: [TimeSegment]
         do throws(MediaError) { segments = try chain.segments() } catch { throw SmartObstacle(error.message) }
