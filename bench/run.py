@@ -17,6 +17,8 @@ the HLS ladder scenario p results/hls-ladder.*
 keeps its last numbers, with that run's date).
 """
 import argparse, json, os, platform, re, shlex, shutil, statistics, subprocess, sys, time
+
+import smart_chunks  # (t) and (u)
 from fractions import Fraction
 from pathlib import Path
 
@@ -176,9 +178,12 @@ def inputs(quick, wanted):
                       "--audio-rate", 48000)
     if {"q", "r", "s"} & set(wanted):
         i["q"] = i["r"] = i["s"] = make(WORK / f"q-1080p30-{s}s.mp4", "--seconds", s, "--width", 1920, "--height", 1080, "--fps", 30, "--texture")
-    if "o" in wanted:
+    if "o" in wanted or "t" in wanted:
         minutes = 1 if quick else 10
-        i["o"] = stills_source(WORK / f"o-1080p30-gop2s-{minutes}min.mp4", minutes * 60)
+        i["o"] = i["t"] = stills_source(WORK / f"o-1080p30-gop2s-{minutes}min.mp4", minutes * 60)
+    if "u" in wanted:
+        seconds = 20 if quick else 300
+        i["u"] = chunk_source(WORK / f"u-1080p30-{seconds}s.mp4", seconds)
     if "e" not in wanted:
         return i
     clips = WORK / "e-clips"
@@ -211,6 +216,17 @@ def stills_source(path, seconds):
         print(f"  making {path.name}", flush=True)
         sh(["ffmpeg", "-v", "error", "-y", "-nostdin", "-f", "lavfi", "-i", f"testsrc2=size=1920x1080:rate={STILLS_FPS}", "-t", str(seconds)]
            + x264("veryfast", 23, STILLS_GOP) + ["-x264-params", "scenecut=0", "-pix_fmt", "yuv420p", str(path)])
+    return path
+
+
+def chunk_source(path, seconds):
+    """(u)'s input: 1080p30 H.264 (x264 veryfast, a keyframe every 2 s) with AAC 48 kHz stereo, made by
+    the ffmpeg command line (lavfi testsrc2 and a tone)."""
+    if not path.exists():
+        print(f"  making {path.name}", flush=True)
+        sh(["ffmpeg", "-v", "error", "-y", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30", "-f", "lavfi",
+            "-i", "sine=frequency=440:sample_rate=48000", "-t", str(seconds)] + x264("veryfast", 23, 60)
+           + ["-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-ac", "2", str(path)])
     return path
 
 
@@ -1220,7 +1236,9 @@ def main():
               "p": "1080p60 → a 4-rung H.264 HLS ladder, 6 s fMP4 segments: vs ffmpeg's split=4 + -var_stream_map",
               "o": f"{STILLS_COUNT} exact stills of 1080p30 H.264, 2 s GOPs: images vs an ffmpeg -ss loop",
               "q": "1080p30 → AV1 (SVT-AV1 preset 8, quality 35)", "r": "1080p30 → VP9 (cpu-used 4, row-mt, quality 31)",
-              "s": "1080p30 → ProRes 422 HQ (prores_ks, 10-bit 4:2:2, MOV)"}
+              "s": "1080p30 → ProRes 422 HQ (prores_ks, 10-bit 4:2:2, MOV)",
+              "t": "smart cut-out: 2 s out of 10 minutes of 1080p30 H.264, 2 s GOPs (x264 veryfast, quality 23)",
+              "u": "chunked encoding: 5 minutes of 1080p30 → HEVC (x265 medium, quality 28), --chunks auto"}
     results = {}
     for key in wanted:
         print(f"scenario {key}: {titles[key]} …", flush=True)
@@ -1318,6 +1336,10 @@ def main():
             results[key] = ladder_run(src[key], a.runs) | {"title": titles[key]}
         elif key == "p":
             results[key] = hls_ladder_run(src[key], a.runs) | {"title": titles[key]}
+        elif key == "t":
+            results[key] = smart_chunks.smart_run(sys.modules[__name__], src[key], a.runs) | {"title": titles[key]}
+        elif key == "u":
+            results[key] = smart_chunks.chunk_run(sys.modules[__name__], src[key]) | {"title": titles[key]}
 
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     versions = {
@@ -1341,6 +1363,12 @@ def main():
         (RESULTS / "hls-ladder.json").write_text(json.dumps({"machine": meta, "scenarios": {"p": hls}}, indent=2) + "\n")
         lines = hls_ladder_report(hls, meta, a.runs, a.quick)
         (RESULTS / "hls-ladder.md").write_text("\n".join(lines))
+        print("\n".join(lines))
+    if "t" in results or "u" in results:
+        group = {k: results.pop(k) for k in ("t", "u") if k in results}
+        (RESULTS / "smart-chunks.json").write_text(json.dumps({"machine": meta, "scenarios": group}, indent=2) + "\n")
+        lines = smart_chunks.report(group.get("t"), group.get("u"), meta, a.runs, a.quick)
+        (RESULTS / "smart-chunks.md").write_text("\n".join(lines))
         print("\n".join(lines))
     if "o" in results:
         stills = {"o": results.pop("o")}
