@@ -30,9 +30,11 @@ struct SampleClock {
         let rate = stream.sampleRate, tb = stream.timeBase
         guard rate > 0, tb.num > 0, stream.primingSamples > 0, Int64(tb.num) * Int64(rate) > Int64(tb.den) else { return nil }
         stated = tb
-        samples = TimeBase(num: 1, den: rate)
+        let clock = TimeBase(num: 1, den: rate)
+        samples = clock
         slack = Int64(tb.num) * Int64(rate) / Int64(tb.den) / 2 + 1
-        next = first.flatMap { try? $0.ts(in: TimeBase(num: 1, den: rate)) }.flatMap { $0 == FFmpeg.noPTS ? nil : $0 }
+        // A start that does not fit 64 bits in samples leaves the first packet at its stated time.
+        next = first.flatMap { try? $0.ts(in: clock) }.flatMap { $0 == FFmpeg.noPTS ? nil : $0 }
         self.trimsByDuration = trimsByDuration
     }
 
