@@ -12,7 +12,10 @@ struct BatchCommand: Command {
     static let help = """
         OVERVIEW: \(abstract) Made for cron: each file is converted exactly
         once whatever happens (overlapping runs, crashes, files still being copied in, corrupt files,
-        a full disk), and many machines can share one folder. See docs/batch.md.
+        a full disk), and many machines can share one folder. A recipe with `parallel:` shares
+        each file's chunks instead: every run (any host, every slice) claims and encodes chunks of
+        the same file, each exactly once, and the run that finishes the last one joins. See
+        docs/batch.md.
 
         USAGE: \(usage)
 
@@ -246,6 +249,10 @@ struct BatchCommand: Command {
                 case .claimedElsewhere(let f, let h): if verbose && !jsonOut { writeOut("      \(line(f)): being converted on \(line(h))") }
                 case .skipped(let s): printError("warning: \(Self.shown(s)): skipped, \(line(s.reason)) (recorded in the ledger; said once)")
                 case .warning(let f, let m): printError("warning: \(line(f)): \(line(m))")
+                case .chunking(let f, let i, let n, let chunks, let present):
+                    if talk && !jsonOut { writeOut("[\(i)/\(n)] \(line(f)): \(chunks) chunks, \(present) in place; encoding those no other run holds …") }
+                case .chunkEncoded(let f, let k, let n, let s):
+                    if talk && !jsonOut { writeOut("      \(line(f)): chunk \(k)/\(n) encoded in \(String(format: "%.1f", s)) s") }
                 }
             }
         } catch let e as MediaError {
@@ -291,7 +298,8 @@ struct BatchCommand: Command {
             for f in report.planned { writeOut("would convert \(line(f))") }
             for r in report.refused { writeOut("would refuse \(line(r.path)): \(line(r.reason))") }
             writeOut(Self.summary(report, dryRun: true))
-        } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty || !report.postponed.isEmpty || !report.growing.isEmpty {
+        } else if verbose || !report.converted.isEmpty || !report.failed.isEmpty || !report.postponed.isEmpty || !report.growing.isEmpty
+                    || !report.chunks.isEmpty {
             writeOut(Self.summary(report))
             for f in report.failed { writeOut("  failed: \(line(f.source)) (exit \(f.exitCode)): \(line(f.error))") }
             for f in report.postponed { writeOut("  postponed: \(line(f.source)) (exit \(f.exitCode)): \(line(f.error))") }
@@ -322,6 +330,8 @@ struct BatchCommand: Command {
         if !r.givenUp.isEmpty { parts.append("given up \(r.givenUp.count)") }
         if r.otherShard > 0 { parts.append("other shards \(r.otherShard)") }
         if !r.claimedElsewhere.isEmpty { parts.append("claimed elsewhere \(r.claimedElsewhere.count)") }
+        if !r.chunks.isEmpty { parts.append("chunks encoded \(r.chunks.count)") }
+        if !r.chunksElsewhere.isEmpty { parts.append("joined by another run \(r.chunksElsewhere.count) (its last chunks are encoded there)") }
         if !r.retryLater.isEmpty { parts.append("retry later \(r.retryLater.count)") }
         if !r.triedElsewhere.isEmpty { parts.append("tried elsewhere this run \(r.triedElsewhere.count)") }
         if !r.skipped.isEmpty { parts.append("skipped \(r.skipped.count) (not regular files or unreadable folders)") }
@@ -344,6 +354,8 @@ struct BatchCommand: Command {
             "removedTempFiles": r.removedTempFiles, "removedClaims": r.removedClaims,
             "seconds": r.seconds, "mediaSeconds": r.mediaSeconds, "bytesIn": r.bytesIn, "ledgerLinesRead": r.ledgerLinesRead,
             "ledgerUnreadable": r.ledgerUnreadable,
+            "chunks": r.chunks.map { ["source": $0.source, "chunk": $0.chunk, "chunks": $0.chunks, "seconds": $0.seconds] as [String: Any] },
+            "chunksElsewhere": r.chunksElsewhere,
             "warnings": r.warnings.map { w -> [String: Any] in
                 var o = noticeObject(w.notice, source: w.source)
                 o["source"] = w.source

@@ -110,4 +110,95 @@ struct SlurmTests {
         #expect(second.map { $0["alreadyDone"] as? Int ?? 0 }.reduce(0, +) == names.count)
         #expect(F.ledger(dir.file("out")).count == lines, "the second array wrote no ledger line")
     }
+
+    @Test("a 4-task array converts one long file in chunks, each chunk exactly once, joined once; again with two tasks killed mid-chunk and requeued")
+    func chunkedFile() throws {
+        let dir = Scratch()
+        let cluster: SlurmCluster
+        switch try SlurmCluster.start(in: dir.file("slurm")) {
+        case .success(let c): cluster = c
+        case .failure(let why):
+            print("SlurmTests skipped: \(why.reason)")
+            return
+        }
+        defer { cluster.stop() }
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        let src = dir.file("in/long.mp4")
+        try SmartRenderCLITests.makeSource(src, seconds: 24)
+        F.settle(dir.file("in"))
+        func job(_ name: String, preset: String, out: String) throws -> String {
+            let recipe = dir.file(name + ".yaml")
+            try ChunkedEncodeCLITests.recipe(output: "{dir}/{stem}-joined.mp4", parallel: "{ chunks: 12 }")
+                .replacingOccurrences(of: "preset: ultrafast", with: "preset: \(preset)").write(toFile: recipe, atomically: true, encoding: .utf8)
+            let job = dir.file(name + ".sh")
+            try """
+                #!/bin/bash
+                exec "\(Binary.path)" batch "\(recipe)" --input-dir "\(dir.file("in"))" --output-dir "\(out)" --jobs 1 --json --claim-timeout 10
+                """.write(toFile: job, atomically: true, encoding: .utf8)
+            chmod(job, 0o755)
+            return job
+        }
+        let env = ["SLURM_CONF": cluster.conf]
+        /// Each chunk recorded once, the file done once, nothing left, the frames of one encode.
+        func expectJoinedOnce(_ out: String) throws {
+            #expect(BatchChunksCLITests.chunkLines(out) == Array(1...12), "chunk lines \(BatchChunksCLITests.chunkLines(out))")
+            #expect(F.ledger(out).filter { $0.status == .done }.map(\.source) == ["long.mp4"])
+            BatchChunksCLITests.expectClean(out)
+            #expect(try CompositionRunCLITests.stamps(out + "/long-joined.mp4").map(\.stamp) == Array(0..<720).map { Optional($0) })
+        }
+
+        // Round 1: the array as it is.
+        let first = try job("first", preset: "ultrafast", out: dir.file("out1"))
+        let r = try cluster.sbatch(["--array=0-3", "--wait", "--time=10", "--cpus-per-task=1", "--chdir=\(dir.path)",
+                                    "--output=\(dir.path)/first-%a.out", "--error=\(dir.path)/first-%a.err", first])
+        try #require(r.status == 0, "sbatch: \(r.stdout) \(r.stderr)\n\(cluster.diagnosis())")
+        let reports = try (0..<4).map { t in
+            let out = (try? String(contentsOfFile: dir.file("first-\(t).out"), encoding: .utf8)) ?? ""
+            return try #require(F.json(out), "task \(t): \(out) \((try? String(contentsOfFile: dir.file("first-\(t).err"), encoding: .utf8)) ?? "")")
+        }
+        #expect(reports.allSatisfy { $0["status"] as? String == "ok" })
+        let encoded = reports.flatMap { ($0["chunks"] as? [[String: Any]] ?? []).compactMap { $0["chunk"] as? Int } }.sorted()
+        #expect(encoded == Array(1...12), "the tasks' chunks between them: \(encoded)")
+        #expect(reports.flatMap { $0["converted"] as? [String] ?? [] } == ["long.mp4"])
+        try expectJoinedOnce(dir.file("out1"))
+        try BatchChunksCLITests.expectSameAsWhole(dir.file("out1/long-joined.mp4"), source: src, dir)
+
+        // Round 2: slower chunks; two running tasks killed mid-chunk, then requeued.
+        let out2 = dir.file("out2")
+        let second = try job("second", preset: "slower", out: out2)
+        let submitted = try cluster.sbatch(["--array=0-3", "--parsable", "--requeue", "--time=10", "--cpus-per-task=1", "--chdir=\(dir.path)",
+                                            "--output=\(dir.path)/second-%a.out", "--error=\(dir.path)/second-%a.err", second])
+        let jobID = try #require(submitted.stdout.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) },
+                                 "sbatch: \(submitted.stderr)")
+        func running() throws -> [String] {
+            try SlurmCluster.shell(["squeue", "-h", "-j", jobID, "-t", "R", "-o", "%i"], environment: env).stdout
+                .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        var deadline = Date().addingTimeInterval(300)
+        var victims: [String] = []
+        while Date() < deadline {
+            let now = try running()
+            let inFlight = ((try? FileManager.default.subpathsOfDirectory(atPath: out2 + "/.reencode/chunks")) ?? []).filter { $0.contains(TempMarker.text) }
+            if now.count >= 2, !BatchChunksCLITests.chunkLines(out2).isEmpty, !inFlight.isEmpty { victims = Array(now.prefix(2)); break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try #require(victims.count == 2, "two tasks never ran at once mid-chunk\n\(cluster.diagnosis())")
+        for v in victims { _ = try SlurmCluster.shell(["scancel", "--signal=KILL", "--full", v], environment: env) }
+        deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, try !Set(running()).isDisjoint(with: victims) { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(BatchChunksCLITests.chunkLines(out2).count < 12, "the kills came after every chunk was done")
+        Thread.sleep(forTimeInterval: 1)
+        for v in victims {
+            let rq = try SlurmCluster.shell(["scontrol", "requeue", v], environment: env)
+            #expect(rq.status == 0, "requeue \(v): \(rq.stdout) \(rq.stderr)")
+        }
+        deadline = Date().addingTimeInterval(600)
+        while Date() < deadline {
+            let left = try SlurmCluster.shell(["squeue", "-h", "-j", jobID, "-o", "%i %T"], environment: env).stdout
+            if left.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { break }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        try #require(Date() < deadline, "the array did not finish\n\(cluster.diagnosis())")
+        try expectJoinedOnce(out2)
+    }
 }

@@ -99,6 +99,16 @@ public struct BatchReport: Sendable {
     public var ledgerLinesRead = 0
     /// Ledger lines that are not entries (`JOURNAL line N: …`): said on every run, never skipped in silence.
     public var ledgerUnreadable: [String] = []
+    /// Chunks of chunked outputs this run encoded (docs/batch.md, "One long file on many machines").
+    public struct ChunkWork: Sendable {
+        public let source: String
+        public let chunk: Int
+        public let chunks: Int
+        public let seconds: Double
+    }
+    public var chunks: [ChunkWork] = []
+    /// Chunked files whose last chunks other runs are encoding: the run that finishes the last one joins.
+    public var chunksElsewhere: [String] = []
 }
 
 public enum BatchEvent: Sendable {
@@ -110,15 +120,21 @@ public enum BatchEvent: Sendable {
     case skipped(BatchReport.Skipped)
     /// Something went wrong that does not undo the conversion (e.g. --move-done could not move).
     case warning(String, message: String)
+    /// A chunked file's chunks are being encoded: `present` of `chunks` were in place already.
+    case chunking(String, index: Int, of: Int, chunks: Int, present: Int)
+    case chunkEncoded(String, chunk: Int, of: Int, seconds: Double)
 }
 
 /// `reencode batch`: converts every media file of a folder tree that has no finished output yet,
 /// exactly once, whatever happens (docs/batch.md).
 public final class BatchRunner: Sendable {
     public let options: BatchOptions
-    private let cancelled = Atomic<Bool>(false)
-    /// How to stop each conversion under way (an export session, or a recipe's stills alone).
-    private let sessions = Locked<[UUID: @Sendable () -> Void]>([:])
+    let cancelled = Atomic<Bool>(false)
+    /// How to stop each conversion under way (an export session, a recipe's stills alone, a
+    /// file's chunk encoders).
+    let sessions = Locked<[UUID: @Sendable () -> Void]>([:])
+    /// The chunks this run encoded, as they finish.
+    let chunkWork = Locked<[BatchReport.ChunkWork]>([])
     /// Output subfolders this run made: removed at the end if still empty (a cancel, a failure).
     private let madeFolders = Locked<[String]>([])
 
@@ -209,6 +225,7 @@ public final class BatchRunner: Sendable {
                         case .doneElsewhere: s.report.alreadyDone += 1
                         case .givenUp: s.report.givenUp.append(todo[i].rel)
                         case .triedElsewhere: s.report.triedElsewhere.append(todo[i].rel)
+                        case .chunksElsewhere: s.report.chunksElsewhere.append(todo[i].rel)
                         case .cancelled: break
                         }
                     }
@@ -217,6 +234,7 @@ public final class BatchRunner: Sendable {
         }
         group.wait()
         report = shared.withLock { $0.report }
+        report.chunks = chunkWork.withLock { $0 }
         report.seconds = Date().timeIntervalSince(started)
         report.cancelled = cancelled.load(ordering: .acquiring)
         noteLedger(&report)
@@ -335,7 +353,8 @@ public final class BatchRunner: Sendable {
         var unmoved: [Item] = []
         defer { for item in unmoved { moveDone(item, events: events) } }
         for var item in scan.items {
-            guard inShard(item.rel) else {
+            // A chunked recipe's files are every slice's: each run claims their chunks.
+            guard inShard(item.rel) || sharesChunks else {
                 report.otherShard += 1
                 continue
             }
@@ -431,7 +450,7 @@ public final class BatchRunner: Sendable {
 
     // MARK: Convert one
 
-    enum Outcome { case converted(Double, Int64, [BatchReport.Warning]), failed(BatchReport.Failure), postponed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, cancelled }
+    enum Outcome { case converted(Double, Int64, [BatchReport.Warning]), failed(BatchReport.Failure), postponed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, chunksElsewhere, cancelled }
 
     /// The entry says its source made, or began to make, its output (a crash may come between
     /// the output's rename and the `done` line: the `started` line before it still names the owner).
@@ -439,7 +458,17 @@ public final class BatchRunner: Sendable {
 
     func claimPath(forOutput rel: String) -> String { claimsDir + "/" + FNV1a.hex(rel) + ".claim" }
 
-    func process(_ item: Item, index: Int, of total: Int, events: @Sendable (BatchEvent) -> Void) -> Outcome {
+    func process(_ item: Item, index: Int, of total: Int, events: @escaping @Sendable (BatchEvent) -> Void) -> Outcome {
+        // A chunked file's chunks are encoded first, claimed one by one beside other runs; the
+        // run that finds them all in place joins them under the file's claim.
+        var chunkFailure: MediaError?
+        if sharesChunks {
+            switch encodeChunks(item, index: index, of: total, events: events) {
+            case .join(let failure): chunkFailure = failure
+            case .outcome(let o): return o
+            }
+        }
+        var joined = false
         let claim: Claim
         // A refused source does not wait for its output's claim (its owner may hold it): it
         // claims itself, so that hosts record the refusal once between them.
@@ -492,6 +521,7 @@ public final class BatchRunner: Sendable {
             do {
                 // Side by side with other jobs: FFmpeg's log lines stay with their conversion.
                 var conversion = try FFmpegLog.scoped { try plan(item) }
+                joined = try joinChunks(&conversion, item, failure: chunkFailure, events: events)
                 // A series of stills is named once planned: its files are judged again.
                 if let refused = refusal(item, outputs: conversion.outputs) {
                     refuse(&entry, refused)
@@ -533,6 +563,8 @@ public final class BatchRunner: Sendable {
                 }
             } catch let e as MediaError where e.kind == .cancelled {
                 return .cancelled
+            } catch is ChunksElsewhere {
+                return .chunksElsewhere
             } catch where !claim.isHeld {
                 // Taken over while we stalled: the failure is likely the new owner's doing (it
                 // removed our temp file), and the file is its to record.
@@ -559,6 +591,9 @@ public final class BatchRunner: Sendable {
             events(.failed(item.rel, message: m))
             return .failed(BatchReport.Failure(source: item.rel, error: m, exitCode: c))
         }
+        // Joined, or failed joining (a chunk the check refused is encoded anew next time); a
+        // postponed or cancelled join keeps them.
+        if joined && (entry.status == .done || entry.status == .failed) { SharedChunks.removeAll(output: item.outputRel, stateDir: stateDir) }
         if entry.status == .postponed {
             return .postponed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? ExitCode.temporaryFailure))
         }

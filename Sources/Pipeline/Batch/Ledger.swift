@@ -8,7 +8,9 @@ public struct LedgerEntry: Codable, Sendable {
     /// that an output left by a crash before its `done` line is replaced by its own source, not
     /// refused. Neither done nor failed, and not an attempt. `postponed`: the system was short of
     /// memory, threads or open files (75): not the file's failure, and not an attempt either.
-    public enum Status: String, Codable, Sendable { case done, failed, skipped, started, postponed }
+    /// `chunk`: one chunk of `output`'s chunked encode (`chunk` of `chunks`) is in place, encoded
+    /// by this host (docs/batch.md, "One long file on many machines"); a record, not a result.
+    public enum Status: String, Codable, Sendable { case done, failed, skipped, started, postponed, chunk }
     public var time: String
     /// Relative to the input folder.
     public var source: String
@@ -60,6 +62,9 @@ public struct LedgerEntry: Codable, Sendable {
     /// `done`: what the output does not keep (the plan's warnings: `track #3: …`), absent when
     /// it keeps everything.
     public var warnings: [String]?
+    /// `chunk`: which chunk (from 1) of how many.
+    public var chunk: Int?
+    public var chunks: Int?
 
     /// Every file the entry names: `outputs`, else `output` alone (one output, older ledgers).
     public var files: [Output] {

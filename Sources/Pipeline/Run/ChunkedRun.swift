@@ -73,12 +73,44 @@ enum ChunkedRun {
     }
 }
 
-/// The chunk encoders of one chunked run: `workers` at a time, longest chunks first (the last
-/// to start is short, so all end near together); the first failure cancels the rest. Each chunk
-/// is an `ExportSession` of its own plan, made when a worker takes it (planning runs in parallel too).
+/// Who hands a chunked run its chunks: this run alone (`OwnChunks`), or claims shared with the
+/// other batch runs on one output folder (`SharedChunks`, many machines). Called from the
+/// workers' threads.
+protocol ChunkDealer: Sendable {
+    /// The next chunk to encode (its index), or nil when none is left for this run.
+    func next() -> Int?
+    /// Chunk `k`'s file is in place; its encode took `seconds`.
+    func finished(_ k: Int, seconds: Double)
+    /// Chunk `k` was not finished (a failure, a cancel): it is free to be encoded again.
+    func abandoned(_ k: Int)
+}
+
+/// Every chunk for this run, longest first: the last to start is short, so all end near together.
+final class OwnChunks: ChunkDealer {
+    private let order: [Int]
+    private let taken = Locked(0)
+
+    init(_ chunking: ChunkedEncode) {
+        order = chunking.chunks.indices.sorted { chunking.chunks[$0].frames > chunking.chunks[$1].frames }
+    }
+
+    func next() -> Int? {
+        taken.withLock { n in
+            guard n < order.count else { return nil }
+            defer { n += 1 }
+            return order[n]
+        }
+    }
+
+    func finished(_ k: Int, seconds: Double) {}
+    func abandoned(_ k: Int) {}
+}
+
+/// The chunk encoders of one chunked run: `workers` at a time, taking chunks from a dealer
+/// (longest first); the first failure cancels the rest. Each chunk is an `ExportSession` of its
+/// own plan, made when a worker takes it (planning runs in parallel too).
 final class ChunkWorkers: Sendable {
     private struct State {
-        var next = 0
         var active: [Int: ExportSession] = [:]
         var failure: MediaError?
         var stopped = false
@@ -90,15 +122,15 @@ final class ChunkWorkers: Sendable {
     private let plan: ConversionPlan
     private let chunking: ChunkedEncode
     private let folder: String
-    private let order: [Int]
+    private let dealer: any ChunkDealer
     private let state: Locked<State>
 
-    init(plan: ConversionPlan, folder: String) {
+    init(plan: ConversionPlan, folder: String, dealer: (any ChunkDealer)? = nil) {
         let chunking = plan.chunking!
         self.plan = plan
         self.chunking = chunking
         self.folder = folder
-        order = chunking.chunks.indices.sorted { chunking.chunks[$0].frames > chunking.chunks[$1].frames }
+        self.dealer = dealer ?? OwnChunks(chunking)
         state = Locked(State(done: Array(repeating: .zero, count: chunking.chunks.count)))
     }
 
@@ -131,11 +163,14 @@ final class ChunkWorkers: Sendable {
             let chunk = chunking.chunks[k]
             do throws(MediaError) {
                 let session = ExportSession(plan: try ChunkedRun.chunkPlan(plan, chunk: k, folder: folder), decoderCores: chunking.threadsPerWorker)
-                guard begin(session, chunk: k) else { return }
+                guard begin(session, chunk: k) else { dealer.abandoned(k); return }
                 defer { state.withLock { _ = $0.active.removeValue(forKey: k) } }
+                let t0 = DispatchTime.now().uptimeNanoseconds
                 try session.run { [self] p in report(chunk: k, at: p.outputTime, started: started, to: progress) }
+                dealer.finished(k, seconds: Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
                 report(chunk: k, at: chunk.outputRange.end - chunk.outputRange.start, started: started, to: progress)
             } catch {
+                dealer.abandoned(k)
                 var named = error
                 if error.kind != .cancelled { named.message = "chunk \(chunk.number) (\(chunk.outputRange)): \(error.message)" }
                 fail(named.at(file: plan.source.path))
@@ -144,13 +179,10 @@ final class ChunkWorkers: Sendable {
         }
     }
 
-    /// The next chunk to encode, longest first; nil once all are taken or the run stopped.
+    /// The next chunk to encode (the dealer's); nil once none is left or the run stopped.
     private func take() -> Int? {
-        state.withLock { s in
-            guard !s.stopped, s.next < order.count else { return nil }
-            defer { s.next += 1 }
-            return order[s.next]
-        }
+        guard !state.withLock({ $0.stopped }) else { return nil }
+        return dealer.next()
     }
 
     /// Registers a chunk's session so that a cancel reaches it; false: the run already stopped.
