@@ -118,6 +118,10 @@ final class VideoSink: SinkStage {
         var opts = s.codecOptions
         let encoder = VideoEncoder.named(s.encoderName)
         if let encoder { opts = encoder.options(opts, quality: s.quality, level: s.encoderLevel) }
+        // A chunk encoder's share of the cores, where the thread count alone does not bound the library.
+        if let t = s.encoderThreads, let key = encoder?.threadParameter, let parameters = encoder?.parameters {
+            opts = parameters.adding(["\(key)=\(t)"], to: opts)
+        }
         if s.keyframeGrid != nil, case .pictureType(let forcing, let entries)? = encoder?.keyframes {
             opts.merge(forcing) { _, forced in forced }
             if let parameters = encoder?.parameters { opts = parameters.adding(entries, to: opts) }

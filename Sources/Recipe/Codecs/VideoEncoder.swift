@@ -47,6 +47,11 @@ public struct VideoEncoder: Sendable {
     public var fixedOptions: [FixedOption] = []
     /// Tile columns chosen by the picture's width; nil: the library's own.
     public var tileColumns: TileColumns? = nil
+    /// The parameter-string key that bounds the library's worker threads, where FFmpeg's thread
+    /// count does not (x265 sizes its pool, SVT-AV1 its logical processors, by the machine's
+    /// cores whatever the count): a chunk encoder given its share of the cores is held to it.
+    /// Nil: the thread count is the bound (x264, libvpx, libaom, ProRes).
+    public var threadParameter: String? = nil
     /// How it runs two passes (`passes: 2`, `target-size`), or why it cannot.
     public var twoPass: TwoPass = .unsupported("it has no two-pass rate control")
 

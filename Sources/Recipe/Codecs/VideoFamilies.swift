@@ -43,6 +43,7 @@ extension VideoFamily {
             parameters: ParameterString(option: "x265-params", aliases: [], quiet: (key: "log-level", value: "error")),
             hdr: HDRSignalling(masteringDisplay: "master-display", contentLightLevel: "max-cll"),
             guessesShortEncodeDTS: true,
+            threadParameter: "pools",
             twoPass: .parameters(pass: "pass", file: "stats"))],
         profiles: [
             Profile("main", depth: 8, chroma: 420), Profile("main-intra", depth: 8, chroma: 420),
@@ -108,6 +109,7 @@ extension VideoFamily {
         pictureSizes: PictureSizes(minimum: (64, 64), maximum: (16384, 8704)),
         // Its input classes: below 314,880 luma samples (656x480) preset 13 runs as 12.
         smallPictureSpeed: SmallPictureSpeed(fastest: "12", lumaSamples: 314_880, sizeName: "360p and lower"),
+        threadParameter: "lp",
         // FFmpeg 5.1's wrapper passes neither the pass flags nor statistics on (SVT-AV1's own
         // multi-pass needs its `passes` and `stats` parameters, which the wrapper does not expose).
         twoPass: .unsupported("FFmpeg 5.1's libsvtav1 wrapper has no two-pass rate control"))
