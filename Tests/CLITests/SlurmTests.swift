@@ -19,6 +19,17 @@ private final class SlurmCluster {
         return .success(SlurmCluster(dir: dir))
     }
 
+    /// The started cluster, or nil (having printed why) only where Slurm cannot be installed or
+    /// run here (not root, no apt).
+    static func startOrSkip(in dir: String) throws -> SlurmCluster? {
+        switch try start(in: dir) {
+        case .success(let c): return c
+        case .failure(let why):
+            print("SlurmTests skipped: \(why.reason)")
+            return nil
+        }
+    }
+
     private init(dir: String) {
         self.dir = dir
         conf = dir + "/slurm.conf"
@@ -58,14 +69,7 @@ struct SlurmTests {
     @Test("a 4-task job array converts a folder exactly once, every slice; a second array converts nothing")
     func jobArray() throws {
         let dir = Scratch()
-        let cluster: SlurmCluster
-        switch try SlurmCluster.start(in: dir.file("slurm")) {
-        case .success(let c): cluster = c
-        case .failure(let why):
-            // Only where Slurm cannot be installed or run (not root, no apt), and it says why.
-            print("SlurmTests skipped: \(why.reason)")
-            return
-        }
+        guard let cluster = try SlurmCluster.startOrSkip(in: dir.file("slurm")) else { return }
         defer { cluster.stop() }
         let names = (0..<12).map { i in i % 4 == 3 ? "day\(i % 2)/clip\(i).mp4" : "clip\(i).mp4" }.sorted()
         try F.folder(dir.file("in"), names)
@@ -114,13 +118,7 @@ struct SlurmTests {
     @Test("a 4-task array converts one long file in chunks, each chunk exactly once, joined once; again with two tasks killed mid-chunk and requeued")
     func chunkedFile() throws {
         let dir = Scratch()
-        let cluster: SlurmCluster
-        switch try SlurmCluster.start(in: dir.file("slurm")) {
-        case .success(let c): cluster = c
-        case .failure(let why):
-            print("SlurmTests skipped: \(why.reason)")
-            return
-        }
+        guard let cluster = try SlurmCluster.startOrSkip(in: dir.file("slurm")) else { return }
         defer { cluster.stop() }
         try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
         let src = dir.file("in/long.mp4")
