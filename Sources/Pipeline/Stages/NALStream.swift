@@ -85,9 +85,34 @@ struct NALStream: Sendable, Equatable {
     }
 
     /// The record's parameter sets, then the sample's own units: what a run's first picture
-    /// carries when a decoder may hold another run's.
+    /// carries when a decoder may hold another run's. A sample that brings its own sets before
+    /// its first picture unit (a stream with parameter sets in band: `avc3`, `hev1`) is kept
+    /// as it is: a decoder takes those, and the source's bytes stay the source's.
     func withParameterSets(_ bytes: [UInt8]) -> [UInt8] {
-        sample(parameterSets) + bytes
+        carriesSequenceSet(bytes) ? bytes : sample(parameterSets) + bytes
+    }
+
+    /// The sample holds a sequence parameter set (H.264 type 7, HEVC 33) before its first
+    /// picture unit (H.264 types 1–5, HEVC 0–31).
+    func carriesSequenceSet(_ bytes: [UInt8]) -> Bool {
+        var i = 0
+        while i + lengthSize < bytes.count {
+            var length = 0
+            for k in 0..<lengthSize { length = length << 8 | Int(bytes[i + k]) }
+            let header = i + lengthSize
+            guard length > 0, header + length <= bytes.count else { return false }
+            let type = family == .h264 ? Int(bytes[header] & 0x1f) : Int(bytes[header] >> 1 & 0x3f)
+            switch family {
+            case .h264:
+                if type == 7 { return true }
+                if (1...5).contains(type) { return false }
+            case .hevc:
+                if type == 33 { return true }
+                if type <= 31 { return false }
+            }
+            i = header + length
+        }
+        return false
     }
 
     /// An HEVC sample whose CRA slices (type 21) are made BLA_N_LP (18), its bytes otherwise as
