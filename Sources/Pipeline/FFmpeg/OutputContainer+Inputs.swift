@@ -14,6 +14,20 @@ struct OutputStream {
     /// Its packets come steadily, one after another (video, audio), not now and then (subtitles).
     var isSteady: Bool { [AVMEDIA_TYPE_VIDEO, AVMEDIA_TYPE_AUDIO].contains(pointer.pointee.codecpar.pointee.codec_type) }
 
+    /// HDR10's static metadata as the container states it (MP4's `mdcv` and `clli`, Matroska's
+    /// colour elements), each where the stream states none yet: an encoder's (read from the
+    /// source's SEI by the settings assistant), or a smart-rendered track's, whose copied
+    /// pictures carry it in their SEI while the source's container stated nothing.
+    func state(masteringDisplay: MasteringDisplay?, contentLightLevel: ContentLightLevel?) throws(MediaError) {
+        var size = 0
+        if let m = masteringDisplay, rx_stream_side_data(pointer, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size) == nil {
+            try FFmpeg.check(rx_stream_set_mastering(pointer, m.sideDataValues), "mastering display metadata")
+        }
+        if let c = contentLightLevel, rx_stream_side_data(pointer, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size) == nil {
+            try FFmpeg.check(rx_stream_set_content_light(pointer, UInt32(clamping: c.maxCLL), UInt32(clamping: c.maxFALL)), "content light level")
+        }
+    }
+
     /// Turns the picture for display (clockwise degrees) and sets the track's metadata.
     func finish(rotation: Int, metadata: [String: String]) throws(MediaError) {
         if rotation != 0 {
@@ -46,13 +60,9 @@ extension OutputContainer {
         st.pointee.time_base = encoder.timeBase.rational
         // Matroska states a pixel aspect from the stream's (MP4's `pasp` from the parameters').
         st.pointee.sample_aspect_ratio = st.pointee.codecpar.pointee.sample_aspect_ratio
-        if let m = encoder.masteringDisplay {
-            try FFmpeg.check(rx_stream_set_mastering(st, m.sideDataValues), "mastering display metadata")
-        }
-        if let c = encoder.contentLightLevel {
-            try FFmpeg.check(rx_stream_set_content_light(st, UInt32(clamping: c.maxCLL), UInt32(clamping: c.maxFALL)), "content light level")
-        }
-        return OutputStream(pointer: st)
+        let stream = OutputStream(pointer: st)
+        try stream.state(masteringDisplay: encoder.masteringDisplay, contentLightLevel: encoder.contentLightLevel)
+        return stream
     }
 
     /// A stream fed by a subtitle encoder (opened already), in its time base.

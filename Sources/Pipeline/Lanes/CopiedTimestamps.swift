@@ -91,6 +91,12 @@ struct CopiedTimestamps {
             guard !overflow, move <= max((max(packet.duration, 1) - 1) / 2, 1) else { throw outOfOrder }
             pts = dts
         }
+        // A sample stated without a length (FFmpeg's MP4 reader states none where the file has
+        // composition offsets) lasts what the one before it did: the muxer counts every other
+        // sample's length from the next one's decode time, but the last one's from this alone —
+        // without it the copy's last picture had no length, the track ended a picture early, and
+        // an edit list ending at that picture's start hid it from every player.
+        if packet.duration <= 0, let lastDTS, dts > lastDTS { packet.duration = dts - lastDTS }
         packet.dts = dts
         packet.pts = pts ?? dts
         lastDTS = dts

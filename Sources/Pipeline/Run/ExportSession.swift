@@ -388,6 +388,9 @@ public final class ExportSession: Sendable {
         if !plan.isComposed { try env.readers.tap(group: 0, output: tee?.readerOutput ?? i).detach() }
         let sequence = try SmartSequence(env: env, render: render, sources: plan.sources)
         let input = try env.writer.addPassthroughInput(from: sequence.stream, rotation: track.format.rotation, metadata: track.outputMetadata)
+        // As a full encode states it: the copied pictures' SEI carries it, the source's container may not.
+        let settings = plan.lanes[i].videoSettings
+        try env.writer.stateHDR(input: input, masteringDisplay: settings?.masteringDisplay, contentLightLevel: settings?.contentLightLevel)
         return PacketLane(env: env, track: track.index, stage: sequence, sink: PacketSink(env: env, output: i, input: input))
     }
 

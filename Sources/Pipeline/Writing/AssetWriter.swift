@@ -95,6 +95,12 @@ final class AssetWriter: @unchecked Sendable {
         return try add(st, stampedIn: stampedIn ?? source.timeBase, rotation: rotation, metadata: metadata)
     }
 
+    /// A copied input's HDR10 static metadata where its source's container stated none (a
+    /// smart-rendered track: `OutputStream.state`).
+    func stateHDR(input: Int, masteringDisplay: MasteringDisplay?, contentLightLevel: ContentLightLevel?) throws(MediaError) {
+        try inputs[input].stream.state(masteringDisplay: masteringDisplay, contentLightLevel: contentLightLevel)
+    }
+
     private func noteExperimental(_ codec: String) {
         if AudioFamily.of(encoder: codec)?.experimentalIn.contains(format) == true { holdsExperimental = true }
     }
