@@ -140,6 +140,20 @@ struct ChunkBudgetCLITests {
         #expect(rule["kind"] as? String == "budgets" && rule["bitrate"] as? Int == 400_000 && rule["chunkPasses"] as? Int == 2, "\(rule)")
     }
 
+    @Test("AV1 at a bitrate by SVT-AV1, which runs one pass only, is refused for chunking at parallel (65), nothing written")
+    func oneEncoderPass() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try SmartRenderCLITests.makeSource(src, seconds: 3)
+        let text = Self.recipe(output: "out.mp4", video: "bitrate: 400k", parallel: "{ chunks: 2 }")
+            .replacingOccurrences(of: "codec: h264", with: "codec: av1").replacingOccurrences(of: "preset: veryfast", with: "preset: '12'")
+        let r = try ChunkedEncodeCLITests.run(dir, text, src)
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("r.yaml:11:11: error: the output cannot be encoded in chunks: its video is coded at a bitrate by libsvtav1, which runs one pass only, "
+                                  + "and each chunk is coded to its budget in two: add 'passes: 2' (another encoder then codes it) or set a 'quality'"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["clip.mp4", "r.yaml"])
+    }
+
     @Test("target-size 750000 bytes in 3 chunks: the whole file within ±3 % of it; passes: 2 with a bitrate likewise lands within ±3 %")
     func targetSizeAndTwoPasses() throws {
         let dir = Scratch()

@@ -50,7 +50,7 @@ enum ChunkPass {
         let running = min(workers, chunks.count)
         var made = ChunkedEncode(lane: l, chunks: chunks, workers: running, threadsPerWorker: max(1, cores / running),
                                  gopFrames: gop, frameTimes: times, files: nil)
-        made.rate = rate(plan, settings: s)
+        made.rate = try rate(plan, settings: s)
         return made
     }
 
@@ -84,8 +84,14 @@ enum ChunkPass {
     /// A video coded at a bitrate (asked, or derived from `target-size`; with `passes: 2`, or without
     /// a quality) is spent over the whole by per-chunk budgets (`ChunkBudgets`); otherwise each
     /// chunk is coded at the output's quality.
-    private static func rate(_ plan: ConversionPlan, settings s: ResolvedVideoSettings) -> ChunkRate {
+    /// Each budgeted chunk is coded in two passes: an encoder without them (SVT-AV1 under FFmpeg
+    /// 5.1) cannot code a chunk to its budget.
+    private static func rate(_ plan: ConversionPlan, settings s: ResolvedVideoSettings) throws(ChunkObstacle) -> ChunkRate {
         guard plan.targetSize != nil || s.passes == 2 || s.quality == nil, let b = s.bitrate else { return .quality }
+        if let encoder = VideoEncoder.named(s.encoderName), !encoder.twoPass.isSupported {
+            throw ChunkObstacle("its video is coded at a bitrate by \(encoder.name), which runs one pass only, and each chunk is coded to its budget in two: "
+                                + "add 'passes: 2' (another encoder then codes it) or set a 'quality'")
+        }
         return .budgets(bitrate: b)
     }
 
