@@ -10,6 +10,7 @@ enum ChunkText {
         guard let c = p.chunking else { return [] }
         var lines = ["", "chunks   \(c.chunks.count) chunk\(c.chunks.count == 1 ? "" : "s") of the video (\(c.frames) pictures, split on the keyframe grid every \(c.gopFrames) pictures), "
                      + "\(c.workers) at once with \(c.threadsPerWorker) thread\(c.threadsPerWorker == 1 ? "" : "s") each; joined without encoding again, then checked"]
+        if case .budgets(let bitrate) = c.rate { lines.append(budgetRule(bitrate)) }
         for chunk in c.chunks {
             lines.append("  chunk \(chunk.number)  \(range(chunk, p))  \(chunk.frames) picture\(chunk.frames == 1 ? "" : "s")  at \(chunk.outputRange.start.secondsDescription)  ends: \(chunk.why)")
         }
@@ -19,12 +20,26 @@ enum ChunkText {
     static func object(_ p: ConversionPlan) -> Any {
         guard let c = p.chunking else { return NSNull() }
         let start = p.source.startTime
-        return ["pictures": c.frames, "gopFrames": c.gopFrames, "workers": c.workers, "threadsPerWorker": c.threadsPerWorker,
+        return ["pictures": c.frames, "gopFrames": c.gopFrames, "workers": c.workers, "threadsPerWorker": c.threadsPerWorker, "rate": rate(c.rate),
                 "chunks": c.chunks.map { chunk -> [String: Any] in
                     ["number": chunk.number, "start": (chunk.sourceRange.start - start).seconds,
                      "end": chunk.sourceRange.end.isNumeric ? (chunk.sourceRange.end - start).seconds : NSNull(),
                      "at": chunk.outputRange.start.seconds, "pictures": chunk.frames, "why": chunk.why]
                 }] as [String: Any]
+    }
+
+    /// How a bitrate-coded output's chunk budgets are set: each chunk's is known only after the
+    /// run's first pass, so `plan` states the rule.
+    private static func budgetRule(_ bitrate: Int) -> String {
+        "  budgets  \(bitrate / 1000) kb/s over the whole video, shared by the chunks as a first pass measures them "
+            + "(each chunk coded fast at one quality: its share of the bits is its share of those bytes); each chunk coded to its budget in two passes"
+    }
+
+    private static func rate(_ rate: ChunkRate) -> [String: Any] {
+        switch rate {
+        case .quality: return ["kind": "quality"]
+        case .budgets(let bitrate): return ["kind": "budgets", "bitrate": bitrate, "chunkPasses": 2]
+        }
     }
 
     private static func range(_ chunk: ChunkedEncode.Chunk, _ p: ConversionPlan) -> String {

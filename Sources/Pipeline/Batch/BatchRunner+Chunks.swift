@@ -31,7 +31,7 @@ extension BatchRunner {
         if failures >= options.maxAttempts { return .outcome(.givenUp) }
         if failures > item.failuresAtScan { return .outcome(.triedElsewhere) }
         guard refusal(item, outputs: item.outputRels) == nil, let conversion = try? FFmpegLog.scoped({ try plan(item) }),
-              conversion.files.count == 1, conversion.stills.isEmpty, conversion.files[0].chunking != nil,
+              conversion.files.count == 1, conversion.stills.isEmpty, Self.sharesChunks(of: conversion.files[0]),
               let shared = try? sharedChunks(item, plan: conversion.files[0], events: events) else { return .join(failure: nil) }
         if shared.isComplete { return .join(failure: nil) }
         events(.chunking(item.rel, index: index + 1, of: total, chunks: shared.plan.chunking?.chunks.count ?? 0, present: shared.present))
@@ -54,7 +54,7 @@ extension BatchRunner {
     /// the conversion joins chunks.
     func joinChunks(_ conversion: inout BatchConversion, _ item: Item, failure: MediaError?,
                     events: @escaping @Sendable (BatchEvent) -> Void) throws -> Bool {
-        guard conversion.files.count == 1, conversion.stills.isEmpty, conversion.files[0].chunking != nil else { return false }
+        guard conversion.files.count == 1, conversion.stills.isEmpty, Self.sharesChunks(of: conversion.files[0]) else { return false }
         if let failure { throw failure }
         let shared = try sharedChunks(item, plan: conversion.files[0], events: events)
         if !shared.isComplete { try encode(shared) }
@@ -62,6 +62,13 @@ extension BatchRunner {
         guard shared.isComplete else { throw ChunksElsewhere() }
         conversion.files[0] = ChunkedRun.joinPlan(shared.plan, folder: shared.folder)
         return true
+    }
+
+    /// A chunked plan whose chunks other runs can encode: quality-coded. A bitrate-coded one's
+    /// budgets come from one first pass over the whole, so it is chunked on the machine that
+    /// converts it (as a plain `run` does).
+    static func sharesChunks(of plan: ConversionPlan) -> Bool {
+        plan.chunking?.rate == .quality
     }
 
     /// The shared chunks of `item`'s chunked `plan` (its split the first run's).

@@ -31,7 +31,9 @@ extension ChunkedEncode {
                          outputRange: TimeRange(start: frameTimes[begin], end: isLast ? last.outputRange.end : frameTimes[end]),
                          frames: end - begin, why: why[k])
         }
-        return ChunkedEncode(lane: lane, chunks: split, workers: max(1, min(workers, split.count)), threadsPerWorker: threadsPerWorker,
-                             gopFrames: gopFrames, frameTimes: frameTimes, files: nil)
+        var made = ChunkedEncode(lane: lane, chunks: split, workers: max(1, min(workers, split.count)), threadsPerWorker: threadsPerWorker,
+                                 gopFrames: gopFrames, frameTimes: frameTimes, files: nil)
+        made.rate = rate
+        return made
     }
 }

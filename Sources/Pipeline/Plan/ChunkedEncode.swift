@@ -17,11 +17,14 @@ public struct ChunkedEncode: Sendable {
         public let frames: Int
         /// Why it ends where it ends, in a few words (`plan`).
         public let why: String
+        /// Its share of a bitrate-coded output's bits, as a bitrate over its length: set by the
+        /// run from the first pass (`ChunkBudgets`); nil in a plan, and for quality-coded chunks.
+        public var bitrate: Int? = nil
     }
 
-    /// The output track (lane) chunked.
-    let lane: Int
-    public let chunks: [Chunk]
+    /// The output track (lane) chunked (a first pass's own plan has its video as lane 0).
+    var lane: Int
+    public internal(set) var chunks: [Chunk]
     /// Chunk encoders run at once, and each one's share of the cores.
     public let workers: Int
     public let threadsPerWorker: Int
@@ -32,6 +35,18 @@ public struct ChunkedEncode: Sendable {
     /// The chunk files to join, in order: set by the run once every chunk is encoded; nil in a
     /// plan (the run encodes them first).
     var files: [String]?
+    /// How the chunks are rate-controlled (`ChunkPass` sets it from the output's video settings).
+    public var rate: ChunkRate = .quality
 
     public var frames: Int { frameTimes.count }
+}
+
+/// How a chunked output's video spends its bits.
+public enum ChunkRate: Sendable, Equatable {
+    /// Every chunk at the output's constant quality: chunks coded apart make what one encode would.
+    case quality
+    /// A bitrate over the whole video (`bitrate`, `passes: 2`, `target-size`): a first pass measures
+    /// each chunk's complexity, each chunk's budget is the whole's bits by its share of it, and each
+    /// chunk is coded to its budget in two passes (`ChunkBudgets`).
+    case budgets(bitrate: Int)
 }

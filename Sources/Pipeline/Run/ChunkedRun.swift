@@ -59,6 +59,8 @@ enum ChunkedRun {
             throw MediaError(.processing, "chunk \(chunk.number)'s plan has \(made.lanes.count) tracks, not its video alone", file: plan.outputPath)
         }
         settings.encoderThreads = chunking.threadsPerWorker
+        // A budgeted chunk spends its share of the whole's bits, in two passes (`ChunkBudgets`).
+        if let budget = chunk.bitrate { (settings.bitrate, settings.quality, settings.passes) = (budget, nil, 2) }
         made.lanes[0].kind = .video(settings)
         return made
     }
@@ -66,9 +68,12 @@ enum ChunkedRun {
     /// The plan the output is then written by: the chunks joined from `folder`.
     static func joinPlan(_ plan: ConversionPlan, folder: String) -> ConversionPlan {
         var joined = plan
-        guard var chunking = plan.chunking, case .video(let s) = plan.lanes[chunking.lane].kind else { return plan }
+        guard var chunking = plan.chunking, case .video(var s) = plan.lanes[chunking.lane].kind else { return plan }
         chunking.files = chunking.chunks.map { file(folder, number: $0.number, settings: s) }
         joined.chunking = chunking
+        // The joined track copies the chunks' pictures: it runs no statistics pass (`TwoPassRun`).
+        s.passes = 1
+        joined.lanes[chunking.lane].kind = .video(s)
         return joined
     }
 }
@@ -166,7 +171,7 @@ final class ChunkWorkers: Sendable {
                 guard begin(session, chunk: k) else { dealer.abandoned(k); return }
                 defer { state.withLock { _ = $0.active.removeValue(forKey: k) } }
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                try session.run { [self] p in report(chunk: k, at: p.outputTime, started: started, to: progress) }
+                try session.run { [self] p in report(chunk: k, at: ChunkBudgets.encoded(p, chunk: chunk), started: started, to: progress) }
                 dealer.finished(k, seconds: Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
                 report(chunk: k, at: chunk.outputRange.end - chunk.outputRange.start, started: started, to: progress)
             } catch {

@@ -125,6 +125,7 @@ public final class ExportSession: Sendable {
         defer { passes.map(TwoPassRun.removeFolder) }
         var chunks: String?
         defer { chunks.map(ChunkedRun.removeFolder) }
+        var chunkPasses = 2
         do throws(MediaError) {
             var plans = self.plans
             if ChunkedRun.isNeeded(plans) {
@@ -134,7 +135,15 @@ public final class ExportSession: Sendable {
                 }
                 let folder = try ChunkedRun.makeFolder(for: plans[0])
                 chunks = folder
-                try runChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: 1, to: $0) })
+                // A bitrate-coded output's budgets come from a first pass over the chunks (`ChunkBudgets`).
+                if ChunkBudgets.isNeeded(plans[0]) {
+                    chunkPasses = 3
+                    plans[0] = try measureChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: 1, of: 3, to: $0) })
+                }
+                let encoding = chunkPasses
+                try runChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: encoding - 1, of: encoding, to: $0) })
+                // A budgeted chunk that missed its budget by much is coded once more (`ChunkBudgets.correction`).
+                if let again = try ChunkBudgets.correction(plans[0], folder: folder) { try runChunks(again, folder: folder, progress: nil) }
                 plans[0] = ChunkedRun.joinPlan(plans[0], folder: folder)
             }
             if TwoPassRun.isNeeded(plans) {
@@ -145,8 +154,9 @@ public final class ExportSession: Sendable {
             }
             let makers = try stills.map { (still) throws(MediaError) in try StillMaker(still, into: stillFiles) }
             stillPacketsAlone.withLock { $0 = 0 }
+            let last = chunks == nil ? 2 : chunkPasses
             let lanes = try runLanes(plans, temps: temps, makers: makers,
-                                     progress: passes == nil && chunks == nil ? progress : progress.map { ExportSession.reporting(pass: 2, to: $0) })
+                                     progress: passes == nil && chunks == nil ? progress : progress.map { ExportSession.reporting(pass: last, of: last, to: $0) })
             // A joined output is checked before it is put in place (however its chunks were made).
             for (temp, p) in zip(temps, plans) where p.chunking?.files != nil { try ChunkJoinCheck.verify(temp, plan: p) }
             // A composition's stills no output draws: drawn for them alone, nothing encoded.
@@ -209,18 +219,26 @@ public final class ExportSession: Sendable {
         try workers.run(progress: progress)
     }
 
+    /// A bitrate-coded chunked run's first pass (`ChunkBudgets`): the chunks coded fast at one
+    /// quality in `folder`'s first-pass folder, their sizes measured; `plan` with each chunk's budget.
+    private func measureChunks(_ plan: ConversionPlan, folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> ConversionPlan {
+        let measuring = try ChunkBudgets.measuringPlan(plan, folder: folder)
+        try runChunks(measuring, folder: ChunkBudgets.measuringFolder(folder), progress: progress)
+        return try ChunkBudgets.budgeted(plan, measuring: measuring, folder: folder)
+    }
+
     /// The lane is the first of two passes (`TwoPassRun`): its statistics are what it makes.
     static func isStatisticsPass(_ lane: LanePlan) -> Bool {
         if case .statistics? = lane.videoSettings?.ratePass { return true }
         return false
     }
 
-    /// `handler`, told which of two passes each report is of (the first pass's last is not the run's).
-    private static func reporting(pass: Int, to handler: @escaping @Sendable (ConversionProgress) -> Void) -> @Sendable (ConversionProgress) -> Void {
+    /// `handler`, told which of the passes each report is of (only the last pass's last report is the run's).
+    private static func reporting(pass: Int, of passes: Int = 2, to handler: @escaping @Sendable (ConversionProgress) -> Void) -> @Sendable (ConversionProgress) -> Void {
         { report in
             var p = report
-            (p.pass, p.passes) = (pass, 2)
-            if pass == 1 { p.isFinal = false }
+            (p.pass, p.passes) = (pass, passes)
+            if pass < passes { p.isFinal = false }
             handler(p)
         }
     }

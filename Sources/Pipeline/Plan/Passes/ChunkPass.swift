@@ -48,8 +48,10 @@ enum ChunkPass {
                                               why: k + 1 < starts.count ? "keyframe grid (every \(gop) pictures)" : "the end"))
         }
         let running = min(workers, chunks.count)
-        return ChunkedEncode(lane: l, chunks: chunks, workers: running, threadsPerWorker: max(1, cores / running),
-                             gopFrames: gop, frameTimes: times, files: nil)
+        var made = ChunkedEncode(lane: l, chunks: chunks, workers: running, threadsPerWorker: max(1, cores / running),
+                                 gopFrames: gop, frameTimes: times, files: nil)
+        made.rate = try rate(plan, settings: s)
+        return made
     }
 
     /// The one video track encoded (chunks split one picture stream).
@@ -69,13 +71,28 @@ enum ChunkPass {
         if plan.package != nil { throw ChunkObstacle("it is a streaming package (its renditions are encoded together)") }
         if plan.fragments != nil { throw ChunkObstacle("the output is fragmented on a keyframe grid") }
         if plan.fileLengthLimit != nil { throw ChunkObstacle("the output has a file-length limit") }
-        if plan.targetSize != nil || s.passes == 2 || s.quality == nil, let b = s.bitrate {
-            throw ChunkObstacle("its video is coded at a bitrate (\(b / 1000) kb/s): chunks are coded at a quality (set 'quality')")
+        if let m = s.maxBitrate {
+            throw ChunkObstacle("its video has a max-bitrate (\(m / 1000) kb/s), whose buffer a join cannot keep: each chunk's encoder "
+                                + "starts with its buffer filled as told (vbv-init), but at a join the buffer holds what the chunk before left, "
+                                + "which no encoder option sets, so the joined stream could underrun it")
         }
-        if s.maxBitrate != nil { throw ChunkObstacle("its video has a max-bitrate, whose buffer a join does not carry from chunk to chunk") }
         if s.smart != .off { throw ChunkObstacle("its video is rendered smart (copied where it can be)") }
         if s.keyframeGrid != nil { throw ChunkObstacle("its keyframes are on a grid of their own") }
         if s.deinterlace != nil && s.frameRate == nil { throw ChunkObstacle("its fields are made pictures at the source's timing") }
+    }
+
+    /// A video coded at a bitrate (asked, or derived from `target-size`; with `passes: 2`, or without
+    /// a quality) is spent over the whole by per-chunk budgets (`ChunkBudgets`); otherwise each
+    /// chunk is coded at the output's quality.
+    /// Each budgeted chunk is coded in two passes: an encoder without them (SVT-AV1 under FFmpeg
+    /// 5.1) cannot code a chunk to its budget.
+    private static func rate(_ plan: ConversionPlan, settings s: ResolvedVideoSettings) throws(ChunkObstacle) -> ChunkRate {
+        guard plan.targetSize != nil || s.passes == 2 || s.quality == nil, let b = s.bitrate else { return .quality }
+        if let encoder = VideoEncoder.named(s.encoderName), !encoder.twoPass.isSupported {
+            throw ChunkObstacle("its video is coded at a bitrate by \(encoder.name), which runs one pass only, and each chunk is coded to its budget in two: "
+                                + "add 'passes: 2' (another encoder then codes it) or set a 'quality'")
+        }
+        return .budgets(bitrate: b)
     }
 
     /// The output's pictures, on its timeline: slots of its frame rate, else the source's pictures in the range.
