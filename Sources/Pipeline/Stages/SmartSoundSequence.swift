@@ -118,7 +118,8 @@ final class SoundStretchEncoder {
     private let settings: ResolvedAudioSettings
     private var resampler: Resampler?
     private var fifo: AudioFIFO?
-    private var template: Frame?
+    /// Samples of silence still to queue (a piece before the file's sound, decoded before any frame).
+    private var owedSilence: Int64 = 0
     private var given: Int64 = 0
     private(set) var lastFile: String?
     private(set) var lastTime: MediaTime?
@@ -144,6 +145,7 @@ final class SoundStretchEncoder {
             try decode(piece, statistics: &statistics)
             try send(encoder, format: format, flush: false, into: &packets)
         }
+        guard owedSilence == 0 else { throw MediaError(.processing, "no sound decoded for a stretch of \(stretch.samples) samples") }
         try send(encoder, format: format, flush: true, into: &packets)
         try encoder.send(nil)
         while let p = try encoder.receive() { packets.append(p) }
@@ -174,7 +176,6 @@ final class SoundStretchEncoder {
             var written: Int64 = 0
             while written < piece.count, let timed = try source.next() {
                 guard case .samples(let frame, let position) = timed else { continue }
-                if template == nil { template = frame }
                 if position > written { try write(try frame.silence(samples: Int32(position - written))); written = position }
                 let n = min(Int64(frame.samples), piece.count - written)
                 guard n > 0 else { continue }
@@ -183,15 +184,18 @@ final class SoundStretchEncoder {
             }
             statistics.addReading(of: source.statistics)
             lastTime = source.lastTime
-            if written < piece.count {
-                guard let template else { throw MediaError(.processing, "no sound decoded at sample \(piece.from)") }
-                try write(try template.silence(samples: Int32(piece.count - written)))
-            }
+            // Before the file's sound (a lead-in at its start): silence, made once a frame shows its format.
+            if written < piece.count { owedSilence += piece.count - written }
         } catch { throw error.at(file: asset.path, track: piece.track) }
     }
 
     private func write(_ frame: Frame) throws(MediaError) {
         guard let fifo, let format = SampleFormat(named: settings.sampleFormat) else { return }
+        if owedSilence > 0 {
+            let n = owedSilence
+            owedSilence = 0
+            try write(try frame.silence(samples: Int32(n)))
+        }
         if resampler == nil {
             resampler = try frame.makeResampler(toRate: Int32(settings.sampleRate), format: format, layout: settings.channelLayout)
         }
