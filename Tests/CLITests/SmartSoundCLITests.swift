@@ -12,9 +12,11 @@ struct SmartSoundCLITests {
     static let frame = 1024.0 / 48000
 
     /// Like `SmartRenderCLITests.makeSource` (30 fps stamped pictures, a closed GOP every second,
-    /// a B-pyramid; a 1 kHz burst at each whole second + 0.5 s), with a quiet rising tone under
-    /// the bursts, so that every AAC frame of the source differs from every other (silence would
-    /// make frames alike). `size`: the pictures' width and height.
+    /// a B-pyramid; a 1 kHz burst at each whole second + 0.5 s), with a tone under the bursts
+    /// (0.08, rising from 440 Hz), so that every AAC frame of the source differs from every other
+    /// (silence would make frames alike) and an encoder started from silence at a cut sees an
+    /// onset (with a quieter tone FFmpeg's keeps long windows, and a join without the lead-in
+    /// passes unseen). `size`: the pictures' width and height.
     static func makeSource(_ path: String, seconds: Int, size: (Int, Int) = (320, 180)) throws {
         let rate = FrameRate(frames: 30)
         var video = GeneratedVideoFormat(width: size.0, height: size.1, frameRate: rate)
@@ -23,7 +25,7 @@ struct SmartSoundCLITests {
         let s = try FrameSource(path: path, video: video, audio: GeneratedAudioFormat())
         func tone(_ n: Int64) -> Float {
             let t = Double(n) / 48000, into = t - t.rounded(.down) - 0.5
-            let under = 0.03 * sin(2 * Double.pi * (200 * t + 5 * t * t))
+            let under = 0.08 * sin(2 * Double.pi * (440 * t + 5 * t * t))
             return Float(into >= 0 && into < 0.08 ? 0.5 * sin(2 * Double.pi * 1000 * into) + under : under)
         }
         var samplesDone = 0
@@ -34,6 +36,22 @@ struct SmartSoundCLITests {
             samplesDone = until
         }
         try s.finish()
+    }
+
+    /// Start times of the bursts (a rise above 0.3 after at least 0.2 s below it: the tone under
+    /// them stays below 0.1).
+    static func burstOnsets(_ path: String) throws -> [Double] {
+        let r = try SampleReader(path: path, track: .type(.audio, 0))
+        var onsets: [Double] = []
+        var lastLoud = -10.0
+        while let a = try r.nextAudio() {
+            for (i, s) in a.samples.enumerated() where abs(s) > 0.3 {
+                let t = a.pts.seconds + Double(i) / Double(a.sampleRate)
+                if t - lastLoud > 0.2 { onsets.append(t) }
+                lastLoud = t
+            }
+        }
+        return onsets
     }
 
     /// Each audio packet's pts, duration and MD5, in order.
@@ -105,7 +123,7 @@ struct SmartSoundCLITests {
             if e / max(peak, 0.01) > worst.ratio { worst = (e / max(peak, 0.01), i) }
         }
         #expect(worst.ratio < 0.05, "copied frame \(worst.frame) decodes \(worst.ratio) of its peak off the source's")
-        let got = try CompositionRunCLITests.burstOnsets(smart), want = try CompositionRunCLITests.burstOnsets(full)
+        let got = try Self.burstOnsets(smart), want = try Self.burstOnsets(full)
         #expect(got.count == bursts.count && want.count == bursts.count, "\(got) \(want)")
         for (g, (w, b)) in zip(got, zip(want, bursts)) {
             #expect(abs(g - w) < frame && abs(g - b) < frame, "burst at \(g): the full encode's at \(w), its picture's at \(b)")
@@ -158,7 +176,7 @@ struct SmartSoundCLITests {
         }
         // The bursts at 297.5 … 299.5 and (from the source's 301.5 on, 1 s earlier) 300.5 … 302.5 s:
         // each within an audio frame of the picture it was made with.
-        let onsets = try CompositionRunCLITests.burstOnsets(out).filter { $0 > 297 && $0 < 303 }
+        let onsets = try Self.burstOnsets(out).filter { $0 > 297 && $0 < 303 }
         #expect(onsets.count == 6, "\(onsets)")
         for (got, want) in zip(onsets, [297.5, 298.5, 299.5, 300.5, 301.5, 302.5]) { #expect(abs(got - want) < Self.frame, "burst at \(got), not \(want)") }
         let p = try Self.plan(dir, src)
