@@ -146,6 +146,7 @@ struct PlanCommand: Command {
             },
             "tracks": tracks,
             "smart": SmartText.object(p),
+            "smartSound": SmartText.soundObject(p),
             "chunks": ChunkText.object(p),
             "graph": GraphText.object(p),
             "metadata": MetadataText.object(p),

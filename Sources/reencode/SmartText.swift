@@ -20,7 +20,30 @@ enum SmartText {
                 lines.append("  segment \(run.piece)  \(what) \(range(run, p))  \(run.pictures) picture\(run.pictures == 1 ? "" : "s")\(groups)  at \(run.targetStart.secondsDescription)")
             }
         }
+        return lines + soundLines(p)
+    }
+
+    /// The sound of a smart-rendered output: its copied frames and the frames encoded at each cut,
+    /// or why it is encoded whole.
+    static func soundLines(_ p: ConversionPlan) -> [String] {
+        guard !p.smart.isEmpty else { return [] }
+        var lines: [String] = []
+        for (l, why) in p.soundObstacles.sorted(by: { $0.key < $1.key }) {
+            lines.append("sound    output track \(l + 1): encoded whole: \(why)")
+        }
+        for (l, sound) in p.smartSound.sorted(by: { $0.key < $1.key }) {
+            let encoded = sound.encodedFrames
+            lines.append("sound    output track \(l + 1): \(sound.copiedFrames) frames copied, \(encoded.reduce(0, +)) encoded (\(encoded.count) stretch\(encoded.count == 1 ? "" : "es") at the cuts: "
+                         + encoded.map(String.init).joined(separator: ", ") + "); each copied run within \(sound.offsets.map { abs($0) }.max() ?? 0) samples of a full encode's place")
+        }
         return lines
+    }
+
+    static func soundObject(_ p: ConversionPlan) -> Any {
+        guard !p.smartSound.isEmpty || !p.soundObstacles.isEmpty, !p.smart.isEmpty else { return NSNull() }
+        return p.smartSound.sorted(by: { $0.key < $1.key }).map { l, sound -> [String: Any] in
+            ["output": l + 1, "copiedFrames": sound.copiedFrames, "encodedFrames": sound.encodedFrames, "offsets": sound.offsets.map(Int.init)]
+        } + p.soundObstacles.sorted(by: { $0.key < $1.key }).map { l, why -> [String: Any] in ["output": l + 1, "encodedWhole": why] }
     }
 
     static func object(_ p: ConversionPlan) -> Any {

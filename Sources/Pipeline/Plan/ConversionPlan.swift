@@ -95,6 +95,10 @@ public struct ConversionPlan: Sendable {
     /// Video lanes (indices) rendered smart: their kept groups of pictures copied, the pictures
     /// around the cuts encoded (`SmartPass`).
     public internal(set) var smart: [Int: SmartRender] = [:]
+    /// Sound lanes of a smart-rendered output whose whole frames are copied (`SmartSoundPass`),
+    /// and why the others are encoded whole.
+    public internal(set) var smartSound: [Int: SmartSound] = [:]
+    public internal(set) var soundObstacles: [Int: String] = [:]
     /// The video track encoded in chunks and joined (`ChunkPass`); nil: in one piece.
     public internal(set) var chunking: ChunkedEncode?
 

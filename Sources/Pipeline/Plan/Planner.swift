@@ -60,6 +60,7 @@ public enum Planner {
         plan.notices += IgnoredSettings.notices(request.tracks, lanes: lanes)
         if let target = request.targetSize { try TargetSizePass.derive(target, for: &plan) }
         try SmartPass.plan(&plan)
+        SmartSoundPass.plan(&plan)
         try ChunkPass.plan(&plan, parallel: request.parallel)
         try Negotiation.negotiate(&plan)
         try LoudnessPass.measure(&plan)

@@ -298,6 +298,7 @@ public final class ExportSession: Sendable {
                 return MadeLane(work: try chunkLane(plan, output: i, chunking: chunking, files: files, env: env, tee: tee))
             }
             if let render = plan.smart[i] { return MadeLane(work: try smartLane(plan, output: i, render: render, env: env, tee: tee)) }
+            if let lane = try smartSoundLane(plan, output: i, env: env, tee: tee) { return MadeLane(work: lane) }
             switch lp.kind {
             case .video(let s):
                 let inputs = try sourceInputs(plan, lane: i).map { $0.reading(tee?.readerOutput) }
