@@ -17,6 +17,8 @@ public struct ChunkedEncode: Sendable {
         public let frames: Int
         /// Why it ends where it ends, in a few words (`plan`).
         public let why: String
+        /// Where it ends at a scene cut: the cut's difference (`SceneCuts`, 0–255); nil otherwise.
+        public var difference: Int? = nil
     }
 
     /// The output track (lane) chunked.
@@ -32,6 +34,12 @@ public struct ChunkedEncode: Sendable {
     /// The chunk files to join, in order: set by the run once every chunk is encoded; nil in a
     /// plan (the run encodes them first).
     var files: [String]?
+
+    /// Grid places the scene-cut measure looked at, and those it could not (`SceneCuts`: too far
+    /// from a source sync sample, or unreadable), which were split as if no cut were looked for.
+    public var placesMeasured = 0, placesUnmeasured = 0
+    /// The cores the plan was made for (the workers share them; `ChunkPrediction`).
+    public var cores = 1
 
     public var frames: Int { frameTimes.count }
 }

@@ -85,6 +85,8 @@ final class ChunkWorkers: Sendable {
         /// Per chunk, output time encoded so far.
         var done: [MediaTime]
         var lastReport: UInt64 = 0
+        /// Per chunk, when its encode started and ended (ns on the uptime clock) and its worker (`times`).
+        var spans: [(worker: Int, start: UInt64, end: UInt64?)?] = []
     }
 
     private let plan: ConversionPlan
@@ -99,7 +101,21 @@ final class ChunkWorkers: Sendable {
         self.chunking = chunking
         self.folder = folder
         order = chunking.chunks.indices.sorted { chunking.chunks[$0].frames > chunking.chunks[$1].frames }
-        state = Locked(State(done: Array(repeating: .zero, count: chunking.chunks.count)))
+        state = Locked(State(done: Array(repeating: .zero, count: chunking.chunks.count),
+                             spans: Array(repeating: nil, count: chunking.chunks.count)))
+    }
+
+    /// Each finished chunk's measured encode, from the first chunk's start.
+    func times() -> ChunkTimes {
+        let spans = state.withLock { $0.spans }
+        let origin = spans.compactMap { $0?.start }.min() ?? 0
+        let chunks = spans.enumerated().compactMap { k, span -> ChunkTimes.Chunk? in
+            guard let span, let end = span.end else { return nil }
+            return ChunkTimes.Chunk(number: chunking.chunks[k].number, worker: span.worker,
+                                    start: Double(span.start - origin) / 1e9, seconds: Double(end - span.start) / 1e9)
+        }
+        let last = spans.compactMap { $0?.end }.max() ?? origin
+        return ChunkTimes(chunks: chunks, wall: Double(last - origin) / 1e9, workers: chunking.workers)
     }
 
     /// Stops every chunk encoder within a sample or two; `run` then throws `.cancelled`.
@@ -129,12 +145,15 @@ final class ChunkWorkers: Sendable {
     private func work(worker: Int, started: UInt64, progress: (@Sendable (ConversionProgress) -> Void)?) {
         while let k = take() {
             let chunk = chunking.chunks[k]
+            let began = DispatchTime.now().uptimeNanoseconds
             do throws(MediaError) {
                 let session = ExportSession(plan: try ChunkedRun.chunkPlan(plan, chunk: k, folder: folder), decoderCores: chunking.threadsPerWorker)
                 guard begin(session, chunk: k) else { return }
                 defer { state.withLock { _ = $0.active.removeValue(forKey: k) } }
                 try session.run { [self] p in report(chunk: k, at: p.outputTime, started: started, to: progress) }
                 report(chunk: k, at: chunk.outputRange.end - chunk.outputRange.start, started: started, to: progress)
+                let ended = DispatchTime.now().uptimeNanoseconds
+                state.withLock { $0.spans[k] = (worker, began, ended) }
             } catch {
                 var named = error
                 if error.kind != .cancelled { named.message = "chunk \(chunk.number) (\(chunk.outputRange)): \(error.message)" }

@@ -13,6 +13,8 @@ public struct ConversionResult: Sendable {
     public let lanes: [LaneStatistics]
     /// Where the output was ended at its file-length limit; nil: it was not.
     public internal(set) var limitStop: LimitStop?
+    /// A chunked output's chunks, as they were encoded (`ChunkTimes`); nil: not chunked.
+    public internal(set) var chunkTimes: ChunkTimes?
 
     /// Output media seconds per wall-clock second.
     public var speed: Double { elapsed > 0 ? duration.seconds / elapsed : 0 }
@@ -125,6 +127,7 @@ public final class ExportSession: Sendable {
         defer { passes.map(TwoPassRun.removeFolder) }
         var chunks: String?
         defer { chunks.map(ChunkedRun.removeFolder) }
+        var chunkTimes: ChunkTimes?
         do throws(MediaError) {
             var plans = self.plans
             if ChunkedRun.isNeeded(plans) {
@@ -134,7 +137,7 @@ public final class ExportSession: Sendable {
                 }
                 let folder = try ChunkedRun.makeFolder(for: plans[0])
                 chunks = folder
-                try runChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: 1, to: $0) })
+                chunkTimes = try runChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: 1, to: $0) })
                 plans[0] = ChunkedRun.joinPlan(plans[0], folder: folder)
             }
             if TwoPassRun.isNeeded(plans) {
@@ -173,7 +176,7 @@ public final class ExportSession: Sendable {
                 var info = stat()
                 let bytes = p.package != nil ? PackageFolder.bytes(under: p.outputPath) : stat(p.outputPath, &info) == 0 ? Int(info.st_size) : 0
                 return ConversionResult(outputPath: p.outputPath, duration: made.1?.end ?? p.duration, bytes: bytes, elapsed: elapsed,
-                                        lanes: made.0, limitStop: made.1)
+                                        lanes: made.0, limitStop: made.1, chunkTimes: p.chunking != nil ? chunkTimes : nil)
             }
         } catch {
             temps.forEach(TempFile.remove)
@@ -201,12 +204,13 @@ public final class ExportSession: Sendable {
 
     /// A chunked run's chunks (`ChunkWorkers`), each encoded into its file in `folder`; progress
     /// reported as pass 1 of 2 (the join, with every other track, is pass 2).
-    private func runChunks(_ plan: ConversionPlan, folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) {
+    private func runChunks(_ plan: ConversionPlan, folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> ChunkTimes {
         let workers = ChunkWorkers(plan: plan, folder: folder)
         chunkEncoders.withLock { $0 = workers }
         defer { chunkEncoders.withLock { $0 = nil } }
         if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
         try workers.run(progress: progress)
+        return workers.times()
     }
 
     /// The lane is the first of two passes (`TwoPassRun`): its statistics are what it makes.
