@@ -14,8 +14,25 @@ enum ChunkText {
         for chunk in c.chunks {
             lines.append("  chunk \(chunk.number)  \(range(chunk, p))  \(chunk.frames) picture\(chunk.frames == 1 ? "" : "s")  at \(chunk.outputRange.start.secondsDescription)  ends: \(chunk.why)")
         }
+        lines.append("  scene cuts looked for at \(c.placesMeasured + c.placesUnmeasured) grid place\(c.placesMeasured + c.placesUnmeasured == 1 ? "" : "s")"
+                     + (c.placesUnmeasured > 0 ? " (\(c.placesUnmeasured) not measured: too far from a source keyframe, split as on the grid)" : "")
+                     + ", \(c.chunks.count { $0.difference != nil }) chosen")
+        lines.append("  predicted: " + predicted(p))
         return lines
     }
+
+    /// The predicted wall times and how they were predicted (`ChunkPrediction`).
+    static func predicted(_ p: ConversionPlan) -> String {
+        guard let c = p.chunking else { return "" }
+        guard let e = p.chunkPrediction else {
+            return "no wall time (the speed table has no rate for this encoder and preset; docs/engine.md)"
+        }
+        return "\(seconds(e.chunked)) in chunks (\(seconds(e.encodes)) encoding on \(c.workers) worker\(c.workers == 1 ? "" : "s"), longest first, "
+            + "+ \(seconds(e.join)) joining and checking) against \(seconds(e.onePiece)) in one piece, "
+            + "from \(e.encoder) at \(String(format: "%g", e.rate)) megapixels per core-second (a table measured with ffmpeg, docs/engine.md)"
+    }
+
+    private static func seconds(_ s: Double) -> String { String(format: s < 10 ? "%.1f s" : "%.0f s", s) }
 
     static func object(_ p: ConversionPlan) -> Any {
         guard let c = p.chunking else { return NSNull() }
@@ -24,8 +41,17 @@ enum ChunkText {
                 "chunks": c.chunks.map { chunk -> [String: Any] in
                     ["number": chunk.number, "start": (chunk.sourceRange.start - start).seconds,
                      "end": chunk.sourceRange.end.isNumeric ? (chunk.sourceRange.end - start).seconds : NSNull(),
-                     "at": chunk.outputRange.start.seconds, "pictures": chunk.frames, "why": chunk.why]
-                }] as [String: Any]
+                     "at": chunk.outputRange.start.seconds, "pictures": chunk.frames, "why": chunk.why,
+                     "difference": chunk.difference ?? NSNull()]
+                },
+                "placesMeasured": c.placesMeasured, "placesUnmeasured": c.placesUnmeasured,
+                "predicted": prediction(p)] as [String: Any]
+    }
+
+    private static func prediction(_ p: ConversionPlan) -> Any {
+        guard let e = p.chunkPrediction else { return NSNull() }
+        return ["chunked": e.chunked, "encodes": e.encodes, "join": e.join, "onePiece": e.onePiece,
+                "encoder": e.encoder, "rate": e.rate] as [String: Any]
     }
 
     /// How a bitrate-coded output's chunk budgets are set: each chunk's is known only after the

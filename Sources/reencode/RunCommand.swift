@@ -196,8 +196,10 @@ struct RunCommand: Command {
         case .done(let results, let stills):
             for result in results { if let stop = result.limitStop { warnStopped(result.outputPath, stop) } }
             if json, results.count == 1, stills.isEmpty, let result = results.first {
-                writeOut(jsonLine(["type": "done", "output": result.outputPath, "duration": result.duration.seconds,
-                                   "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]))
+                var line: [String: Any] = ["type": "done", "output": result.outputPath, "duration": result.duration.seconds,
+                                           "bytes": result.bytes, "elapsed": result.elapsed, "speed": result.speed]
+                if let times = result.chunkTimes { line["chunks"] = ChunkTimesText.object(times) }
+                writeOut(jsonLine(line))
             } else if json {
                 // Several outputs from one read: one elapsed time and speed for all.
                 let each = results.map { ["output": $0.outputPath, "duration": $0.duration.seconds, "bytes": $0.bytes] as [String: Any] }
@@ -208,6 +210,7 @@ struct RunCommand: Command {
             } else if !quiet {
                 for result in results {
                     writeOut("wrote \(result.outputPath): \(result.duration.secondsDescription), \(byteText(result.bytes)), \(String(format: "%.1f", result.speed))x real time (\(String(format: "%.1f", result.elapsed)) s)")
+                    if let times = result.chunkTimes { writeOut(ChunkTimesText.line(times)) }
                 }
                 for plan in stills { writeOut(ImagesCommand.text(plan)) }
             }

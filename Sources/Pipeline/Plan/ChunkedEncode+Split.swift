@@ -34,6 +34,7 @@ extension ChunkedEncode {
         var made = ChunkedEncode(lane: lane, chunks: split, workers: max(1, min(workers, split.count)), threadsPerWorker: threadsPerWorker,
                                  gopFrames: gopFrames, frameTimes: frameTimes, files: nil)
         made.rate = rate
+        made.cores = cores
         return made
     }
 }

@@ -20,6 +20,8 @@ public struct ChunkedEncode: Sendable {
         /// Its share of a bitrate-coded output's bits, as a bitrate over its length: set by the
         /// run from the first pass (`ChunkBudgets`); nil in a plan, and for quality-coded chunks.
         public var bitrate: Int? = nil
+        /// Where it ends at a scene cut: the cut's difference (`SceneCuts`, 0–255); nil otherwise.
+        public var difference: Int? = nil
     }
 
     /// The output track (lane) chunked (a first pass's own plan has its video as lane 0).
@@ -37,6 +39,12 @@ public struct ChunkedEncode: Sendable {
     var files: [String]?
     /// How the chunks are rate-controlled (`ChunkPass` sets it from the output's video settings).
     public var rate: ChunkRate = .quality
+
+    /// Grid places the scene-cut measure looked at, and those it could not (`SceneCuts`: too far
+    /// from a source sync sample, or unreadable), which were split as if no cut were looked for.
+    public var placesMeasured = 0, placesUnmeasured = 0
+    /// The cores the plan was made for (the workers share them; `ChunkPrediction`).
+    public var cores = 1
 
     public var frames: Int { frameTimes.count }
 }

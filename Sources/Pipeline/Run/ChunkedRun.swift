@@ -122,6 +122,8 @@ final class ChunkWorkers: Sendable {
         /// Per chunk, output time encoded so far.
         var done: [MediaTime]
         var lastReport: UInt64 = 0
+        /// Per chunk, when its encode started and ended (ns on the uptime clock) and its worker (`times`).
+        var spans: [(worker: Int, start: UInt64, end: UInt64?)?] = []
     }
 
     private let plan: ConversionPlan
@@ -136,7 +138,21 @@ final class ChunkWorkers: Sendable {
         self.chunking = chunking
         self.folder = folder
         self.dealer = dealer ?? OwnChunks(chunking)
-        state = Locked(State(done: Array(repeating: .zero, count: chunking.chunks.count)))
+        state = Locked(State(done: Array(repeating: .zero, count: chunking.chunks.count),
+                             spans: Array(repeating: nil, count: chunking.chunks.count)))
+    }
+
+    /// Each finished chunk's measured encode, from the first chunk's start.
+    func times() -> ChunkTimes {
+        let spans = state.withLock { $0.spans }
+        let origin = spans.compactMap { $0?.start }.min() ?? 0
+        let chunks = spans.enumerated().compactMap { k, span -> ChunkTimes.Chunk? in
+            guard let span, let end = span.end else { return nil }
+            return ChunkTimes.Chunk(number: chunking.chunks[k].number, worker: span.worker,
+                                    start: Double(span.start - origin) / 1e9, seconds: Double(end - span.start) / 1e9)
+        }
+        let last = spans.compactMap { $0?.end }.max() ?? origin
+        return ChunkTimes(chunks: chunks, wall: Double(last - origin) / 1e9, workers: chunking.workers)
     }
 
     /// Stops every chunk encoder within a sample or two; `run` then throws `.cancelled`.
@@ -166,6 +182,7 @@ final class ChunkWorkers: Sendable {
     private func work(worker: Int, started: UInt64, progress: (@Sendable (ConversionProgress) -> Void)?) {
         while let k = take() {
             let chunk = chunking.chunks[k]
+            let began = DispatchTime.now().uptimeNanoseconds
             do throws(MediaError) {
                 let session = ExportSession(plan: try ChunkedRun.chunkPlan(plan, chunk: k, folder: folder), decoderCores: chunking.threadsPerWorker)
                 guard begin(session, chunk: k) else { dealer.abandoned(k); return }
@@ -174,6 +191,8 @@ final class ChunkWorkers: Sendable {
                 try session.run { [self] p in report(chunk: k, at: ChunkBudgets.encoded(p, chunk: chunk), started: started, to: progress) }
                 dealer.finished(k, seconds: Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
                 report(chunk: k, at: chunk.outputRange.end - chunk.outputRange.start, started: started, to: progress)
+                let ended = DispatchTime.now().uptimeNanoseconds
+                state.withLock { $0.spans[k] = (worker, began, ended) }
             } catch {
                 dealer.abandoned(k)
                 var named = error

@@ -13,6 +13,8 @@ public struct ConversionResult: Sendable {
     public let lanes: [LaneStatistics]
     /// Where the output was ended at its file-length limit; nil: it was not.
     public internal(set) var limitStop: LimitStop?
+    /// A chunked output's chunks, as they were encoded (`ChunkTimes`); nil: not chunked.
+    public internal(set) var chunkTimes: ChunkTimes?
 
     /// Output media seconds per wall-clock second.
     public var speed: Double { elapsed > 0 ? duration.seconds / elapsed : 0 }
@@ -126,6 +128,7 @@ public final class ExportSession: Sendable {
         var chunks: String?
         defer { chunks.map(ChunkedRun.removeFolder) }
         var chunkPasses = 2
+        var chunkTimes: ChunkTimes?
         do throws(MediaError) {
             var plans = self.plans
             if ChunkedRun.isNeeded(plans) {
@@ -141,9 +144,9 @@ public final class ExportSession: Sendable {
                     plans[0] = try measureChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: 1, of: 3, to: $0) })
                 }
                 let encoding = chunkPasses
-                try runChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: encoding - 1, of: encoding, to: $0) })
+                chunkTimes = try runChunks(plans[0], folder: folder, progress: progress.map { ExportSession.reporting(pass: encoding - 1, of: encoding, to: $0) })
                 // A budgeted chunk that missed its budget by much is coded once more (`ChunkBudgets.correction`).
-                if let again = try ChunkBudgets.correction(plans[0], folder: folder) { try runChunks(again, folder: folder, progress: nil) }
+                if let again = try ChunkBudgets.correction(plans[0], folder: folder) { _ = try runChunks(again, folder: folder, progress: nil) }
                 plans[0] = ChunkedRun.joinPlan(plans[0], folder: folder)
             }
             if TwoPassRun.isNeeded(plans) {
@@ -183,7 +186,7 @@ public final class ExportSession: Sendable {
                 var info = stat()
                 let bytes = p.package != nil ? PackageFolder.bytes(under: p.outputPath) : stat(p.outputPath, &info) == 0 ? Int(info.st_size) : 0
                 return ConversionResult(outputPath: p.outputPath, duration: made.1?.end ?? p.duration, bytes: bytes, elapsed: elapsed,
-                                        lanes: made.0, limitStop: made.1)
+                                        lanes: made.0, limitStop: made.1, chunkTimes: p.chunking != nil ? chunkTimes : nil)
             }
         } catch {
             temps.forEach(TempFile.remove)
@@ -211,19 +214,20 @@ public final class ExportSession: Sendable {
 
     /// A chunked run's chunks (`ChunkWorkers`), each encoded into its file in `folder`; progress
     /// reported as pass 1 of 2 (the join, with every other track, is pass 2).
-    private func runChunks(_ plan: ConversionPlan, folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) {
+    private func runChunks(_ plan: ConversionPlan, folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> ChunkTimes {
         let workers = ChunkWorkers(plan: plan, folder: folder)
         chunkEncoders.withLock { $0 = workers }
         defer { chunkEncoders.withLock { $0 = nil } }
         if cancellation.isCancelled { throw MediaError.cancelled(file: plan.source.path) }
         try workers.run(progress: progress)
+        return workers.times()
     }
 
     /// A bitrate-coded chunked run's first pass (`ChunkBudgets`): the chunks coded fast at one
     /// quality in `folder`'s first-pass folder, their sizes measured; `plan` with each chunk's budget.
     private func measureChunks(_ plan: ConversionPlan, folder: String, progress: (@Sendable (ConversionProgress) -> Void)?) throws(MediaError) -> ConversionPlan {
         let measuring = try ChunkBudgets.measuringPlan(plan, folder: folder)
-        try runChunks(measuring, folder: ChunkBudgets.measuringFolder(folder), progress: progress)
+        _ = try runChunks(measuring, folder: ChunkBudgets.measuringFolder(folder), progress: progress)
         return try ChunkBudgets.budgeted(plan, measuring: measuring, folder: folder)
     }
 

@@ -4,7 +4,8 @@ import Recipe
 /// The planner's pass for `parallel:` (`run --chunks`): whether the output's video can be
 /// encoded in chunks and joined, and where it splits (`ChunkedEncode`). Splits lie on the
 /// output's keyframe grid — every `gopFrames` pictures from its first — so the joined track
-/// keeps the keyframe rhythm of one encode; each chunk then starts with the IDR its encoder
+/// keeps the keyframe rhythm of one encode, preferring scene cuts (`ChunkSplits`,
+/// `SceneCuts`); each chunk then starts with the IDR its encoder
 /// opens with. Asked for and impossible, it is refused at `parallel` (a setting the output
 /// cannot honour), never ignored.
 enum ChunkPass {
@@ -37,21 +38,38 @@ enum ChunkPass {
         let duration = plan.duration.isNumeric ? plan.duration : times[times.count - 1] + (s.frameRate?.frameDuration ?? .zero)
         let gop = max(1, s.gopFrames)
         let workers = min(cores, max(1, Int(memory / 2 / workerMemory(s))))
-        let starts = splits(times: times, gop: gop, duration: duration, parallel: parallel, workers: workers)
+        let cuts = SceneCuts(path: plan.source.path, stream: plan.lanes[l].track.index)
+        let splits = ChunkSplits.choose(times: times, gop: gop, duration: duration, parallel: parallel, workers: workers) { k in
+            cuts.change(at: range.start + times[k])
+        }
         var chunks: [ChunkedEncode.Chunk] = []
-        for (k, first) in starts.enumerated() {
-            let last = k + 1 < starts.count ? starts[k + 1] : times.count
-            let outputEnd = k + 1 < starts.count ? times[last] : duration
-            let sourceEnd = k + 1 < starts.count ? range.start + times[last] : range.end
-            chunks.append(ChunkedEncode.Chunk(number: k + 1, sourceRange: TimeRange(start: range.start + times[first], end: sourceEnd),
-                                              outputRange: TimeRange(start: times[first], end: outputEnd), frames: last - first,
-                                              why: k + 1 < starts.count ? "keyframe grid (every \(gop) pictures)" : "the end"))
+        for (k, split) in splits.enumerated() {
+            let first = split.first, more = k + 1 < splits.count
+            let last = more ? splits[k + 1].first : times.count
+            let outputEnd = more ? times[last] : duration
+            let sourceEnd = more ? range.start + times[last] : range.end
+            var chunk = ChunkedEncode.Chunk(number: k + 1, sourceRange: TimeRange(start: range.start + times[first], end: sourceEnd),
+                                            outputRange: TimeRange(start: times[first], end: outputEnd), frames: last - first,
+                                            why: why(split.reason, gop: gop, parallel: parallel))
+            if case .sceneCut(let d) = split.reason { chunk.difference = d }
+            chunks.append(chunk)
         }
         let running = min(workers, chunks.count)
         var made = ChunkedEncode(lane: l, chunks: chunks, workers: running, threadsPerWorker: max(1, cores / running),
                                  gopFrames: gop, frameTimes: times, files: nil)
         made.rate = try rate(plan, settings: s)
+        (made.placesMeasured, made.placesUnmeasured, made.cores) = (cuts.measured, cuts.unmeasured, cores)
         return made
+    }
+
+    /// Why a chunk ends where it does, as `plan` says it.
+    private static func why(_ reason: ChunkSplits.Reason, gop: Int, parallel: ParallelSpec) -> String {
+        switch reason {
+        case .sceneCut(let d): return "scene cut (difference \(d))"
+        case .grid: return "keyframe grid (every \(gop) pictures)"
+        case .lengthBound: return "length bound \(parallel.longest.secondsDescription)"
+        case .end: return "the end"
+        }
     }
 
     /// The one video track encoded (chunks split one picture stream).
@@ -107,43 +125,6 @@ enum ChunkPass {
             let scan = try GroupScan.scan(path: plan.source.path, stream: track.index, from: plan.timeRange.start, to: plan.timeRange.end)
             return scan.pictures.map { $0 - plan.timeRange.start }
         } catch { throw ChunkObstacle(error.message) }
-    }
-
-    /// The first picture of each chunk (0 first): on the keyframe grid, `longest` at most where
-    /// the grid allows, none shorter than `shortest` but the only one. `auto` aims at four
-    /// chunks per worker (the longest then ends soon after the rest), within the bounds.
-    static func splits(times: [MediaTime], gop: Int, duration: MediaTime, parallel: ParallelSpec, workers: Int) -> [Int] {
-        let grid = Array(stride(from: gop, to: times.count, by: gop))
-        guard !grid.isEmpty, duration.isNumeric, duration > .zero else { return [0] }
-        let seconds = grid.map { times[$0].seconds }
-        switch parallel.chunks {
-        case .count(let n):
-            // Evenly in time, each split at the grid place nearest its share (the shares rise, so
-            // one pass over the grid finds them all).
-            var starts = [0], g = 0
-            for j in 1..<max(1, min(n, grid.count + 1)) {
-                let ideal = duration.seconds * Double(j) / Double(n)
-                while g + 1 < grid.count, abs(seconds[g + 1] - ideal) <= abs(seconds[g] - ideal) { g += 1 }
-                guard g < grid.count, grid[g] > starts.last! else { g += 1; continue }
-                starts.append(grid[g])
-                g += 1
-                if g >= grid.count { break }
-            }
-            return starts
-        case .auto:
-            let share = duration.seconds / Double(4 * max(1, workers))
-            let target = min(max(share, parallel.shortest.seconds), parallel.longest.seconds)
-            var starts = [0], since = 0.0
-            for (g, place) in grid.enumerated() {
-                since = seconds[g] - times[starts.last!].seconds
-                // Split here when the chunk reached its length, or the next place would pass the longest.
-                let reachesLongest = g + 1 < grid.count && seconds[g + 1] - times[starts.last!].seconds > parallel.longest.seconds
-                if since >= target || (reachesLongest && since >= parallel.shortest.seconds) { starts.append(place) }
-            }
-            // A last chunk shorter than the shortest joins the one before.
-            if starts.count > 1, duration.seconds - times[starts.last!].seconds < parallel.shortest.seconds { starts.removeLast() }
-            return starts
-        }
     }
 
     /// About what one chunk encoder holds: its decoder's and encoder's pictures (look-ahead,
