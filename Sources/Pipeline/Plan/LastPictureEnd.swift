@@ -30,7 +30,7 @@ enum LastPictureEnd {
 
     /// Where `track`'s last picture stops being shown: its time plus its length (`PictureSpacing`:
     /// the longer of its stated length and the gap before it). nil where the track states no end,
-    /// or its last two pictures cannot be read.
+    /// its last two pictures cannot be read, or a picture starts at or after its stated end.
     static func end(path: String, track: Track) -> MediaTime? {
         guard track.startTime.isNumeric, track.duration.isNumeric, track.duration > .zero else { return nil }
         let statedEnd = track.startTime + track.duration
@@ -42,7 +42,9 @@ enum LastPictureEnd {
             let fromStart = target <= track.startTime || back > MediaTime(value: 32, timescale: 1)
             guard let pictures = times(path: path, stream: track.index, from: fromStart ? nil : target) else { return nil }
             if pictures.count >= 2 || fromStart {
-                guard let last = pictures.last else { return nil }
+                // A picture at or after the stated end bounds the one before it there (an edit
+                // list that ends the track before its last sample hides that sample).
+                guard let last = pictures.last, last.pts < statedEnd else { return nil }
                 var spacing = PictureSpacing()
                 for p in pictures.suffix(2) { spacing.saw(p.pts, stated: p.stated) }
                 let length = spacing.lastLength(average: track.format.averageFrameDuration)
