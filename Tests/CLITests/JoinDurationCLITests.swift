@@ -223,6 +223,106 @@ struct JoinDurationCLITests {
         }
     }
 
+    /// How long the file's last picture lasts: the longer of what its sample states and the gap
+    /// before it (nothing follows it to say).
+    static func lastLength(_ src: String, times: [Int64]) throws -> Int64 {
+        let last = try #require(try probe(src).list.last)
+        return max(last.duration, times[times.count - 1] - times[times.count - 2])
+    }
+
+    @Test("a segment running to the file's end: its last picture lasts as long as the one before it (source timing), and keeps its slot (a constant rate)",
+          arguments: shapes)
+    func toFileEnd(_ shape: Shape) throws {
+        let dir = Scratch()
+        let (src, times) = try Self.source(shape, in: dir)
+        let fps = Int(shape.rate.frames / shape.rate.seconds)
+        let last = try Self.lastLength(src, times: times)
+        // Source timing: each frame as long as the source shows it, the last one `last` long.
+        func sourceTimed(_ ranges: [Range<Int>]) -> [Shown] {
+            var ends = ranges
+            ends[ends.count - 1] = ranges[ranges.count - 1].lowerBound..<(shape.frames - 1)
+            var want = Self.expected(ends, times: times, timescale: shape.timescale)
+            let at = want.last.map { $0.pts + $0.duration } ?? .zero
+            want.append(Shown(pts: at, duration: MediaTime(value: last, timescale: shape.timescale), stamp: shape.frames - 1))
+            return want
+        }
+        let cutOut = """
+            composition:
+              video:
+                - { end: \(Self.time(fps, times, shape)) }
+                - { start: \(Self.time(2 * fps, times, shape)) }
+            """
+        let trim = "session:\n  time-range: { start: \(Self.time(fps, times, shape)) }"
+        for (what, body, ranges) in [("cut-out to the end", cutOut, [0..<fps, (2 * fps)..<shape.frames]),
+                                     ("trim to the end", trim, [fps..<shape.frames])] {
+            let got = try Self.run(Self.recipe(body, output: dir.file("out.mp4")), on: src, in: dir)
+            Self.compare(got, sourceTimed(ranges), "\(shape) \(what)")
+        }
+        let rate = shape.rate.seconds == 1 ? "\(shape.rate.frames)" : "\(shape.rate.frames)/\(shape.rate.seconds)"
+        let settings = "{ codec: h264, frame-rate: \(rate), codec-options: { preset: ultrafast } }"
+        let one = "composition:\n  video:\n    - { start: \(Self.time(fps, times, shape)) }"
+        for (what, body, frames) in [("cut-out to the end", cutOut, Array(0..<fps) + Array((2 * fps)..<shape.frames)),
+                                     ("one segment to the end", one, Array(fps..<shape.frames))] {
+            let got = try Self.run(Self.recipe(body, output: dir.file("out.mp4"), settings: settings), on: src, in: dir)
+            let want = frames.enumerated().map { k, f in
+                Shown(pts: shape.rate.frameDuration * Int64(k), duration: shape.rate.frameDuration, stamp: f)
+            }
+            Self.compare(got, want, "\(shape) \(what) at \(rate) fps")
+        }
+    }
+
+    /// Interlaced sources whose every sample states 1 tick (`InterlacedCLITests.h264`'s 25 fps
+    /// top-field-first H.264, rewritten a fragment per picture): a MOV at 1/600 (24 ticks apart)
+    /// and an MP4 at 1/100 (4 apart).
+    static let interlacedShapes = [(ext: "mov", timescale: 600), (ext: "mp4", timescale: 100)]
+
+    /// Every output picture: its time and length (ffprobe's packets) and the field its kept rows
+    /// carry (`InterlacedCLITests.pictures`: `parity` of picture n).
+    static func fields(_ file: String, parity: (Int) -> Int) throws -> [(pts: MediaTime, duration: MediaTime, field: Int?)] {
+        let packets = try probe(file)
+        let pictures = try InterlacedCLITests.pictures(file, parity: parity)
+        try #require(pictures.count == packets.list.count, "\(pictures.count) pictures decoded, \(packets.list.count) packets")
+        return zip(packets.list, pictures).map { (ticks($0.pts, packets.timeBase), ticks($0.duration, packets.timeBase), $1.1) }
+    }
+
+    @Test("interlaced, 1-tick samples: a picture per field at 50 fps, each field once and its length, the last too; a trim to the end at 25 fps keeps its last frame",
+          arguments: interlacedShapes.map(\.ext))
+    func interlaced(_ ext: String) throws {
+        let timescale = try #require(Self.interlacedShapes.first { $0.ext == ext }).timescale
+        let dir = Scratch()
+        let stamped = dir.file("stamped.mp4")
+        try InterlacedCLITests.h264(stamped, order: .tt)
+        let src = dir.file("source.\(ext)")
+        let r = try Binary.runTool(PackageTools.ffmpeg, ["-v", "error", "-i", stamped, "-map", "0", "-c", "copy"] + Self.oneTickFragments(timescale: timescale) + [src])
+        try #require(r.status == 0, "\(r.stderr)")
+        let packets = try Self.probe(src)
+        try #require(packets.timeBase == (1, Int32(timescale)) && packets.list.count == InterlacedCLITests.frames)
+        try #require(packets.list.allSatisfy { $0.duration == 1 }, "not every sample states 1 tick")
+        let n = InterlacedCLITests.frames
+        let field = MediaTime(value: 1, timescale: 50), frame = MediaTime(value: 1, timescale: 25)
+        // A picture per field: picture k keeps field k (the top rows for even k).
+        let fieldRecipe = { (body: String) in
+            Self.recipe(body, output: dir.file("out.mp4"), settings: "{ codec: h264, quality: 12, deinterlace: field-rate, codec-options: { preset: ultrafast } }")
+        }
+        for (what, body, kept) in [("whole", "", 0..<(2 * n)), ("trim 0.2–0.6 s", "session:\n  time-range: { start: 0.2s, end: 0.6s }", 10..<30),
+                                   ("trim from 0.4 s", "session:\n  time-range: { start: 0.4s }", 20..<(2 * n))] {
+            _ = try Self.run(fieldRecipe(body), on: src, in: dir)
+            let got = try Self.fields(dir.file("out.mp4")) { k in (k + kept.lowerBound) % 2 }
+            #expect(got.count == kept.count, "\(ext) field-rate \(what): \(got.count) pictures, \(kept.count) expected")
+            for (k, g) in got.enumerated() where g.pts != field * Int64(k) || g.duration != field || g.field != kept.lowerBound + k {
+                Issue.record("\(ext) field-rate \(what): picture \(k) at \(g.pts.secondsDescription) for \(g.duration.secondsDescription) shows field \(g.field.map(String.init) ?? "none"), expected \(kept.lowerBound + k)")
+            }
+        }
+        // A picture per frame (its first field's rows): a trim to the end keeps the last frame, 1/25 s long.
+        _ = try Self.run(Self.recipe("session:\n  time-range: { start: 0.4s }", output: dir.file("out.mp4"),
+                                     settings: "{ codec: h264, quality: 12, codec-options: { preset: ultrafast } }"), on: src, in: dir)
+        let got = try Self.fields(dir.file("out.mp4")) { _ in 0 }
+        #expect(got.count == n - 10, "\(ext) frame-rate trim from 0.4 s: \(got.count) pictures, \(n - 10) expected")
+        for (k, g) in got.enumerated() where g.pts != frame * Int64(k) || g.duration != frame || g.field != 2 * (10 + k) {
+            Issue.record("\(ext) frame-rate trim from 0.4 s: picture \(k) at \(g.pts.secondsDescription) for \(g.duration.secondsDescription) shows field \(g.field.map(String.init) ?? "none"), expected \(2 * (10 + k))")
+        }
+    }
+
     @Test("corpus frag-buck-bunny.mp4 (1920 ticks stated, 2400 apart): a cut-out and a trim keep 1/24 s frames, each the source's own",
           .enabled(if: ProcessInfo.processInfo.environment["REENCODE_CORPUS"] != nil))
     func corpusBuckBunny() throws {

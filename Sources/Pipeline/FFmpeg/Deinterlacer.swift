@@ -18,9 +18,12 @@ final class Deinterlacer {
     private var sink: UnsafeMutablePointer<AVFilterContext>?
     /// The width, height and pixel format the graph was made for.
     private var shape: (Int32, Int32, Int32)?
-    /// Each picture in the graph by its number: its time and how long it lasts.
+    /// Each picture in the graph by its number: its time and how long it lasts (until the next
+    /// picture; the last one so far, as `PictureSpacing` guesses).
     private var times: [Int64: (pts: MediaTime, duration: MediaTime)] = [:]
     private var count: Int64 = 0
+    /// The last pictures' times and stated lengths, for the length of the last one.
+    private var spacing = PictureSpacing()
 
     init(rate: DeinterlaceRate, topFieldFirst: Bool) throws(MediaError) {
         lib = try FilterLibrary.shared.get()
@@ -30,8 +33,10 @@ final class Deinterlacer {
 
     deinit { lib.graphFree(&graph) }
 
-    /// Takes one decoded picture shown at `pts` for `duration`; returns the progressive pictures
-    /// ready, with their times (the graph holds a picture back until it has the next).
+    /// Takes one decoded picture shown at `pts`, its sample stating `duration`; returns the
+    /// progressive pictures ready, with their times (the graph holds a picture back until it has
+    /// the next). A picture lasts until the next one, whatever it states (a MOV at 1/600 may state
+    /// 1 tick): its second field is half that later.
     func push(_ frame: Frame, at pts: MediaTime, duration: MediaTime) throws(MediaError) -> [(Frame, MediaTime, MediaTime)] {
         var out: [(Frame, MediaTime, MediaTime)] = []
         let now = (frame.width, frame.height, frame.pointer.pointee.format)
@@ -39,7 +44,12 @@ final class Deinterlacer {
         if graph == nil { try build(for: frame) }
         let input = try frame.reference()
         input.pts = count
-        times[count] = (pts, duration)
+        if let previous = times[count - 1], pts.isNumeric, previous.pts.isNumeric, pts > previous.pts {
+            times[count - 1]?.duration = pts - previous.pts
+        }
+        spacing.saw(pts, stated: duration)
+        let guessed = spacing.lastLength(average: nil)
+        times[count] = (pts, guessed.isNumeric ? guessed : duration)
         count += 1
         try FFmpeg.check(lib.addFrame(source, input.pointer, 0), "deinterlace input")
         return out + (try drain())

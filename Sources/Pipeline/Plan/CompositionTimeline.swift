@@ -58,7 +58,12 @@ enum CompositionTimeline {
             }
             let asset = assets[r.source]
             let src = asset.path
-            let whole = asset.mediaRange
+            // A segment to the file's end ends where its last picture stops being shown.
+            var whole = asset.mediaRange
+            if r.end.map({ e in (try? asset.startTime.adding(e)).map { $0 >= whole.end } ?? false }) ?? true,
+               let video = LastPictureEnd.encodedVideo(lanesByRequest[i]) {
+                whole = LastPictureEnd.extending(whole, fileEnd: whole.end, asset: asset, track: video)
+            }
             // A notice about this segment's range names its own file (nil: the plan's source) and
             // its list: `composition.segment.N`, `composition.audio-segment.N`, `composition.mix-J-segment.N`.
             let about = r.source == 0 ? nil : src

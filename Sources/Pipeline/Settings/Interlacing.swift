@@ -74,9 +74,13 @@ extension SettingsAssistant {
 
     /// A field-rate output's rate, decided here: one picture per field, unless a frame rate is
     /// asked (then that rule applies to the field rate). nil: the frame-rate rules decide.
+    /// A variable-rate-looking source's frame rate is the standard rate nearest its nominal one:
+    /// its average is its frame count over its stated length, which is short where the last
+    /// sample states less than it shows (25 frames stating 1 tick last made 26.26 fps, 52.52 per field).
     func fieldRate(source: FormatDescription, settings s: VideoSettings,
                    decide: (String, String, String, String) -> Void) -> (source: FormatDescription, rate: FrameRate?)? {
-        guard let r = source.averageFrameRate, r.frames <= Int32.max / 2 else { return nil }
+        let frameRate = source.isVariableFrameRate ? source.nominalFrameRate.map(standardRate(near:)) ?? source.averageFrameRate : source.averageFrameRate
+        guard let r = frameRate, r.frames <= Int32.max / 2 else { return nil }
         var timing = source
         let doubled = FrameRate(frames: r.frames * 2, seconds: r.seconds)
         timing.averageFrameRate = doubled

@@ -32,13 +32,18 @@ enum TimePass {
         return Range(whole: whole, range: wanted.intersection(whole), wanted: wanted)
     }
 
-    /// The range's ends moved to frame starts of the lanes' video (`TrimSnap`).
+    /// The range's ends moved to frame starts of the lanes' video (`TrimSnap`); a range to the
+    /// file's end then ends where its encoded pictures stop being shown (`LastPictureEnd`).
     static func snap(_ requested: Range, files: PlanFiles, lanes: [LanePlan]) throws(MediaError) -> Range {
-        guard let wanted = requested.wanted else { return requested }
         var range = requested
-        let snapped = try TrimSnap.snap(wanted, whole: requested.whole, asset: files.asset, lanes: lanes)
-        range.range = snapped.range
-        range.notice = snapped.notice
+        if let wanted = requested.wanted {
+            let snapped = try TrimSnap.snap(wanted, whole: requested.whole, asset: files.asset, lanes: lanes)
+            range.range = snapped.range
+            range.notice = snapped.notice
+        }
+        if let video = LastPictureEnd.encodedVideo(lanes) {
+            range.range = LastPictureEnd.extending(range.range, fileEnd: requested.whole.end, asset: files.asset, track: video)
+        }
         return range
     }
 }
