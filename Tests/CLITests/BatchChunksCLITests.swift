@@ -121,6 +121,60 @@ struct BatchChunksCLITests {
     }
 }
 
+extension BatchChunksCLITests {
+    @Test("a source replaced (mtime kept) while its chunks are encoded: not joined, the run fails naming why, its chunks go; the next run converts the new file")
+    func replacedSource() throws {
+        let dir = Scratch()
+        let src = dir.file("in/long.mp4")
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        try SmartRenderCLITests.makeSource(src, seconds: 20)
+        try SmartRenderCLITests.makeSource(dir.file("other.mp4"), seconds: 16)
+        F.settle(dir.file("in"))
+        F.settle(dir.path)
+        let recipe = try Self.writeRecipe(dir, parallel: "{ chunks: 10 }", preset: "veryslow")
+        let out = dir.file("out")
+        let p = try Self.batch(recipe, dir, host: "a")
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, Self.chunkLines(out).isEmpty { Thread.sleep(forTimeInterval: 0.01) }
+        // Another file renamed into place with the same (old) mtime: --settle does not see it.
+        try #require(rename(dir.file("other.mp4"), src) == 0)
+        let r = Binary.finish(p.0, p.1, p.2)
+        #expect(r.status == 1, "\(r.stdout) \(r.stderr)")
+        let failed = try #require(F.json(r.stdout)?["failed"] as? [[String: Any]])
+        #expect(failed.map { $0["error"] as? String } == ["\(src): the source changed while its chunks were encoded: they are discarded and not joined (a later run converts it again)"])
+        #expect(!FileManager.default.fileExists(atPath: out + "/long-joined.mp4"))
+        Self.expectClean(out)
+
+        let again = try Binary.run(["batch", recipe, "--input-dir", dir.file("in"), "--output-dir", out, "--json"], timeLimit: 900,
+                                   environment: ["REENCODE_HOSTNAME": "a"])
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+        #expect(try CompositionRunCLITests.stamps(out + "/long-joined.mp4").map(\.stamp) == Array(0..<480).map { Optional($0) })
+        Self.expectClean(out)
+    }
+
+    @Test("a source that fails in its last chunk (cut short), given up after --max-attempts 1: its finished chunks are removed with it")
+    func givenUp() throws {
+        let dir = Scratch()
+        try FileManager.default.createDirectory(atPath: dir.file("in"), withIntermediateDirectories: true)
+        let whole = dir.file("whole.mp4"), src = dir.file("in/cut.mp4")
+        try SmartRenderCLITests.makeSource(whole, seconds: 12)
+        // The index first, then half the samples: the chunks past the cut cannot be read.
+        let moved = try Binary.runTool(PackageTools.ffmpeg, ["-v", "error", "-y", "-i", whole, "-c", "copy", "-movflags", "+faststart", dir.file("fast.mp4")])
+        try #require(moved.status == 0, "\(moved.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir.file("fast.mp4")))
+        try data.prefix(data.count * 2 / 3).write(to: URL(fileURLWithPath: src))
+        F.settle(dir.file("in"))
+        let recipe = try Self.writeRecipe(dir, parallel: "{ chunks: 6 }")
+        let r = try Binary.run(["batch", recipe, "--input-dir", dir.file("in"), "--output-dir", dir.file("out"), "--json", "--max-attempts", "1"],
+                               timeLimit: 300, environment: ["REENCODE_HOSTNAME": "a"])
+        #expect(r.status == 1, "\(r.stdout) \(r.stderr)")
+        let failed = try #require(F.json(r.stdout)?["failed"] as? [[String: Any]])
+        #expect(failed.count == 1 && (failed.first?["error"] as? String)?.contains("chunk ") == true, "\(failed)")
+        #expect(!Self.chunkLines(dir.file("out")).isEmpty, "some chunks were encoded before the cut")
+        Self.expectClean(dir.file("out"))
+    }
+}
+
 /// The temp-name marker outputs carry until they are whole (`.NAME.reencode-tmp-HOST-PID-TOKEN`).
 enum TempMarker {
     static let text = ".reencode-tmp-"

@@ -147,4 +147,31 @@ struct ChunkedEncodeCLITests {
         #expect(folders() == [])
         #expect(try CompositionRunCLITests.stamps(dir.file("out.mp4")).map(\.stamp) == Array(0..<600).map { Optional($0) })
     }
+
+    @Test("a recipe with parallel: and several outputs is refused at parallel when planned (65), not when the run begins; nothing written")
+    func severalOutputs() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try SmartRenderCLITests.makeSource(src, seconds: 2)
+        let recipe = dir.file("r.yaml")
+        try """
+            recipe: 1
+            reader:
+              outputs:
+                picture: { track: video }
+            outputs:
+              - path: "{dir}/a.mp4"
+                inputs:
+                  - { source: picture, settings: { codec: h264, quality: 28 } }
+              - path: "{dir}/poster.jpg"
+                images: { source: picture, at: 1s }
+            parallel: { chunks: 2 }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        for command in ["plan", "run"] {
+            let r = try Binary.run([command, recipe, "-i", src], timeLimit: 120, cwd: dir.path)
+            #expect(r.status == 65, "\(command): \(r.stderr)")
+            #expect(r.stderr.contains("r.yaml:11:11: error: the output cannot be encoded in chunks: the recipe makes 2 outputs, and chunks are encoded for a run's only output (make the others in a recipe of their own)"), "\(r.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["clip.mp4", "r.yaml"])
+    }
 }

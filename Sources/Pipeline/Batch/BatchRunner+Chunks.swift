@@ -45,7 +45,12 @@ extension BatchRunner {
             return .join(failure: MediaError(.processing, "\(error)", file: item.path))
         }
         if shared.isComplete { return .join(failure: nil) }
-        if (try? isDone(item, record: false)) == true { return .outcome(.doneElsewhere) }
+        if (try? isDone(item, record: false)) == true {
+            // Joined by another run meanwhile, perhaps after this one made its folder again
+            // (its split): that goes too.
+            SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir)
+            return .outcome(.doneElsewhere)
+        }
         return .outcome(.chunksElsewhere)
     }
 
@@ -55,11 +60,14 @@ extension BatchRunner {
     func joinChunks(_ conversion: inout BatchConversion, _ item: Item, failure: MediaError?,
                     events: @escaping @Sendable (BatchEvent) -> Void) throws -> Bool {
         guard conversion.files.count == 1, conversion.stills.isEmpty, Self.sharesChunks(of: conversion.files[0]) else { return false }
+        // A chunk that failed because its source changed under it is the change's doing.
+        try checkUnchanged(item)
         if let failure { throw failure }
         let shared = try sharedChunks(item, plan: conversion.files[0], events: events)
         if !shared.isComplete { try encode(shared) }
         // Another run holds a chunk's live claim: it finishes it, and then joins.
         guard shared.isComplete else { throw ChunksElsewhere() }
+        try checkUnchanged(item)
         conversion.files[0] = ChunkedRun.joinPlan(shared.plan, folder: shared.folder)
         return true
     }
@@ -69,6 +77,25 @@ extension BatchRunner {
     /// converts it (as a plain `run` does).
     static func sharesChunks(of plan: ConversionPlan) -> Bool {
         plan.chunking?.rate == .quality
+    }
+
+    /// Each chunk read the source by its path, perhaps at another time or on another machine: a
+    /// source replaced meanwhile (a copy renamed into place keeping its mtime gets past
+    /// `--settle`) would join pictures of two files. Its size, mtime and ctime must still be the
+    /// ones this run found; otherwise the chunks go and the file waits for the next run, which
+    /// sees it changed and converts it again.
+    private func checkUnchanged(_ item: Item) throws {
+        var st = stat()
+        let now = stat(item.path, &st) == 0
+            ? (size: Int64(st.st_size), mtime: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec / 1000) / 1e6,
+               ctime: Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec / 1000) / 1e6)
+            : nil
+        guard let now, now.size == item.identity.size, SourceIdentity.sameTime(now.mtime, item.identity.mtime),
+              SourceIdentity.sameTime(now.ctime, item.ctime) else {
+            SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir)
+            throw MediaError(.processing, "the source changed while its chunks were encoded: they are discarded and not joined (a later run converts it again)",
+                             file: item.path)
+        }
     }
 
     /// The shared chunks of `item`'s chunked `plan` (its split the first run's).

@@ -593,7 +593,11 @@ public final class BatchRunner: Sendable {
         }
         // Joined, or failed joining (a chunk the check refused is encoded anew next time); a
         // postponed or cancelled join keeps them.
-        if joined && (entry.status == .done || entry.status == .failed) { SharedChunks.removeAll(output: item.outputRel, stateDir: stateDir) }
+        if joined && (entry.status == .done || entry.status == .failed) { SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir) }
+        // Given up: its chunks would never be joined.
+        if sharesChunks && entry.status == .failed && entry.attempt >= options.maxAttempts && entry.exitCode != LedgerExitCode.outputTaken {
+            SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir)
+        }
         if entry.status == .postponed {
             return .postponed(BatchReport.Failure(source: item.rel, error: entry.error ?? "", exitCode: entry.exitCode ?? ExitCode.temporaryFailure))
         }

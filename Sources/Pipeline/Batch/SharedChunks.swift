@@ -46,7 +46,7 @@ final class SharedChunks: ChunkDealer {
         guard let own = plan.chunking, case .video(let settings) = plan.lanes[own.lane].kind else {
             throw MediaError(.processing, "a shared chunked encode needs a chunked video track", file: plan.outputPath)
         }
-        let key = Self.key(output: rel, version: version, chunking: own)
+        let key = Self.key(output: rel, source: source, version: version, chunking: own)
         folder = stateDir + "/chunks/" + key
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -75,13 +75,14 @@ final class SharedChunks: ChunkDealer {
 
     static let layoutName = "layout.json"
 
-    /// The chunks' folder name under `.reencode/chunks/`: the output's hash, then a hash of what
-    /// the chunks depend on (so one output's folders are found by its prefix).
-    static func key(output rel: String, version: String, chunking: ChunkedEncode) -> String {
-        prefix(output: rel) + FNV1a.hex("\(version) \(chunking.frames) \(chunking.gopFrames)")
+    /// The chunks' folder name under `.reencode/chunks/`: a hash of the output and its source,
+    /// then one of what the chunks depend on (so that source's folders for that output are found
+    /// by their prefix, and another source's for the same output name are never touched).
+    static func key(output rel: String, source: String, version: String, chunking: ChunkedEncode) -> String {
+        prefix(output: rel, source: source) + FNV1a.hex("\(version) \(chunking.frames) \(chunking.gopFrames)")
     }
 
-    static func prefix(output rel: String) -> String { FNV1a.hex(rel) + "-" }
+    static func prefix(output rel: String, source: String) -> String { FNV1a.hex(source + "\n" + rel) + "-" }
 
     /// The folder's split: the first run's, written whole under a private name and linked into
     /// place (a run that loses the race reads the winner's).
@@ -147,8 +148,10 @@ final class SharedChunks: ChunkDealer {
         claim.release()
     }
 
-    func abandoned(_ k: Int) {
-        held.withLock { $0.removeValue(forKey: k) }?.release()
+    func abandoned(_ k: Int) -> Bool {
+        guard let claim = held.withLock({ $0.removeValue(forKey: k) }) else { return true }
+        defer { claim.release() }
+        return claim.isHeld
     }
 
     /// What an earlier encoder of chunk `k` left unfinished (killed, or stalled until its claim
@@ -159,11 +162,11 @@ final class SharedChunks: ChunkDealer {
         for n in names where n.hasPrefix("." + name + TempFile.marker) { unlink(folder + "/" + n) }
     }
 
-    /// The output's chunk folders, this version's and any older one's (a changed source or
-    /// recipe): removed once the output is joined, or given up.
-    static func removeAll(output rel: String, stateDir: String) {
+    /// The chunk folders of `source`'s output, this version's and any older one's (a changed
+    /// source or recipe): removed once the output is joined, or the file given up.
+    static func removeAll(output rel: String, source: String, stateDir: String) {
         let root = stateDir + "/chunks"
-        let prefix = prefix(output: rel)
+        let prefix = prefix(output: rel, source: source)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return }
         for n in names where n.hasPrefix(prefix) { try? FileManager.default.removeItem(atPath: root + "/" + n) }
     }

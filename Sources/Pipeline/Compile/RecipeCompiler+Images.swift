@@ -22,6 +22,7 @@ extension RecipeCompiler {
         try refuseUnsupportedComposition(recipe)
         let read = try ReadSources.load(recipe, input: input)
         let compiled = try compileOutputs(recipe, reading: read, overwrite: overwrite, assistant: assistant)
+        try refuseChunksBeside(recipe, outputs: compiled.files.count + compiled.images.count)
         // A smart track whose read also makes another output or stills is planned again, as a
         // full encode or refused: its stills then take the pictures the full encode decodes.
         let obstacles = smartSharingObstacles(compiled.files, images: compiled.images)

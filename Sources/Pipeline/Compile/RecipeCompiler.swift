@@ -56,6 +56,7 @@ public enum RecipeCompiler {
         try refuseUnsupportedComposition(recipe)
         let read = try ReadSources.load(recipe, input: input)
         let files = try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant)
+        try refuseChunksBeside(recipe, outputs: files.count)
         let obstacles = smartSharingObstacles(files, images: [])
         return obstacles.isEmpty ? files : try compileFiles(recipe, reading: read, overwrite: overwrite, assistant: assistant, smartObstacles: obstacles)
     }

@@ -86,8 +86,10 @@ protocol ChunkDealer: Sendable {
     func next() -> Int?
     /// Chunk `k`'s file is in place; its encode took `seconds`.
     func finished(_ k: Int, seconds: Double)
-    /// Chunk `k` was not finished (a failure, a cancel): it is free to be encoded again.
-    func abandoned(_ k: Int)
+    /// Chunk `k` was not finished (a failure, a cancel): it is free to be encoded again. False
+    /// when it was no longer this run's (taken over while the run stalled): its failure is not
+    /// the chunk's.
+    func abandoned(_ k: Int) -> Bool
 }
 
 /// Every chunk for this run, longest first: the last to start is short, so all end near together.
@@ -108,7 +110,7 @@ final class OwnChunks: ChunkDealer {
     }
 
     func finished(_ k: Int, seconds: Double) {}
-    func abandoned(_ k: Int) {}
+    func abandoned(_ k: Int) -> Bool { true }
 }
 
 /// The chunk encoders of one chunked run: `workers` at a time, taking chunks from a dealer
@@ -185,7 +187,7 @@ final class ChunkWorkers: Sendable {
             let began = DispatchTime.now().uptimeNanoseconds
             do throws(MediaError) {
                 let session = ExportSession(plan: try ChunkedRun.chunkPlan(plan, chunk: k, folder: folder), decoderCores: chunking.threadsPerWorker)
-                guard begin(session, chunk: k) else { dealer.abandoned(k); return }
+                guard begin(session, chunk: k) else { _ = dealer.abandoned(k); return }
                 defer { state.withLock { _ = $0.active.removeValue(forKey: k) } }
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 try session.run { [self] p in report(chunk: k, at: ChunkBudgets.encoded(p, chunk: chunk), started: started, to: progress) }
@@ -194,7 +196,9 @@ final class ChunkWorkers: Sendable {
                 let ended = DispatchTime.now().uptimeNanoseconds
                 state.withLock { $0.spans[k] = (worker, began, ended) }
             } catch {
-                dealer.abandoned(k)
+                // Taken over while this run stalled (its temp file removed under it): the new
+                // owner encodes the chunk; this run goes on with another.
+                guard dealer.abandoned(k) || error.kind == .cancelled else { continue }
                 var named = error
                 if error.kind != .cancelled { named.message = "chunk \(chunk.number) (\(chunk.outputRange)): \(error.message)" }
                 fail(named.at(file: plan.source.path))
