@@ -331,7 +331,7 @@ struct BatchCommand: Command {
         if r.otherShard > 0 { parts.append("other shards \(r.otherShard)") }
         if !r.claimedElsewhere.isEmpty { parts.append("claimed elsewhere \(r.claimedElsewhere.count)") }
         if !r.chunks.isEmpty { parts.append("chunks encoded \(r.chunks.count)") }
-        if !r.chunksElsewhere.isEmpty { parts.append("joined by another run \(r.chunksElsewhere.count) (its last chunks are encoded there)") }
+        if !r.chunksElsewhere.isEmpty { parts.append("chunks held by other runs \(r.chunksElsewhere.count) (the run that finishes the last one joins)") }
         if !r.retryLater.isEmpty { parts.append("retry later \(r.retryLater.count)") }
         if !r.triedElsewhere.isEmpty { parts.append("tried elsewhere this run \(r.triedElsewhere.count)") }
         if !r.skipped.isEmpty { parts.append("skipped \(r.skipped.count) (not regular files or unreadable folders)") }

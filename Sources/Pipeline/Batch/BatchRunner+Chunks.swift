@@ -61,13 +61,14 @@ extension BatchRunner {
                     events: @escaping @Sendable (BatchEvent) -> Void) throws -> Bool {
         guard conversion.files.count == 1, conversion.stills.isEmpty, Self.sharesChunks(of: conversion.files[0]) else { return false }
         // A chunk that failed because its source changed under it is the change's doing.
-        try checkUnchanged(item)
+        try checkUnchanged(item, fingerprint: nil)
         if let failure { throw failure }
         let shared = try sharedChunks(item, plan: conversion.files[0], events: events)
         if !shared.isComplete { try encode(shared) }
         // Another run holds a chunk's live claim: it finishes it, and then joins.
         guard shared.isComplete else { throw ChunksElsewhere() }
-        try checkUnchanged(item)
+        // Every chunk was read from the file they are keyed by (its content, not only its stat).
+        try checkUnchanged(item, fingerprint: shared.fingerprint)
         conversion.files[0] = ChunkedRun.joinPlan(shared.plan, folder: shared.folder)
         return true
     }
@@ -81,27 +82,28 @@ extension BatchRunner {
 
     /// Each chunk read the source by its path, perhaps at another time or on another machine: a
     /// source replaced meanwhile (a copy renamed into place keeping its mtime gets past
-    /// `--settle`) would join pictures of two files. Its size, mtime and ctime must still be the
-    /// ones this run found; otherwise the chunks go and the file waits for the next run, which
-    /// sees it changed and converts it again.
-    private func checkUnchanged(_ item: Item) throws {
-        var st = stat()
-        let now = stat(item.path, &st) == 0
-            ? (size: Int64(st.st_size), mtime: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec / 1000) / 1e6,
-               ctime: Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec / 1000) / 1e6)
-            : nil
-        guard let now, now.size == item.identity.size, SourceIdentity.sameTime(now.mtime, item.identity.mtime),
-              SourceIdentity.sameTime(now.ctime, item.ctime) else {
+    /// `--settle`) would join pictures of two files. Its size and mtime must still be the ones
+    /// this run found and, given the `fingerprint` its chunks are keyed by, its content that
+    /// one (a chmod alone changes nothing); otherwise the chunks go and the file waits for the
+    /// next run, which sees it changed and converts it again.
+    private func checkUnchanged(_ item: Item, fingerprint: String?) throws {
+        let now = SourceIdentity.of(item.path)
+        let same = now.map { $0.size == item.identity.size && SourceIdentity.sameTime($0.mtime, item.identity.mtime) } ?? false
+        guard same, try fingerprint.map({ try SourceIdentity.fingerprint(item.path, size: item.identity.size) == $0 }) ?? true else {
             SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir)
-            throw MediaError(.processing, "the source changed while its chunks were encoded: they are discarded and not joined (a later run converts it again)",
-                             file: item.path)
+            throw MediaError(.processing, Self.changedMessage, file: item.path)
         }
     }
 
+    static let changedMessage = "the source changed while its chunks were encoded: they are discarded and not joined (a later run converts it again)"
+
     /// The shared chunks of `item`'s chunked `plan` (its split the first run's).
     func sharedChunks(_ item: Item, plan: ConversionPlan, events: @escaping @Sendable (BatchEvent) -> Void) throws -> SharedChunks {
-        let version = "\(item.rel) \(options.recipeHash) \(item.identity.size) \(item.identity.mtime)"
-        return try SharedChunks(plan: plan, stateDir: stateDir, output: item.outputRel, source: item.rel, version: version,
+        // What every host sees alike: the size, the mtime to the second (sshfs clients stamp whole
+        // seconds) and the content's fingerprint (a file replaced keeping both is another file).
+        let fingerprint = try SourceIdentity.fingerprint(item.path, size: item.identity.size)
+        let version = "\(item.rel) \(options.recipeHash) \(item.identity.size) \(Int64(item.identity.mtime.rounded(.down))) \(fingerprint)"
+        return try SharedChunks(plan: plan, stateDir: stateDir, output: item.outputRel, source: item.rel, version: version, fingerprint: fingerprint,
                                 host: options.host, watch: watch, claimTimeout: options.claimTimeout,
                                 wanted: { [self] in
                                     guard !cancelled.load(ordering: .acquiring) else { return false }

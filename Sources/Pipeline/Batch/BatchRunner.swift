@@ -225,7 +225,7 @@ public final class BatchRunner: Sendable {
                         case .doneElsewhere: s.report.alreadyDone += 1
                         case .givenUp: s.report.givenUp.append(todo[i].rel)
                         case .triedElsewhere: s.report.triedElsewhere.append(todo[i].rel)
-                        case .chunksElsewhere: s.report.chunksElsewhere.append(todo[i].rel)
+                        case .chunksElsewhere, .chunksMissingUnderClaim: s.report.chunksElsewhere.append(todo[i].rel)
                         case .cancelled: break
                         }
                     }
@@ -450,7 +450,7 @@ public final class BatchRunner: Sendable {
 
     // MARK: Convert one
 
-    enum Outcome { case converted(Double, Int64, [BatchReport.Warning]), failed(BatchReport.Failure), postponed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, chunksElsewhere, cancelled }
+    enum Outcome { case converted(Double, Int64, [BatchReport.Warning]), failed(BatchReport.Failure), postponed(BatchReport.Failure), claimed, doneElsewhere, givenUp, triedElsewhere, chunksElsewhere, chunksMissingUnderClaim, cancelled }
 
     /// The entry says its source made, or began to make, its output (a crash may come between
     /// the output's rename and the `done` line: the `started` line before it still names the owner).
@@ -459,6 +459,17 @@ public final class BatchRunner: Sendable {
     func claimPath(forOutput rel: String) -> String { claimsDir + "/" + FNV1a.hex(rel) + ".claim" }
 
     func process(_ item: Item, index: Int, of total: Int, events: @escaping @Sendable (BatchEvent) -> Void) -> Outcome {
+        // The run that finished a file's last chunk may have found this run holding the file's
+        // claim (about to find a chunk missing) and gone on: once this run lets the claim go, it
+        // looks again, so that some run joins the chunks.
+        for _ in 0..<3 {
+            let outcome = processOnce(item, index: index, of: total, events: events)
+            guard case .chunksMissingUnderClaim = outcome else { return outcome }
+        }
+        return .chunksElsewhere
+    }
+
+    private func processOnce(_ item: Item, index: Int, of total: Int, events: @escaping @Sendable (BatchEvent) -> Void) -> Outcome {
         // A chunked file's chunks are encoded first, claimed one by one beside other runs; the
         // run that finds them all in place joins them under the file's claim.
         var chunkFailure: MediaError?
@@ -564,7 +575,7 @@ public final class BatchRunner: Sendable {
             } catch let e as MediaError where e.kind == .cancelled {
                 return .cancelled
             } catch is ChunksElsewhere {
-                return .chunksElsewhere
+                return .chunksMissingUnderClaim
             } catch where !claim.isHeld {
                 // Taken over while we stalled: the failure is likely the new owner's doing (it
                 // removed our temp file), and the file is its to record.
@@ -591,9 +602,12 @@ public final class BatchRunner: Sendable {
             events(.failed(item.rel, message: m))
             return .failed(BatchReport.Failure(source: item.rel, error: m, exitCode: c))
         }
-        // Joined, or failed joining (a chunk the check refused is encoded anew next time); a
-        // postponed or cancelled join keeps them.
-        if joined && (entry.status == .done || entry.status == .failed) { SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir) }
+        // Joined, or the join failed in processing (its check refused a chunk, a chunk does not
+        // decode: they are encoded anew next time); one that failed writing (74, 73), was
+        // postponed or cancelled keeps them for the next attempt.
+        if joined && (entry.status == .done || (entry.status == .failed && entry.exitCode == ExitCode.failure)) {
+            SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir)
+        }
         // Given up: its chunks would never be joined.
         if sharesChunks && entry.status == .failed && entry.attempt >= options.maxAttempts && entry.exitCode != LedgerExitCode.outputTaken {
             SharedChunks.removeAll(output: item.outputRel, source: item.rel, stateDir: stateDir)

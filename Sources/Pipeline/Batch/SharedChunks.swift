@@ -19,6 +19,8 @@ final class SharedChunks: ChunkDealer {
     }
 
     let folder: String
+    /// The source's content fingerprint the chunks are keyed by (`SourceIdentity.fingerprint`).
+    let fingerprint: String
     /// The output's plan, split as the layout says.
     let plan: ConversionPlan
     private let chunking: ChunkedEncode
@@ -40,7 +42,7 @@ final class SharedChunks: ChunkDealer {
 
     /// The chunks of `plan` (chunked) for the output `rel` of `source`, `version` naming what
     /// the chunks depend on besides the split (the source's size and mtime, the recipe).
-    init(plan: ConversionPlan, stateDir: String, output rel: String, source: String, version: String,
+    init(plan: ConversionPlan, stateDir: String, output rel: String, source: String, version: String, fingerprint: String,
          host: String, watch: Heartbeats, claimTimeout: TimeInterval,
          wanted: @escaping @Sendable () -> Bool, record: @escaping @Sendable (ChunkedEncode.Chunk, _ of: Int, _ seconds: Double) -> Void) throws(MediaError) {
         guard let own = plan.chunking, case .video(let settings) = plan.lanes[own.lane].kind else {
@@ -58,6 +60,7 @@ final class SharedChunks: ChunkDealer {
             throw MediaError(.processing, "its chunks were split for \(layout.pictures) pictures on a grid of \(layout.gop), this run plans \(own.frames) on \(own.gopFrames): not encoded (remove the folder to split again)",
                              file: folder + "/" + Self.layoutName)
         }
+        self.fingerprint = fingerprint
         var adopted = plan
         adopted.chunking = split
         self.plan = adopted
@@ -91,12 +94,12 @@ final class SharedChunks: ChunkDealer {
         if access(path, F_OK) != 0 {
             let mine = Layout(pictures: own.frames, gop: own.gopFrames, starts: own.starts, why: own.chunks.map(\.why))
             let temp = folder + "/." + layoutName + ".new-" + TempFile.host + "-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            defer { unlink(temp) }
             do {
                 let data = try JSONEncoder().encode(mine)
                 guard FileManager.default.createFile(atPath: temp, contents: data) else {
                     throw MediaError(.io, "cannot write the chunks' split: \(String(cString: strerror(errno)))", file: path)
                 }
-                defer { unlink(temp) }
                 if link(temp, path) != 0 && errno != EEXIST {
                     throw MediaError(.io, "cannot put the chunks' split in place: \(String(cString: strerror(errno)))", file: path)
                 }
