@@ -30,6 +30,8 @@ extension BatchRunner {
         let failures = ledger.history(of: item.rel).filter { $0.status == .failed && sameVersion($0, item) }.count
         if failures >= options.maxAttempts { return .outcome(.givenUp) }
         if failures > item.failuresAtScan { return .outcome(.triedElsewhere) }
+        // A refused source, one that cannot be planned or whose chunks cannot be set up goes
+        // straight to its claim: the conversion there meets the same error and records it.
         guard refusal(item, outputs: item.outputRels) == nil, let conversion = try? FFmpegLog.scoped({ try plan(item) }),
               conversion.files.count == 1, conversion.stills.isEmpty, Self.sharesChunks(of: conversion.files[0]),
               let shared = try? sharedChunks(item, plan: conversion.files[0], events: events) else { return .join(failure: nil) }

@@ -71,7 +71,7 @@ final class SharedChunks: ChunkDealer {
         self.host = host
         self.watch = watch
         beat = max(0.5, claimTimeout / 4)
-        order = split.chunks.indices.sorted { split.chunks[$0].frames > split.chunks[$1].frames }
+        order = split.longestFirst
         self.wanted = wanted
         self.record = record
     }

@@ -32,7 +32,7 @@ public struct ChunkPrediction: Sendable {
         let useful = max(1, min(16, s.height / 48))
         func seconds(_ frames: Int, threads: Int) -> Double { Double(frames) * pixels / (rate * Double(min(threads, useful))) }
         var free = Array(repeating: 0.0, count: max(1, chunking.workers))
-        for chunk in chunking.chunks.sorted(by: { $0.frames > $1.frames }) {
+        for chunk in chunking.longestFirst.map({ chunking.chunks[$0] }) {
             let w = free.indices.min { free[$0] < free[$1] }!
             free[w] += seconds(chunk.frames, threads: chunking.threadsPerWorker)
         }

@@ -1,6 +1,10 @@
 import Recipe
 
 extension ChunkedEncode {
+    /// The chunks' indices, longest first: how workers take them (the last to start is short,
+    /// so all end near together) and how a prediction schedules them.
+    var longestFirst: [Int] { chunks.indices.sorted { chunks[$0].frames > chunks[$1].frames } }
+
     /// Each chunk's first picture, an index into the output's pictures (0 first).
     var starts: [Int] {
         var first = 0

@@ -98,7 +98,7 @@ final class OwnChunks: ChunkDealer {
     private let taken = Locked(0)
 
     init(_ chunking: ChunkedEncode) {
-        order = chunking.chunks.indices.sorted { chunking.chunks[$0].frames > chunking.chunks[$1].frames }
+        order = chunking.longestFirst
     }
 
     func next() -> Int? {
