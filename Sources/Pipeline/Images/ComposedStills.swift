@@ -83,7 +83,7 @@ enum ComposedStillPlanner {
                              sheet: files.sheet)
         made.composition = ComposedStills(output: output, lane: lane, rotation: picture.rotation, pixelAspect: picture.pixelAspect,
                                           frameRate: s.frameRate, sources: sources, renderWidth: picture.width, renderHeight: picture.height,
-                                          alone: alone ? plan : nil)
+                                          alone: alone ? plan.droppingOpenedEncoders() : nil)
         return made
     }
 

@@ -18,21 +18,25 @@ final class LaneEnvironment: Sendable {
     let selectiveDecode: Bool
     /// The threads the video decoders open at once share.
     let decoderThreads: DecoderThreads
+    /// Where the sinks get their encoders (the rehearsal's kept ones first).
+    let encoders: EncoderSupply
 
     init(readers: ReaderPool, file: String, writer: AssetWriter, cutsStart: Bool, cutsEnd: Bool,
          progress: ProgressTracker, cancellation: Cancellation, selectiveDecode: Bool,
-         decoderThreads: DecoderThreads = DecoderThreads()) {
+         decoderThreads: DecoderThreads = DecoderThreads(), encoders: EncoderSupply = EncoderSupply()) {
         self.readers = readers; self.file = file; self.writer = writer
         self.cutsStart = cutsStart; self.cutsEnd = cutsEnd
         self.progress = progress; self.cancellation = cancellation; self.selectiveDecode = selectiveDecode
         self.decoderThreads = decoderThreads
+        self.encoders = encoders
     }
 
     /// The same reading, decoders and cancellation, writing another output file: the sinks of
     /// one read's other outputs.
     func writing(to writer: AssetWriter, progress: ProgressTracker) -> LaneEnvironment {
         LaneEnvironment(readers: readers, file: file, writer: writer, cutsStart: cutsStart, cutsEnd: cutsEnd,
-                        progress: progress, cancellation: cancellation, selectiveDecode: selectiveDecode, decoderThreads: decoderThreads)
+                        progress: progress, cancellation: cancellation, selectiveDecode: selectiveDecode, decoderThreads: decoderThreads,
+                        encoders: encoders)
     }
 
     /// Hands an output packet (stamped in `timeBase`) to the writer and reports how far the lane

@@ -61,6 +61,8 @@ public struct ConversionPlan: Sendable {
     /// The stages as a graph, each edge with the format both ends agreed on; nil until the
     /// planner's last pass (`Negotiation`) made it.
     public internal(set) var graph: PlanGraph?
+    /// The encoders the negotiation's rehearsal opened, for the run to take (nil: not negotiated).
+    var openedEncoders: OpenedEncoders?
     /// The timeline is a composition's (`composed`), not the time range alone.
     public internal(set) var isComposed = false
     /// Timeline segments (indices) played at another speed, with the `audio-stretch:` method

@@ -15,6 +15,8 @@ enum Rehearsal {
         var offered: [EdgeFormat?]
         var sinkInputs: [EdgeFormat?]
         var streams: [StreamFormat?]
+        /// The encoders it opened, kept for the run (`OpenedEncoders`).
+        var opened: OpenedEncoders
     }
 
     static func run(_ plan: ConversionPlan) throws(MediaError) -> Outcome {
@@ -23,9 +25,11 @@ enum Rehearsal {
         let tracker = ProgressTracker(
             lanes: plan.lanes.map { LaneProgress(track: $0.track.index, mediaType: $0.track.mediaType, outputTime: .zero, frames: 0) },
             duration: plan.duration, handler: nil)
+        let opened = OpenedEncoders()
         let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writer,
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd, progress: tracker,
-                                  cancellation: Cancellation(), selectiveDecode: plan.selectiveDecode)
+                                  cancellation: Cancellation(), selectiveDecode: plan.selectiveDecode,
+                                  encoders: EncoderSupply(keeping: opened))
         var lanes: [ExportSession.MadeLane] = []
         for i in plan.lanes.indices { lanes.append(try ExportSession.laneWork(plan, output: i, env: env)) }
         do throws(MediaError) {
@@ -52,7 +56,7 @@ enum Rehearsal {
             profiles.append(writer.statedProfile(ofInput: i))
         }
         return Outcome(profiles: profiles, offered: lanes.map(\.offered), sinkInputs: lanes.map(\.sinkInput),
-                       streams: plan.lanes.indices.map { writer.streamFormat(ofInput: $0) })
+                       streams: plan.lanes.indices.map { writer.streamFormat(ofInput: $0) }, opened: opened)
     }
 
     private static func codecName(of lane: LanePlan) -> String {

@@ -66,7 +66,8 @@ enum ChunkBudgets {
         }
         chunking.lane = 0
         made.chunking = chunking
-        return made
+        // Its chunks are planned and run each on its own (`ChunkedRun.chunkPlan`).
+        return made.droppingOpenedEncoders()
     }
 
     /// `plan` with each chunk's budget set from the first pass's chunk files in `folder`.

@@ -62,7 +62,7 @@ enum ChunkedRun {
         // A budgeted chunk spends its share of the whole's bits, in two passes (`ChunkBudgets`).
         if let budget = chunk.bitrate { (settings.bitrate, settings.quality, settings.passes) = (budget, nil, 2) }
         made.lanes[0].kind = .video(settings)
-        return made
+        return made.droppingOpenedEncoders()
     }
 
     /// The plan the output is then written by: the chunks joined from `folder`.

@@ -53,6 +53,9 @@ public final class ExportSession: Sendable {
     private let encodersRun = Locked(0)
     /// Picture and sound encoders the last run opened (tests: one encode shared by outputs alike).
     var encodersInLastRun: Int { encodersRun.withLock { $0 } }
+    /// Of those, the ones its plans' rehearsals had opened (`OpenedEncoders`).
+    private let encodersKept = Locked(0)
+    var encodersKeptInLastRun: Int { encodersKept.withLock { $0 } }
     /// Packets the last run decoded for stills apart from the lanes (tests: none where a lane
     /// hands over every frame the stills show).
     private let stillPacketsAlone = Locked(0)
@@ -138,6 +141,9 @@ public final class ExportSession: Sendable {
                 }
                 let folder = try ChunkedRun.makeFolder(for: plans[0])
                 chunks = folder
+                // The chunks open encoders of their own (a share of the cores each): the whole
+                // output's, opened by its rehearsal, are not held meanwhile.
+                plans[0].openedEncoders?.closeRest()
                 // A bitrate-coded output's budgets come from a first pass over the chunks (`ChunkBudgets`).
                 if ChunkBudgets.isNeeded(plans[0]) {
                     chunkPasses = 3
@@ -625,7 +631,8 @@ public final class ExportSession: Sendable {
         let env = LaneEnvironment(readers: reader, file: plan.source.path, writer: writers[0],
                                   cutsStart: plan.cutsStart, cutsEnd: plan.cutsEnd,
                                   progress: trackers[0], cancellation: cancellation, selectiveDecode: plan.selectiveDecode,
-                                  decoderThreads: decoderCores.map { DecoderThreads(cores: $0) } ?? DecoderThreads())
+                                  decoderThreads: decoderCores.map { DecoderThreads(cores: $0) } ?? DecoderThreads(),
+                                  encoders: EncoderSupply(kept: plans.compactMap(\.openedEncoders)))
         let envs = [env] + zip(writers, trackers).dropFirst().map { env.writing(to: $0, progress: $1) }
 
         // Negotiate: every decoder and encoder opens, and every header is written, before data flows.
@@ -648,10 +655,13 @@ public final class ExportSession: Sendable {
                 try writer.start(kept: plans[k].kept, optimizeForNetwork: plans[k].optimizeForNetwork, fragments: plans[k].fragments)
             } catch { throw error.at(file: plans[k].outputPath) }
         }
+        // What the rehearsals opened and no sink took is not held through the run.
+        for p in plans { p.openedEncoders?.closeRest() }
 
         activeReader.withLock { $0 = reader }
         lanesRun.withLock { $0 = lanes.count }
         encodersRun.withLock { $0 = encoders }
+        encodersKept.withLock { $0 = env.encoders.taken.withLock { $0 } }
         defer {
             activeReader.withLock { $0 = nil }
             readersHighWater.withLock { $0 = reader.mostOpenReaders }

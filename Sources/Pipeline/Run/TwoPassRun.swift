@@ -74,7 +74,7 @@ enum TwoPassRun {
                 s.ratePass = .statistics(file: statisticsFile(folder, output: k, lane: i))
                 first.lanes[j].kind = .video(s)
             }
-            made.append(first)
+            made.append(first.droppingOpenedEncoders())
         }
         return made
     }

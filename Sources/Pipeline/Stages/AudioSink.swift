@@ -31,7 +31,7 @@ final class AudioSink: SinkStage {
         self.settings = settings
         var c = EncoderConfiguration.audio(settings)
         c.globalHeader = destinations[0].env.writer.needsGlobalHeader
-        let encoder = try Encoder(c)
+        let encoder = try destinations[0].env.encoders.open(c)
         self.encoder = encoder
         needsPriming = AudioFamily.of(encoder: encoder.codecName)?.decoderNeedsPriming ?? false
         guard let format = SampleFormat(named: settings.sampleFormat) else {

@@ -78,7 +78,7 @@ final class VideoSink: SinkStage {
         fittedToneMapping = pictures == .fitted ? settings.toneMapping.map { PictureToneMapping($0, target: format) } : nil
         fitter = pictures == .fitted ? try PictureFitter(width: Int32(settings.width), height: Int32(settings.height), format: targetFormat) : nil
         c.globalHeader = destinations[0].env.writer.needsGlobalHeader
-        let encoder = try Encoder(c)
+        let encoder = try destinations[0].env.encoders.open(c)
         self.encoder = encoder
         files = try EncodedOutputs(destinations) { (d) throws(MediaError) in
             try d.env.writer.addInput(encoder: encoder, rotation: pictures == .asDecoded ? d.track.format.rotation : 0,

@@ -10,6 +10,7 @@ enum Negotiation {
         let rehearsal = try Rehearsal.run(plan)
         plan.lanes = zip(plan.lanes, rehearsal.profiles).map { lane, real in lane.withEncoderProfile(real) }
         plan.graph = graph(plan, rehearsal)
+        plan.openedEncoders = rehearsal.opened
     }
 
     /// Per output track: its sources (one node per file's track), a combiner where the track is
