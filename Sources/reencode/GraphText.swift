@@ -26,6 +26,9 @@ enum GraphText {
             case .source(let file, let track): o["kind"] = "source"; o["file"] = files.indices.contains(file) ? files[file] : NSNull(); o["track"] = track
             case .combiner(let c, let output): o["kind"] = "combiner"; o["combiner"] = c.rawValue; o["output"] = output + 1
             case .sink(let output): o["kind"] = "sink"; o["output"] = output + 1
+            case .chunkEncoders(let output, let chunks, let workers):
+                o["kind"] = "chunks"; o["output"] = output + 1; o["chunks"] = chunks; o["workers"] = workers
+            case .join(let output): o["kind"] = "join"; o["output"] = output + 1
             case .file(let path): o["kind"] = "file"; o["path"] = path
             }
             return o
@@ -43,6 +46,9 @@ enum GraphText {
             return "source \(FilePaths.label(of: path, among: files)) #\(track)"
         case .combiner(let c, let output): return "\(c.rawValue) of output track \(output + 1)"
         case .sink(let output): return "sink of output track \(output + 1)"
+        case .chunkEncoders(let output, let chunks, let workers):
+            return "\(chunks) chunk encoder\(chunks == 1 ? "" : "s") of output track \(output + 1) (\(workers) worker\(workers == 1 ? "" : "s") at once)"
+        case .join(let output): return "join of output track \(output + 1)"
         case .file(let path): return "file \(path)"
         }
     }

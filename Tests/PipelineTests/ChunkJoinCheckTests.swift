@@ -92,4 +92,42 @@ struct ChunkJoinCheckTests {
         }
         #expect(Self.left(dir, folder: folder) == [])
     }
+
+    /// `plan` with its pictures' planned times moved: `moved(k, t)` is picture k's new time.
+    static func retimed(_ plan: ConversionPlan, _ moved: (Int, MediaTime) -> MediaTime) throws -> ConversionPlan {
+        var p = plan
+        let c = try #require(plan.chunking)
+        var r = ChunkedEncode(lane: c.lane, chunks: c.chunks, workers: c.workers, threadsPerWorker: c.threadsPerWorker, gopFrames: c.gopFrames,
+                              frameTimes: c.frameTimes.enumerated().map { moved($0, $1) }, files: c.files)
+        r.rate = c.rate
+        p.chunking = r
+        return p
+    }
+
+    @Test("a picture off its planned time by a millisecond: the check names it in the track's ticks (1/15360), both times told apart; the first picture may sit up to a millisecond early in MP4 (the empty edit's rounding), not 2 ms")
+    func timesInTicks() throws {
+        let dir = Scratch()
+        let (plan, folder) = try Self.chunked(dir)
+        defer { ChunkedRun.removeFolder(folder) }
+        try ExportSession(plan: ChunkedRun.joinPlan(plan, folder: folder)).run()
+        let out = dir.file("out.mp4"), ms = MediaTime(value: 1, timescale: 1000)
+        try ChunkJoinCheck.verify(out, plan: plan)
+        // Picture 101 (in chunk 2, at 100/30 s: tick 51200) planned 1 ms later (tick 51215.36).
+        #expect(throws: MediaError(.processing, "the joined output fails its check: picture 101 is at tick 51200 of 1/15360 (3.333s), "
+                                   + "the plan puts it at tick 51215 (3.334s) (chunk 2); nothing is written", file: out)) {
+            try ChunkJoinCheck.verify(out, plan: try Self.retimed(plan) { k, t in k == 100 ? t + ms : t })
+        }
+        // Every picture planned 0.9 ms later: the written track starts within the MP4 edit's millisecond.
+        try ChunkJoinCheck.verify(out, plan: try Self.retimed(plan) { _, t in t + MediaTime(value: 9, timescale: 10000) })
+        // 2 ms later: picture 1 is off.
+        #expect(throws: MediaError(.processing, "the joined output fails its check: picture 1 is at tick 0 of 1/15360 (0.000s), "
+                                   + "the plan puts it at tick 31 (0.002s) (chunk 1); nothing is written", file: out)) {
+            try ChunkJoinCheck.verify(out, plan: try Self.retimed(plan) { _, t in t + ms + ms })
+        }
+        // 0.9 ms later, and picture 101 a millisecond more: named with the start's move.
+        #expect(throws: MediaError(.processing, "the joined output fails its check: picture 101 is at tick 51200 of 1/15360 (3.333s), "
+                                   + "the plan puts it at tick 51229 (3.335s), moved -14 ticks with the track's start (chunk 2); nothing is written", file: out)) {
+            try ChunkJoinCheck.verify(out, plan: try Self.retimed(plan) { k, t in t + MediaTime(value: 9, timescale: 10000) + (k == 100 ? ms : .zero) })
+        }
+    }
 }

@@ -67,10 +67,11 @@ extension InputContainer {
     /// FFmpeg's demuxer name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, …).
     var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
     var formatLongName: String { context.pointee.iformat.pointee.long_name.map { String(cString: $0) } ?? formatName }
-    /// Where the file starts; zero where it states nothing. Where FFmpeg's start is a Matroska
-    /// sound track's first block, the sound's start (`soundStartLead`).
+    /// Where the file starts, exact in the time base of the stream that starts it (`exactStart`);
+    /// zero where it states nothing. Where FFmpeg's start is a Matroska sound track's first
+    /// block, the sound's start (`soundStartLead`).
     var startTime: MediaTime {
-        context.pointee.start_time == FFmpeg.noPTS ? .zero : MediaTime(ts: context.pointee.start_time, timeBase: .microseconds) + soundStartLead
+        exactStart.map { $0 + soundStartLead } ?? .zero
     }
     /// The length the container states (or FFmpeg estimated); invalid where there is none.
     var statedDuration: MediaTime {

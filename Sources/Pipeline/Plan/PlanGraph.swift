@@ -5,7 +5,8 @@ import Recipe
 /// track → the output file's writer. Every edge carries the format both ends agreed on at plan
 /// time (`Negotiation`); the run builds the stages from it. A plain conversion is one source
 /// into one sink per track. (A tee appears where one source feeds several sinks: several
-/// outputs from one read.)
+/// outputs from one read.) A video track encoded in chunks (`parallel:`) runs through its chunk
+/// encoders and the join before its sink, which copies the joined stream.
 public struct PlanGraph: Sendable {
     public enum Node: Sendable, Hashable {
         /// A track of one of the plan's files (`ConversionPlan.sources`), read once.
@@ -14,6 +15,12 @@ public struct PlanGraph: Sendable {
         case combiner(Combiner, output: Int)
         /// Output track `output` (a plan lane): encoded, or copied.
         case sink(output: Int)
+        /// Output track `output`'s pictures encoded in `chunks` chunks apart, `workers` at once
+        /// (`ChunkedEncode`).
+        case chunkEncoders(output: Int, chunks: Int, workers: Int)
+        /// The chunk encoders' streams joined into output track `output`'s one stream, without
+        /// encoding again (`ChunkJoin`).
+        case join(output: Int)
         /// The output file: its writer, with one input per sink.
         case file(String)
     }
@@ -49,9 +56,13 @@ public struct PlanGraph: Sendable {
         edges.append(Edge(from: from, to: to, format: format, segment: segment))
     }
 
-    /// The format output track `output`'s sink takes.
+    /// The format output track `output`'s sink takes; where the track is encoded in chunks, what
+    /// its chunk encoders take (the pictures every encoder of the track is opened for).
     public func sinkInput(_ output: Int) -> EdgeFormat? {
         guard let sink = nodes.firstIndex(of: .sink(output: output)) else { return nil }
+        if let encoders = nodes.firstIndex(where: { if case .chunkEncoders(output, _, _) = $0 { return true } else { return false } }) {
+            return edges.first { $0.to == encoders }?.format
+        }
         return edges.first { $0.to == sink }?.format
     }
 

@@ -44,14 +44,23 @@ enum GroupScan {
     }
 
     /// The stream's samples shown in [start, end] and the reordering just past it. The demuxer
-    /// seeks to the sync sample at or before `start`; a file that cannot seek is read from its start.
+    /// seeks to the sync sample at or before `start`; where it cannot, or lands after it (an
+    /// MPEG-TS seek can land past the first keyframe: its index is a guess from the bytes), the
+    /// file is read from its start (slower, as exact).
     static func scan(path: String, stream: Int, from start: MediaTime, to end: MediaTime) throws(MediaError) -> Result {
+        if let sought = try scan(path: path, stream: stream, from: start, to: end, seeking: true) { return sought }
+        return try scan(path: path, stream: stream, from: start, to: end, seeking: false) ?? Result()
+    }
+
+    /// One reading; nil where `seeking` landed on the stream anywhere but a sync sample at or before `start`.
+    private static func scan(path: String, stream: Int, from start: MediaTime, to end: MediaTime, seeking: Bool) throws(MediaError) -> Result? {
         let input = try InputContainer(path: path, streamInformation: false)
         guard stream >= 0, stream < input.streamCount else { throw MediaError(.processing, "\(path) has no track #\(stream)", file: path) }
         input.readOnly(stream: stream)
-        // A start with no microsecond stamp, or a seek that fails: read from the file's start (slower, as exact).
-        if let ts = try? start.ts(in: .microseconds, rounding: .down) {
-            do throws(MediaError) { try input.seek(to: ts, stream: -1) } catch { _ = input.seekToFirstByte() }
+        if seeking {
+            // A start with no microsecond stamp, or a seek that fails: read from the file's start.
+            guard let ts = try? start.ts(in: .microseconds, rounding: .down) else { return nil }
+            do throws(MediaError) { try input.seek(to: ts, stream: -1) } catch { return nil }
         }
         let tb = input.stream(stream).timeBase
         let pictures = Droppability(codecName: input.stream(stream).codecName, extradata: input.stream(stream).codecSetup)
@@ -68,6 +77,7 @@ enum GroupScan {
             guard Int(packet.streamIndex) == stream else { continue }
             let pts = packet.shownTime(in: tb)
             guard pts.isNumeric else { continue }
+            if seeking, decoded.isEmpty, !packet.isKeyframe || pts > start { return nil }
             for i in open.indices {
                 open[i].after += 1
                 if pts < open[i].time { open[i].leading = min(open[i].leading ?? pts, pts) }

@@ -28,7 +28,7 @@ enum ChunkJoinCheck {
             }
             decoded += try decode(nil, with: decoder, at: shown.last ?? .zero, chunking: chunking)
             shown.sort()
-            try checkTimes(shown, timeBase: stream.timeBase, chunking: chunking)
+            try checkTimes(shown, timeBase: stream.timeBase, startSlack: startSlack(plan.format), chunking: chunking)
             guard decoded == chunking.frames else {
                 throw MediaError(.processing, "the joined track decodes to \(decoded) pictures, the plan has \(chunking.frames)")
             }
@@ -60,17 +60,32 @@ enum ChunkJoinCheck {
         return n
     }
 
-    /// Every picture at its planned time (to the tick the container keeps).
-    private static func checkTimes(_ shown: [MediaTime], timeBase: TimeBase, chunking: ChunkedEncode) throws(MediaError) {
+    /// How far the container may put a track's first picture from its time: MP4 and MOV state
+    /// a track that starts after the file (a video after its sound) by an empty edit in the
+    /// movie's timescale, which FFmpeg writes in milliseconds, rounded down — a one-piece
+    /// encode's track starts there too. Other containers keep the track's own ticks.
+    static func startSlack(_ format: ContainerFormat) -> MediaTime {
+        format == .mp4 || format == .mov ? MediaTime(value: 1, timescale: 1000) : .zero
+    }
+
+    /// Every picture at its planned time: the first within the container's `startSlack` (and a
+    /// tick), every other one as far from its planned time as the first, to the tick the
+    /// container keeps (no gap, no overlap at a join).
+    private static func checkTimes(_ shown: [MediaTime], timeBase: TimeBase, startSlack: MediaTime, chunking: ChunkedEncode) throws(MediaError) {
         let planned = chunking.frameTimes
+        var shift: Int64 = 0
+        let slack = try startSlack.ts(in: timeBase, rounding: .up) + 1
         for (i, want) in planned.enumerated() {
             guard i < shown.count else {
                 throw MediaError(.processing, "it holds \(shown.count) pictures, the plan \(planned.count): \(chunkName(at: want, chunking)) lost its pictures from \(want.secondsDescription)")
             }
             let got = shown[i]
             let wantTicks = try want.ts(in: timeBase, rounding: .nearest), gotTicks = try got.ts(in: timeBase, rounding: .nearest)
-            guard abs(wantTicks - gotTicks) <= 1 else {
-                throw MediaError(.processing, "picture \(i + 1) is at \(got.secondsDescription), the plan puts it at \(want.secondsDescription) (\(chunkName(at: want, chunking)))")
+            if i == 0, abs(gotTicks - wantTicks) <= slack { shift = gotTicks - wantTicks }
+            guard abs(wantTicks + shift - gotTicks) <= 1 else {
+                let moved = shift == 0 ? "" : ", moved \(shift) ticks with the track's start"
+                throw MediaError(.processing, "picture \(i + 1) is at tick \(gotTicks) of \(timeBase) (\(got.secondsDescription)), "
+                                 + "the plan puts it at tick \(wantTicks) (\(want.secondsDescription))\(moved) (\(chunkName(at: want, chunking)))")
             }
         }
         if shown.count > planned.count {

@@ -14,19 +14,29 @@ enum Negotiation {
     }
 
     /// Per output track: its sources (one node per file's track), a combiner where the track is
-    /// made of several, its sink, the file.
+    /// made of several, or the chunk encoders and the join where it is encoded in chunks, its
+    /// sink, the file.
     static func graph(_ plan: ConversionPlan, _ r: Rehearsal.Outcome) -> PlanGraph {
         var g = PlanGraph()
         let file = g.node(.file(plan.outputPath))
         for (l, lane) in plan.lanes.enumerated() {
             let sink = g.node(.sink(output: l))
-            let target = combiner(plan, lane: l).map { g.node(.combiner($0, output: l)) } ?? sink
+            let chunks = plan.chunking.flatMap { $0.lane == l ? $0 : nil }
+            let target = chunks.map { g.node(.chunkEncoders(output: l, chunks: $0.chunks.count, workers: $0.workers)) }
+                ?? combiner(plan, lane: l).map { g.node(.combiner($0, output: l)) } ?? sink
             for input in plan.chains[l].inputs {
                 let source = g.node(.source(file: input.source, track: input.track))
                 let track = plan.sources[input.source].track(index: input.track) ?? lane.track
                 g.connect(source, target, sourceFormat(track, lane: lane, offered: r.offered[l]), segment: plan.isComposed ? input.segment : nil)
             }
-            if target != sink, let input = r.sinkInputs[l] { g.connect(target, sink, input) }
+            if chunks != nil, let stream = r.streams[l] {
+                // The chunks' streams, joined as they are: the stream the writer stores, all the way.
+                let join = g.node(.join(output: l))
+                g.connect(target, join, .stream(stream))
+                g.connect(join, sink, .stream(stream))
+            } else if target != sink, let input = r.sinkInputs[l] {
+                g.connect(target, sink, input)
+            }
             if let stream = r.streams[l] { g.connect(sink, file, .stream(stream)) }
         }
         return g
