@@ -204,4 +204,66 @@ struct SmartSoundCLITests {
         let made = try Self.soundPackets(dir.file("smart.mp4")), source = Set(try Self.soundPackets(src).map(\.hash))
         #expect(made.count > 60 && made.dropFirst().allSatisfy { !source.contains($0.hash) })
     }
+
+    /// A cut-out (0.4–2.3 s and 3.1–5.5 s) into smart.mp4 beside a second output of the same sound.
+    static let sharedCutOut = """
+        recipe: 1
+        reader:
+          outputs:
+            picture: { track: video }
+            sound: { track: audio }
+        composition:
+          video:
+            - { start: 0.4s, end: 2.3s }
+            - { start: 3.1s, end: 5.5s }
+        outputs:
+          - path: smart.mp4
+            inputs:
+              - { source: picture, settings: { codec: h264, smart: require } }
+              - { source: sound, settings: aac-stereo }
+          - path: sound.m4a
+            inputs:
+              - { source: sound, settings: { codec: aac, bitrate: 96k } }
+        """
+
+    @Test("a cut-out beside a second output of the same sound: plan says the smart output's sound is encoded whole and why, and the run encodes it as the full encode does (its frames at the full encode's times, none the source's), its bursts within a frame of their pictures; the pictures stay smart")
+    func sharedSound() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try Self.makeSource(src, seconds: 6)
+        try Self.sharedCutOut.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let why = "output 2 takes its sound from the same read (a copied sound is written to one output alone)"
+        let p = try Self.plan(dir, src)
+        #expect(p.text == ["sound    output track 2: encoded whole: " + why], "\(p.text)")
+        let outputs = try #require(p.json["outputs"] as? [[String: Any]], "\(p.json)")
+        let sound = try #require((outputs.first?["smartSound"] as? [[String: Any]])?.first, "\(outputs)")
+        #expect(sound["encodedWhole"] as? String == why && sound["copiedFrames"] == nil, "\(sound)")
+        #expect((outputs.first?["smart"] as? [[String: Any]])?.count == 1, "\(outputs)")
+
+        let r = try Binary.run(["run", "r.yaml", "-i", src, "--quiet"], timeLimit: 300, cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let full = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "full.mp4", smart: "off", timing: SmartRenderCLITests.cutOut), src)
+        #expect(full.status == 0, "\(full.stderr)")
+        // The pictures: smart, two copied runs of one group each (as without the second output).
+        let smart = dir.file("smart.mp4")
+        try SmartRenderCLITests.checkFrames(smart, stamps: Array(12..<69) + Array(93..<165))
+        let sourcePictures = Set(try CopiedCompositionCLITests.packets(src).map(\.hash))
+        #expect(try CopiedCompositionCLITests.packets(smart).filter { sourcePictures.contains($0.hash) }.count == 58)
+        // The sound: what plan says, encoded whole — the full encode's frames at its times, none
+        // of them the source's (the cuts move every frame off the source's frame grid).
+        let made = try Self.soundPackets(smart), whole = try Self.soundPackets(dir.file("full.mp4"))
+        let source = Set(try Self.soundPackets(src).map(\.hash))
+        #expect(made.count == whole.count && made.count > 100, "\(made.count) packets, the full encode's \(whole.count)")
+        #expect(made.map(\.pts) == whole.map(\.pts))
+        #expect(made.dropFirst().allSatisfy { !source.contains($0.hash) }, "a sound packet of smart.mp4 is the source's own: it was copied")
+        #expect(try Self.decoded(smart).count == (try Self.decoded(dir.file("full.mp4"))).count)
+        let bursts = [0.1, 1.1, 2.3, 3.3]
+        for file in [smart, dir.file("sound.m4a")] {
+            let got = try Self.burstOnsets(file)
+            #expect(got.count == bursts.count, "\(file): \(got)")
+            for (g, b) in zip(got, bursts) { #expect(abs(g - b) < Self.frame, "\(file): burst at \(g), its picture's at \(b)") }
+        }
+        let d = try Self.strictDecode(smart)
+        #expect(d.status == 0 && d.errors.isEmpty, "\(d.errors)")
+    }
 }

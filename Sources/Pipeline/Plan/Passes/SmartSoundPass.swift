@@ -23,6 +23,8 @@ enum SmartSoundPass {
         typealias Obstacle = SmartPass.SmartObstacle
         guard [.mp4, .mov].contains(plan.format) else { throw Obstacle("a \(plan.format.rawValue) output cannot hide the encoder's priming at a cut (MP4 and MOV)") }
         guard s.codec.rawValue == "aac", s.encoderName == "aac" else { throw Obstacle("the output's sound is \(s.encoderName), not FFmpeg's aac encoder") }
+        // Another output takes this sound from the same read (`RecipeCompiler.smartSharingObstacles`).
+        if let why = plan.request?.smartObstacles[l] { throw Obstacle(why) }
         if plan.audioMix != nil { throw Obstacle("the composition mixes its sound") }
         if !plan.pictureFades.isEmpty { throw Obstacle("the sound fades") }
         if !plan.audioStretches.isEmpty { throw Obstacle("a segment's sound is stretched or muted") }
