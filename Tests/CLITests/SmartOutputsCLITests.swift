@@ -231,4 +231,29 @@ struct SmartOutputsCLITests {
         #expect(try CompositionStillsCLITests.stamp(dir.file("still-1.png")) == 27)
         #expect(try CompositionStillsCLITests.stamp(dir.file("still-2.png")) == 111)
     }
+
+    @Test("smart: require after an output of the sound alone: the pictures stay smart; plan says the smart output's sound is encoded whole, as output 1 takes it from the same read, and the run writes none of the source's sound frames")
+    func soundAfterSoundOnly() throws {
+        let dir = Scratch()
+        // A tone under the bursts: no two of its sound frames alike.
+        try SmartSoundCLITests.makeSource(dir.file("clip.mp4"), seconds: 6)
+        try Self.write(dir, Self.recipe("""
+              - path: sound.m4a
+                inputs:
+                  - { source: sound, settings: aac-stereo }
+            """ + "\n" + Self.smartOutput("require")))
+        let plan = try Self.plan(dir)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("smart    output track 1: 60 pictures copied (2 groups of pictures), 21 encoded"), "\(plan.stdout)")
+        let sound = plan.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("sound    ") }
+        #expect(sound == ["sound    output track 2: encoded whole: output 1 takes its sound from the same read (a copied sound is written to one output alone)"], "\(plan.stdout)")
+        let r = try Self.run(dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let out = dir.file("smart.mp4")
+        try SmartRenderCLITests.checkFrames(out, stamps: Array(45..<126))
+        let source = Set(try SmartSoundCLITests.soundPackets(dir.file("clip.mp4")).map(\.hash))
+        let made = try SmartSoundCLITests.soundPackets(out)
+        // 2.7 s of sound: the first packet is the priming the edit list hides.
+        #expect(made.count >= 127 && made.dropFirst().allSatisfy { !source.contains($0.hash) }, "\(made.count) packets")
+    }
 }

@@ -86,7 +86,9 @@ struct SmartSoundCLITests {
 
     /// Smart against full: copied packets the source's, few encoded, the same length within a
     /// frame, the bursts where the full encode has them within a frame, a clean decode.
-    static func check(_ dir: Scratch, smart: String, full: String, src: String, stretches: Int, bursts: [Double]) throws {
+    /// `primed`: the output's first packet is the encoder's priming, hidden by the MP4/MOV edit
+    /// list; Matroska's sound starts with its first frame (and stamps in milliseconds).
+    static func check(_ dir: Scratch, smart: String, full: String, src: String, stretches: Int, bursts: [Double], primed: Bool = true) throws {
         let p = try plan(dir, src)
         let sound = try #require((p.json["smartSound"] as? [[String: Any]])?.first, "\(p.json)")
         let copied = try #require(sound["copiedFrames"] as? Int)
@@ -99,25 +101,27 @@ struct SmartSoundCLITests {
         let index = Dictionary(source.enumerated().map { ($0.element.hash, $0.offset) }, uniquingKeysWith: { a, _ in a })
         // The first packet is the priming the edit list hides (FFmpeg's encoder codes it as the
         // source's first: both from the encoder's start), not a copy.
-        let found = made.dropFirst().map { index[$0.hash] }
+        let found = made.dropFirst(primed ? 1 : 0).map { index[$0.hash] }
         #expect(found.compactMap { $0 }.count == copied, "\(found)")
-        #expect(made.count - copied <= encoded.reduce(0, +) + 1)
+        #expect(made.count - copied <= encoded.reduce(0, +) + (primed ? 1 : 0))
         for (a, b) in zip(found, found.dropFirst()) { if let a, let b { #expect(b == a + 1, "copied frames out of order: \(a) then \(b)") } }
-        // Every frame follows the one before without a gap.
-        for (a, b) in zip(made, made.dropFirst()) { #expect(b.pts == a.pts + a.duration, "\(a) then \(b)") }
+        // Every frame follows the one before without a gap (Matroska: 1024/48 ms, rounded to the millisecond).
+        for (a, b) in zip(made, made.dropFirst()) {
+            #expect(primed ? b.pts == a.pts + a.duration : abs(Double(b.pts - a.pts) - 1024.0 / 48) <= 1, "\(a) then \(b)")
+        }
 
         let heard: [Float] = try decoded(smart), fullSound: [Float] = try decoded(full), sourceSound: [Float] = try decoded(src)
         #expect(abs(heard.count - fullSound.count) <= 1024, "smart \(heard.count) samples, full \(fullSound.count)")
         // Every copied frame decodes as in the source, the first after encoded frames too (its
-        // overlap comes from the encoded frame before it): packet i shows samples [1024(i−1), 1024i).
+        // overlap comes from the encoded frame before it): packet i after any priming shows samples [1024i, 1024(i+1)).
         // Measured: at most 2 % of the frame's peak (a transient the size of coding noise); an
         // encoder that starts from silence, with short windows, leaves 50 % in the first copied frame.
         var worst: (ratio: Float, frame: Int) = (0, 0)
-        for (i, j) in zip(1..., found) {
-            guard let j, i * 1024 <= heard.count, j * 1024 <= sourceSound.count else { continue }
+        for (i, j) in zip(0..., found) {
+            guard let j, (i + 1) * 1024 <= heard.count, j * 1024 <= sourceSound.count else { continue }
             var e: Float = 0, peak: Float = 0
             for k in 0..<1024 {
-                e = max(e, abs(heard[(i - 1) * 1024 + k] - sourceSound[(j - 1) * 1024 + k]))
+                e = max(e, abs(heard[i * 1024 + k] - sourceSound[(j - 1) * 1024 + k]))
                 peak = max(peak, abs(sourceSound[(j - 1) * 1024 + k]))
             }
             if e / max(peak, 0.01) > worst.ratio { worst = (e / max(peak, 0.01), i) }
@@ -188,20 +192,100 @@ struct SmartSoundCLITests {
         #expect(d.status == 0 && d.errors.isEmpty, "\(d.errors)")
     }
 
-    @Test("what the copy cannot keep encodes the sound whole, and plan says why: Matroska, another rate")
+    @Test("a cut-out (0.4–2.3 s and 3.1–5.5 s) into MKV: the source's AAC frames between the cuts copied, ≤ 3 frames encoded per stretch, no priming before the first frame (as a full encode into MKV), as long as the full encode's within a frame, the bursts within a frame of their pictures")
+    func cutOutMatroska() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try Self.makeSource(src, seconds: 6)
+        let full = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "full.mkv", smart: "off", timing: SmartRenderCLITests.cutOut), src)
+        #expect(full.status == 0, "\(full.stderr)")
+        let r = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "smart.mkv", timing: SmartRenderCLITests.cutOut), src)
+        #expect(r.status == 0, "\(r.stderr)")
+        try SmartRenderCLITests.checkFrames(dir.file("smart.mkv"), stamps: Array(12..<69) + Array(93..<165))
+        // Both start their sound at 0 with its first frame, the pictures there too.
+        for file in ["smart.mkv", "full.mkv"] {
+            #expect(try Self.soundPackets(dir.file(file)).first?.pts == 0, "\(file)")
+        }
+        try Self.check(dir, smart: dir.file("smart.mkv"), full: dir.file("full.mkv"), src: src, stretches: 3, bursts: [0.1, 1.1, 2.3, 3.3], primed: false)
+    }
+
+    @Test("what the copy cannot keep encodes the sound whole, and plan says why: other channels, another rate")
     func wholeWhere() throws {
         let dir = Scratch()
         let src = dir.file("clip.mp4")
         try Self.makeSource(src, seconds: 4)
-        let mkv = SmartRenderCLITests.recipe(output: "smart.mkv", timing: SmartRenderCLITests.trim.replacingOccurrences(of: "4.2s", with: "3.2s"))
-        try mkv.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
-        #expect(try Self.plan(dir, src).text == ["sound    output track 2: encoded whole: a mkv output cannot hide the encoder's priming at a cut (MP4 and MOV)"])
-        let rate = mkv.replacingOccurrences(of: "smart.mkv", with: "smart.mp4").replacingOccurrences(of: "settings: aac-stereo", with: "settings: { codec: aac, sample-rate: 44100 }")
+        let base = SmartRenderCLITests.recipe(output: "smart.mp4", timing: SmartRenderCLITests.trim.replacingOccurrences(of: "4.2s", with: "3.2s"))
+        let mono = base.replacingOccurrences(of: "settings: aac-stereo", with: "settings: { codec: aac, channels: 1 }")
+        try mono.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        #expect(try Self.plan(dir, src).text == ["sound    output track 2: encoded whole: the output's sound channel layout (mono) is not the source's (stereo)"])
+        let rate = base.replacingOccurrences(of: "settings: aac-stereo", with: "settings: { codec: aac, sample-rate: 44100 }")
         try rate.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
         #expect(try Self.plan(dir, src).text == ["sound    output track 2: encoded whole: the output's sound rate (44100 Hz) is not the source's (48000 Hz)"])
         let r = try SmartRenderCLITests.run(dir, rate, src)
         #expect(r.status == 0, "\(r.stderr)")
         let made = try Self.soundPackets(dir.file("smart.mp4")), source = Set(try Self.soundPackets(src).map(\.hash))
         #expect(made.count > 60 && made.dropFirst().allSatisfy { !source.contains($0.hash) })
+    }
+
+    /// A cut-out (0.4–2.3 s and 3.1–5.5 s) into smart.mp4 beside a second output of the same sound.
+    static let sharedCutOut = """
+        recipe: 1
+        reader:
+          outputs:
+            picture: { track: video }
+            sound: { track: audio }
+        composition:
+          video:
+            - { start: 0.4s, end: 2.3s }
+            - { start: 3.1s, end: 5.5s }
+        outputs:
+          - path: smart.mp4
+            inputs:
+              - { source: picture, settings: { codec: h264, smart: require } }
+              - { source: sound, settings: aac-stereo }
+          - path: sound.m4a
+            inputs:
+              - { source: sound, settings: { codec: aac, bitrate: 96k } }
+        """
+
+    @Test("a cut-out beside a second output of the same sound: plan says the smart output's sound is encoded whole and why, and the run encodes it as the full encode does (its frames at the full encode's times, none the source's), its bursts within a frame of their pictures; the pictures stay smart")
+    func sharedSound() throws {
+        let dir = Scratch()
+        let src = dir.file("clip.mp4")
+        try Self.makeSource(src, seconds: 6)
+        try Self.sharedCutOut.write(toFile: dir.file("r.yaml"), atomically: true, encoding: .utf8)
+        let why = "output 2 takes its sound from the same read (a copied sound is written to one output alone)"
+        let p = try Self.plan(dir, src)
+        #expect(p.text == ["sound    output track 2: encoded whole: " + why], "\(p.text)")
+        let outputs = try #require(p.json["outputs"] as? [[String: Any]], "\(p.json)")
+        let sound = try #require((outputs.first?["smartSound"] as? [[String: Any]])?.first, "\(outputs)")
+        #expect(sound["encodedWhole"] as? String == why && sound["copiedFrames"] == nil, "\(sound)")
+        #expect((outputs.first?["smart"] as? [[String: Any]])?.count == 1, "\(outputs)")
+
+        let r = try Binary.run(["run", "r.yaml", "-i", src, "--quiet"], timeLimit: 300, cwd: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        let full = try SmartRenderCLITests.run(dir, SmartRenderCLITests.recipe(output: "full.mp4", smart: "off", timing: SmartRenderCLITests.cutOut), src)
+        #expect(full.status == 0, "\(full.stderr)")
+        // The pictures: smart, two copied runs of one group each (as without the second output).
+        let smart = dir.file("smart.mp4")
+        try SmartRenderCLITests.checkFrames(smart, stamps: Array(12..<69) + Array(93..<165))
+        let sourcePictures = Set(try CopiedCompositionCLITests.packets(src).map(\.hash))
+        #expect(try CopiedCompositionCLITests.packets(smart).filter { sourcePictures.contains($0.hash) }.count == 58)
+        // The sound: what plan says, encoded whole — the full encode's frames at its times, none
+        // of them the source's (the cuts move every frame off the source's frame grid).
+        let made = try Self.soundPackets(smart), whole = try Self.soundPackets(dir.file("full.mp4"))
+        let source = Set(try Self.soundPackets(src).map(\.hash))
+        #expect(made.count == whole.count && made.count > 100, "\(made.count) packets, the full encode's \(whole.count)")
+        #expect(made.map(\.pts) == whole.map(\.pts))
+        #expect(made.dropFirst().allSatisfy { !source.contains($0.hash) }, "a sound packet of smart.mp4 is the source's own: it was copied")
+        #expect(try Self.decoded(smart).count == (try Self.decoded(dir.file("full.mp4"))).count)
+        let bursts = [0.1, 1.1, 2.3, 3.3]
+        for file in [smart, dir.file("sound.m4a")] {
+            let got = try Self.burstOnsets(file)
+            #expect(got.count == bursts.count, "\(file): \(got)")
+            for (g, b) in zip(got, bursts) { #expect(abs(g - b) < Self.frame, "\(file): burst at \(g), its picture's at \(b)") }
+        }
+        let d = try Self.strictDecode(smart)
+        #expect(d.status == 0 && d.errors.isEmpty, "\(d.errors)")
     }
 }

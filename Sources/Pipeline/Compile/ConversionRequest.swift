@@ -86,7 +86,8 @@ public struct ConversionRequest: Sendable {
     /// The video encoded in chunks and joined (`parallel:`, `run --chunks`); nil: in one piece.
     public var parallel: ParallelSpec?
     /// Per output track (in the plan's `lanes` order), why it cannot be rendered smart though its
-    /// settings ask (`SmartPass`): what the other outputs of its read make of it, which the
+    /// settings ask (`SmartPass`), or its sound copied (`SmartSoundPass`): what the other outputs
+    /// of its read make of it, which the
     /// compiler knows only once every output is planned (`RecipeCompiler.smartSharingObstacles`).
     public var smartObstacles: [Int: String] = [:]
 

@@ -614,8 +614,13 @@ public final class ExportSession: Sendable {
         // The compiler plans a smart track whose read makes more as a full encode (or refuses
         // it); a plan made without it is refused here, before anything is written.
         if let s = OutputSet.smartSharing(plans, stills: stills).first {
+            let track = plans[s.plan].lanes[s.lane].track.index
+            if s.sound {
+                throw MediaError(.unsupported, "a smart-rendered output's copied sound is written to one output: give the other outputs their own recipe",
+                                 file: plans[s.plan].outputPath, track: track)
+            }
             throw MediaError(.unsupported, "a smart-rendered track is written to one output and draws no stills: give the other outputs their own recipe",
-                             file: plans[s.plan].outputPath, track: plans[s.plan].lanes[s.lane].track.index, setting: "smart")
+                             file: plans[s.plan].outputPath, track: track, setting: "smart")
         }
         let feeds = OutputSet.feeds(plans)
         let stillFeeds = OutputSet.stillFeeds(plans, stills: stills)

@@ -3,8 +3,11 @@ import Recipe
 /// A smart-rendered output's sound (`SmartSound`): copied runs hand out the source's AAC frames
 /// as they are, encoded stretches the frames at the cuts encoded again (`SoundStretchEncoder`),
 /// one after another with no gap, stamped by count on the output's sample clock (the first
-/// stretch's priming frame at −1024, which the MP4/MOV edit list hides). Each run has a reader of
-/// its own, made when the run is reached.
+/// stretch's priming frame at −1024, which the MP4/MOV edit list hides). Matroska hides no
+/// priming (FFmpeg 5.1's writer states a CodecDelay for Opus alone, and would move every track
+/// later to keep a packet before 0): there the first stretch's priming frame is left out and the
+/// sound starts at 0 with its first frame, as a full encode's does (`AudioSink` leaves its
+/// encoder's priming out alike). Each run has a reader of its own, made when the run is reached.
 final class SmartSoundSequence: PacketSourceStage {
     private let env: LaneEnvironment
     private let sound: SmartSound
@@ -16,7 +19,9 @@ final class SmartSoundSequence: PacketSourceStage {
     private var queued: [Packet] = []
     private var copying: (tap: PacketTap, copy: SmartSound.Copy, handed: Int)?
     /// The next frame's place (output samples).
-    private var nextSample: Int64 = -SmartSound.frame
+    private var nextSample: Int64
+    /// The output cannot hide the first stretch's priming frame (Matroska): it is left out.
+    private let dropsPriming: Bool
     private let clock: TimeBase
     /// The first copied run's reading, kept open for its stream, whose format the writer input takes.
     private let described: PacketTap
@@ -32,6 +37,8 @@ final class SmartSoundSequence: PacketSourceStage {
         self.settings = settings
         clock = TimeBase(num: 1, den: Int32(sound.sampleRate))
         statistics = LaneStatistics(track: track)
+        dropsPriming = env.writer.format.isMatroska
+        nextSample = dropsPriming ? 0 : -SmartSound.frame
         guard let first = sound.runs.lazy.compactMap({ run -> SmartSound.Copy? in if case .copied(let c) = run { return c } else { return nil } }).first else {
             throw MediaError(.processing, "the plan copies no sound for this track")
         }
@@ -85,6 +92,8 @@ final class SmartSoundSequence: PacketSourceStage {
         case .encoded(let s):
             let encoder = SoundStretchEncoder(env: env, sources: sources, settings: settings)
             queued = try encoder.encode(s, statistics: &statistics)
+            // The output's first stretch keeps a priming frame (before the output's 0).
+            if dropsPriming && !s.afterCopy && !queued.isEmpty { queued.removeFirst() }
             file = encoder.lastFile
             if let t = encoder.lastTime { lastTime = t }
         }

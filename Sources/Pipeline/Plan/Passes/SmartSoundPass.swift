@@ -2,8 +2,8 @@ import Recipe
 
 /// The sound of a smart-rendered output (`SmartSound`): where the video track is rendered smart
 /// and the sound track's settings make the source's AAC stream (FFmpeg's `aac` encoder, AAC-LC at
-/// the source's rate and channel layout, nothing mixed, faded, stretched or made louder, an MP4 or
-/// MOV output), the source's frames that lie whole inside a kept range are copied and only the
+/// the source's rate and channel layout, nothing mixed, faded, stretched or made louder, an MP4,
+/// MOV or MKV output), the source's frames that lie whole inside a kept range are copied and only the
 /// frames at the cuts encoded. Otherwise the sound is encoded whole and `plan` says why
 /// (`soundObstacles`). The `smart` key of the video governs the output; the sound has none.
 enum SmartSoundPass {
@@ -21,8 +21,10 @@ enum SmartSoundPass {
 
     private static func sound(_ plan: ConversionPlan, lane l: Int, settings s: ResolvedAudioSettings) throws(SmartPass.SmartObstacle) -> SmartSound {
         typealias Obstacle = SmartPass.SmartObstacle
-        guard [.mp4, .mov].contains(plan.format) else { throw Obstacle("a \(plan.format.rawValue) output cannot hide the encoder's priming at a cut (MP4 and MOV)") }
+        guard [.mp4, .mov, .mkv].contains(plan.format) else { throw Obstacle("a \(plan.format.rawValue) output is not joined so (MP4, MOV and MKV are)") }
         guard s.codec.rawValue == "aac", s.encoderName == "aac" else { throw Obstacle("the output's sound is \(s.encoderName), not FFmpeg's aac encoder") }
+        // Another output takes this sound from the same read (`RecipeCompiler.smartSharingObstacles`).
+        if let why = plan.request?.smartObstacles[l] { throw Obstacle(why) }
         if plan.audioMix != nil { throw Obstacle("the composition mixes its sound") }
         if !plan.pictureFades.isEmpty { throw Obstacle("the sound fades") }
         if !plan.audioStretches.isEmpty { throw Obstacle("a segment's sound is stretched or muted") }
