@@ -24,6 +24,8 @@ struct UntimedLeadCLITests {
         let remux: [String]
         /// It has sound, a second later against the pictures than in the stamped source.
         var soundLater = false
+        /// Pictures in the stamped source.
+        var frames = 75
     }
 
     static let keepNegative = ["-avoid_negative_ts", "disabled"]
@@ -33,14 +35,17 @@ struct UntimedLeadCLITests {
         Shape(description: "Matroska, video only, from 0.5 s", ext: "mkv", remux: ["-output_ts_offset", "0.5"]),
         Shape(description: "Matroska, pictures from -1 s, sound from 0", ext: "mkv", remux: ["-output_ts_offset", "-1"] + keepNegative,
               soundLater: true),
+        // More untimed pictures than the decoding side holds waiting for a timed one (120).
+        Shape(description: "Matroska, video only, 200 pictures from -5 s", ext: "mkv", remux: ["-output_ts_offset", "-5"] + keepNegative,
+              frames: 200),
         Shape(description: "MP4, video only, from -1 s (edit list)", ext: "mp4", remux: ["-output_ts_offset", "-1"]),
         Shape(description: "MOV, video only, from -0.5 s (edit list)", ext: "mov", remux: ["-output_ts_offset", "-0.5"] + keepNegative),
         Shape(description: "MPEG-TS, video only, from -1 s", ext: "ts", remux: ["-output_ts_offset", "-1"]),
     ]
 
-    /// 3 s of frame-stamped 160x120 25 fps H.264 with B-frames (their timestamps lie below the
+    /// `frames` frame-stamped 160x120 25 fps H.264 pictures with B-frames (their timestamps lie below the
     /// first picture's in Matroska), with 48 kHz sound bursting at frame `marker` where asked.
-    static func makeStamped(_ path: String, sound: Bool) throws {
+    static func makeStamped(_ path: String, sound: Bool, frames: Int) throws {
         var v = GeneratedVideoFormat(width: 160, height: 120, frameRate: rate)
         v.codecOptions = ["preset": "ultrafast", "bf": "2", "x264-params": "b-adapt=0"]
         let s = try FrameSource(path: path, video: v, audio: sound ? GeneratedAudioFormat() : nil)
@@ -62,7 +67,7 @@ struct UntimedLeadCLITests {
     /// `shape`'s source in `dir`, with the stamped source it was made from.
     static func source(_ shape: Shape, in dir: Scratch) throws -> (path: String, stamped: String) {
         let stamped = dir.file("stamped.mp4")
-        try makeStamped(stamped, sound: shape.soundLater)
+        try makeStamped(stamped, sound: shape.soundLater, frames: shape.frames)
         let path = dir.file("source.\(shape.ext)")
         let inputs = shape.soundLater
             ? ["-i", stamped, "-itsoffset", "1", "-i", stamped, "-map", "0:v", "-map", "1:a"]
@@ -123,7 +128,7 @@ struct UntimedLeadCLITests {
         try #require(n > 40, "\(shape): ffprobe decodes \(n) pictures")
         let got = try JoinDurationCLITests.shown(Self.run(Self.recipe(output: dir.file("out.mp4"), sound: shape.soundLater), on: src, in: dir))
         let want = (0..<n).map { k in
-            JoinDurationCLITests.Shown(pts: Self.rate.frameDuration * Int64(k), duration: Self.rate.frameDuration, stamp: Self.frames - n + k)
+            JoinDurationCLITests.Shown(pts: Self.rate.frameDuration * Int64(k), duration: Self.rate.frameDuration, stamp: shape.frames - n + k)
         }
         JoinDurationCLITests.compare(got, want, "\(shape)")
         if shape.soundLater {

@@ -68,7 +68,7 @@ public struct Asset: Sendable {
             if let p = st.attachedPicture { pictures.append(p) }
             if let a = st.attachment { attachments.append(a) }
             tracks.append(Track(index: i, ordinal: ordinal, format: format, timeBase: st.timeBase.time,
-                                startTime: leads[i] ?? input.startTime(of: st), duration: st.statedDuration, language: meta["language"].flatMap { $0 == "und" ? nil : Keeping.terminology($0) },
+                                startTime: leads[i] ?? input.startTime(of: st), duration: UntimedLead.length(st, from: leads[i], in: input), language: meta["language"].flatMap { $0 == "und" ? nil : Keeping.terminology($0) },
                                 metadata: meta, isAttachedPicture: isAttachedPicture))
             // The MP4 demuxer hides the text track that holds a file's chapters (it reads them
             // as chapters): discarded by the demuxer itself, it is not media of its own.

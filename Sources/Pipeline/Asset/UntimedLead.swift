@@ -45,6 +45,15 @@ enum UntimedLead {
         return out
     }
 
+    /// `stream`'s stated length, from `lead` where its pictures start there: FFmpeg's length
+    /// counts from its own start for the stream (0 where it found none: a file all of whose
+    /// probed packets were untimed states its whole length from 0 there).
+    static func length(_ stream: SourceStream, from lead: MediaTime?, in input: InputContainer) -> MediaTime {
+        let stated = stream.statedDuration
+        guard let lead, stated.isNumeric else { return stated }
+        return input.startTime(of: stream) + stated - lead
+    }
+
     /// One stream's first packets: how many come untimed, and the timed ones after them.
     private struct Lead {
         let timeBase: TimeBase
@@ -53,13 +62,15 @@ enum UntimedLead {
         var timed: [(pts: MediaTime, duration: MediaTime)] = []
 
         /// Nothing more read can change the start: the first packet was timed (no lead), or
-        /// the timed ones after the lead are enough to find the earliest.
+        /// enough timed ones came after the lead to find the earliest, and every untimed one
+        /// (a B-frame before 0 comes after the first timed picture it refers to).
         var isSettled: Bool { (untimed == 0 && !timed.isEmpty) || timed.count >= reorderWindow }
 
         mutating func saw(pts: Int64, duration: Int64) {
             guard !isSettled else { return }
+            // Untimed pictures lie before 0, timed ones at or after it: all are shown first.
             guard pts != FFmpeg.noPTS else {
-                if timed.isEmpty { untimed += 1 }
+                untimed += 1
                 return
             }
             timed.append((MediaTime(ts: pts, timeBase: timeBase), duration > 0 ? MediaTime(ts: duration, timeBase: timeBase) : .invalid))
