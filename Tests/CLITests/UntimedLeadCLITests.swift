@@ -86,12 +86,12 @@ struct UntimedLeadCLITests {
         return try #require(first.flatMap { Int($0) }, "ffprobe: '\(r.stdout)'")
     }
 
-    static func recipe(output: String, sound: Bool, frameRate: String? = nil) -> String {
+    static func recipe(output: String, sound: Bool, frameRate: String? = nil, session: String = "") -> String {
         let rate = frameRate.map { ", frame-rate: \($0)" } ?? ""
         return """
             recipe: 1
             output: "\(output)"
-            reader:
+            \(session)reader:
               outputs:
                 picture: { track: video }
             \(sound ? "    sound: { track: audio }\n" : "")writer:
@@ -148,5 +148,19 @@ struct UntimedLeadCLITests {
             JoinDurationCLITests.Shown(pts: Self.rate.frameDuration * Int64(k), duration: Self.rate.frameDuration, stamp: k)
         }
         JoinDurationCLITests.compare(got, want, "\(shape) at 25 fps")
+    }
+
+    @Test("a trim from 0.2 s (among the untimed pictures) to 1.2 s: source pictures 5 to 29, one frame apart from 0",
+          arguments: [shapes[0], shapes[1]])
+    func trim(_ shape: Shape) throws {
+        let dir = Scratch()
+        let (src, _) = try Self.source(shape, in: dir)
+        let session = "session:\n  time-range: { start: 0.2, end: 1.2 }\n"
+        let got = try JoinDurationCLITests.shown(Self.run(Self.recipe(output: dir.file("out.mp4"), sound: false, session: session),
+                                                          on: src, in: dir))
+        let want = (0..<25).map { k in
+            JoinDurationCLITests.Shown(pts: Self.rate.frameDuration * Int64(k), duration: Self.rate.frameDuration, stamp: 5 + k)
+        }
+        JoinDurationCLITests.compare(got, want, "\(shape) from 0.2 s to 1.2 s")
     }
 }
