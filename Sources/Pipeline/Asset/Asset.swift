@@ -39,7 +39,9 @@ public struct Asset: Sendable {
         probed = ProbedInput(input)
         formatName = input.formatName
         formatLongName = input.formatLongName
-        startTime = input.startTime
+        // A Matroska video track whose first pictures are untimed starts before FFmpeg says.
+        let leads = UntimedLead.starts(of: input)
+        startTime = leads.values.reduce(input.startTime) { MediaTime.min($0, $1) }
         bitRate = input.bitRate
         metadata = input.metadata
         chapters = input.chapters
@@ -66,7 +68,7 @@ public struct Asset: Sendable {
             if let p = st.attachedPicture { pictures.append(p) }
             if let a = st.attachment { attachments.append(a) }
             tracks.append(Track(index: i, ordinal: ordinal, format: format, timeBase: st.timeBase.time,
-                                startTime: input.startTime(of: st), duration: st.statedDuration, language: meta["language"].flatMap { $0 == "und" ? nil : Keeping.terminology($0) },
+                                startTime: leads[i] ?? input.startTime(of: st), duration: UntimedLead.length(st, from: leads[i], in: input), language: meta["language"].flatMap { $0 == "und" ? nil : Keeping.terminology($0) },
                                 metadata: meta, isAttachedPicture: isAttachedPicture))
             // The MP4 demuxer hides the text track that holds a file's chapters (it reads them
             // as chapters): discarded by the demuxer itself, it is not media of its own.

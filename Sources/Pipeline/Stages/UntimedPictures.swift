@@ -19,8 +19,8 @@ struct UntimedPictures {
     /// invalid when it has none) and any held before it. `duration`: one frame's length.
     mutating func place(_ frame: Frame, stated: MediaTime, duration: MediaTime, start: MediaTime) -> [(Frame, MediaTime)] {
         if stated.isNumeric {
-            var placed: [(Frame, MediaTime)] = []
-            for (k, f) in held.enumerated() { placed.append((f, stated - duration * Int64(held.count - k))) }
+            // As the asset placed them when it found where the track starts (`UntimedLead`).
+            let placed = Array(zip(held, UntimedLead.place(count: held.count, before: stated, frame: duration)))
             held.removeAll()
             previous = stated
             return placed + [(frame, stated)]
