@@ -47,8 +47,9 @@ struct KeptEncoderTests {
         #expect(anew.encodersKeptInLastRun == 0)
         for selector in ["v:0", "a:0"] {
             let (k, a) = (try SharedEncodeTests.packets(dir.file("kept.mp4"), selector), try SharedEncodeTests.packets(dir.file("anew.mp4"), selector))
-            #expect(k.count == (selector == "v:0" ? 60 : k.count) && !k.isEmpty && k == a, "\(selector): the kept encoder made other packets")
+            #expect(!k.isEmpty && k == a, "\(selector): the kept encoder made other packets")
         }
+        #expect(try SharedEncodeTests.packets(dir.file("kept.mp4"), "v:0").count == 60)
     }
 
     @Test("settings changed after planning: that track's encoder is opened anew with them (not the rehearsal's), the sound's kept")
